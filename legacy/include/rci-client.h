@@ -1,0 +1,100 @@
+// rci-client.h -- the BSAL rci-client interface (BSAL book 001, chapter 3)
+//
+// A control application calls these procedures; the library speaks RCI 0.3
+// (001 chapter 4) over TCP to the control process (here: the bsal_ros RCI
+// gateway).  Multi-byte fields are encoded explicitly in network byte order
+// (big-endian); set BSAL_RCI_BYTEORDER=little for a gateway configured for
+// little-endian clients.  See legacy/README.md for how each call maps onto
+// RCI packets.
+#ifndef BSAL_RCI_CLIENT_H
+#define BSAL_RCI_CLIENT_H
+
+#include <string>
+#include <vector>
+
+#include <glib.h>
+
+#include "bsal-protocols.h"
+#include "mposval.hh"
+#include "robot-time.hh"
+
+// The 2000-era example program uses `string` and `vector` unqualified.
+#ifndef RCI_CLIENT_NO_USING_STD
+using std::string;
+using std::vector;
+#endif
+
+// Library return codes (chapter 3).  They do not overlap the RCI_CSTRP_*
+// codes (0x08..0x0d) that the same procedures also return.
+#define NO_ERROR               0x00
+#define ERR_CONNECT_FAILED     0x01
+#define ERR_SERVER_TERMINATE   0x02
+#define ERR_UNKNOWN_CAPABILITY 0x03
+#define ERR_BAD_ARGUMENT       0x04
+
+// Motor directions (chapter 3).  MOTOR_REVERSE is the spelling the book's
+// example program uses.
+#define MOTOR_FORWARD   ((gint8)1)
+#define MOTOR_BACKWARD  ((gint8)-1)
+#define MOTOR_REVERSE   MOTOR_BACKWARD
+
+// Default TCP port of the control process.
+#define RCI_DEFAULT_PORT 7650
+
+typedef struct
+{
+    guint8      id;        // sensor id
+    guint16     delay;     // time delay measurement (in us, round trip)
+    RobotTime   time;      // time/status of the last measurement
+} ultraData;
+
+typedef struct
+{
+    guint8      id;        // sensor id
+    mposit_type position;  // position information (see README: raw counts)
+    RobotTime   time;      // time/status of the last measurement
+    // Extensions (not in the book): the raw RCI fields.
+    gint16      d_count;   // change in position since the last read (counts)
+    gint16      count;     // accumulated position (counts)
+} encoderData;
+
+// 3.2.1 -- hostname may be "host" or "host:port"; without a port the
+// environment variable BSAL_RCI_PORT, else 7650, is used.
+guint8 connectToServer(string user_id, guint8 const auth_key[16],
+                       guint8 const hostname[]);
+guint8 connectToServer(string user_id, guint8 const auth_key[16],
+                       const char* hostname);
+guint8 connectToServer(string user_id, guint8 const auth_key[16],
+                       const char* hostname, int port);
+// 3.2.2
+guint16 getServerTermination(void);
+// 3.2.3, 3.2.4
+guint8 resetRobot(bool ack);
+guint8 homeRobot(bool ack);
+// 3.2.5 .. 3.2.8
+guint8 setSteerMotor(const guint8 mode, const gint8 dir,
+                     const float& duty_cycle, const float& angular_disp);
+guint8 setDriveMotor(const guint8 mode, const gint8 dir,
+                     const float& duty_cycle, const float& angular_disp);
+guint8 getSteerMotor(guint8& mode, gint8& dir, float& duty_cycle,
+                     float& angular_disp, guint8& pos_type, guint8& pos_unit,
+                     float& displacement);
+guint8 getDriveMotor(guint8& mode, gint8& dir, float& duty_cycle,
+                     float& angular_disp);
+// 3.2.9 .. 3.2.13
+guint8 startUltrasonics(void);
+guint8 stopUltrasonics(void);
+guint8 readUltrasonics(vector<ultraData>& info);
+guint8 startEncoders(void);
+guint8 stopEncoders(void);
+guint8 clearEncoders(void);
+guint8 readEncoders(vector<encoderData>& info);
+
+// Extensions (not in the book).
+void disconnectFromServer(void);            // close the socket politely
+const char* rciCodeName(guint8 code);       // "RCI_CSTRP_IDLE", "NO_ERROR", ...
+const char* rciTermName(guint16 code);      // "RCI_CSVTM_ERROR", ...
+guint8 rciNegotiatedMinor(void);            // protocol minor version agreed
+RobotTime rciBaseTime(void);                // last CBsTm received
+
+#endif

@@ -1,0 +1,27 @@
+// robot-time.hh -- RobotTime (BSAL book 001, section 3.1.2)
+#ifndef BSAL_ROBOT_TIME_HH
+#define BSAL_ROBOT_TIME_HH
+
+#include <sys/time.h>
+#include <glib.h>
+
+class RobotTime {
+public:
+    RobotTime(gint32 sec = 0, gint32 usec = 0);
+    void setSec(gint32 sec);                  // set seconds
+    void setUsec(gint32 usec);                // set microseconds
+    gint32 getSec(void) const;                // get seconds
+    gint32 getUsec(void) const;               // get microseconds
+    void changeUsec(gint32 nusec);            // increase/decrease usec (normalised)
+    void changeSec(gint32 nsec);              // increase/decrease sec
+    void setTime(const struct timeval& time); // time conversion
+    struct timeval getTime() const;           // time conversion
+    void grabTime(void);                      // set to system time
+
+private:
+    void normalise();
+    gint32 sec_;
+    gint32 usec_;
+};
+
+#endif

@@ -1,0 +1,857 @@
+// rci-client.cc -- the BSAL rci-client interface over RCI 0.3 / TCP.
+//
+// One connection per process (the book's API is a set of free procedures).
+// Every multi-byte field is written and read byte by byte in the configured
+// byte order (big-endian unless BSAL_RCI_BYTEORDER=little); no struct is ever
+// copied onto the wire.  Every wait on the socket is bounded
+// (BSAL_RCI_TIMEOUT_MS, default 10000 ms; homeRobot(true) waits 6x longer).
+// A Server Termination (RCI-CSvTm) packet is accepted at any time: the call
+// that sees it returns ERR_SERVER_TERMINATE and getServerTermination()
+// returns its code.  A lost link counts as RCI_CSVTM_ERROR.
+#include "rci-client.h"
+
+#include <errno.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <map>
+
+namespace {
+
+const int kUltrasonics = 12;        // ids 0..11
+const guint16 kSteerMotorId = 0;    // RCI_MOTOR_PSERVO id 0
+const guint16 kDriveMotorId = 0;    // RCI_MOTOR_DC id 0
+const guint16 kRelEncoderId = 0;    // RCI_SENSOR_RELENCODER id 0 (drive wheel)
+const int kRelEncoders = 1;
+
+struct Packet {
+    guint16 code;                   // id_code as received (with flag bits)
+    guint16 base;                   // code without RQ_ACK/POLY/GROUP
+    std::vector<guint8> bytes;      // the whole packet, code included
+};
+
+struct Item {                       // one device entry of a reply
+    guint16 id;
+    const guint8* data;
+};
+
+struct Connection {
+    int fd;
+    bool little;
+    bool terminated;
+    guint16 term_code;
+    guint8 minor;
+    RobotTime base_time;
+    bool base_known;
+    int timeout_ms;
+    std::vector<guint8> rx;
+    std::map<guint16, bool> denied;
+    bool motor_active[2];           // [0] steering (PSERVO), [1] drive (DC)
+
+    Connection()
+        : fd(-1), little(false), terminated(false), term_code(0),
+          minor(RCI_VERSION_MINOR), base_known(false), timeout_ms(10000)
+    {
+        motor_active[0] = motor_active[1] = false;
+    }
+};
+
+Connection g;
+
+// ---------------------------------------------------------------- byte order
+
+void put8(std::vector<guint8>& b, guint8 v) { b.push_back(v); }
+
+void put16(std::vector<guint8>& b, guint16 v)
+{
+    if (g.little) { b.push_back(v & 0xff); b.push_back(v >> 8); }
+    else { b.push_back(v >> 8); b.push_back(v & 0xff); }
+}
+
+guint16 get16(const guint8* p)
+{
+    return g.little ? (guint16)(p[0] | (p[1] << 8)) : (guint16)((p[0] << 8) | p[1]);
+}
+
+guint32 get32(const guint8* p)
+{
+    if (g.little)
+        return (guint32)p[0] | ((guint32)p[1] << 8) | ((guint32)p[2] << 16) | ((guint32)p[3] << 24);
+    return ((guint32)p[0] << 24) | ((guint32)p[1] << 16) | ((guint32)p[2] << 8) | (guint32)p[3];
+}
+
+// ------------------------------------------------------------ value encoding
+
+// speedval (001 4.7.4): bit 15 duty cycle(1)/rate(0), bit 11 sign,
+// bits 10..0 magnitude (duty: 0..100 % -> 0..2047; rate: 0.001 rad/s).
+guint16 speedvalEncode(bool duty, bool negative, double magnitude_units)
+{
+    double m = duty ? magnitude_units * 2047.0 / 100.0 : magnitude_units * 1000.0;
+    if (!(m >= 0.0)) m = 0.0;
+    if (m > 2047.0) m = 2047.0;
+    guint16 mag = (guint16)lround(m);
+    guint16 v = mag & 0x07ff;
+    if (negative && mag != 0) v |= 0x0800;
+    if (duty) v |= 0x8000;
+    return v;
+}
+
+void speedvalDecode(guint16 v, guint8& mode, gint8& dir, float& duty_cycle, float& angular_disp)
+{
+    guint16 mag = v & 0x07ff;
+    dir = (v & 0x0800) ? MOTOR_BACKWARD : MOTOR_FORWARD;
+    if (v & 0x8000) {
+        mode = 1;
+        duty_cycle = (float)(mag * 100.0 / 2047.0);
+        angular_disp = 0.0f;
+    } else {
+        mode = 0;
+        duty_cycle = 0.0f;
+        angular_disp = (float)(mag / 1000.0);
+    }
+}
+
+// statval (001 4.7.3): bits 8..31 = ms since the base time.
+RobotTime statvalTime(guint32 statval)
+{
+    guint32 ms = statval >> 8;
+    RobotTime t = g.base_time;
+    t.changeSec((gint32)(ms / 1000));
+    t.changeUsec((gint32)((ms % 1000) * 1000));
+    return t;
+}
+
+// -------------------------------------------------------------------- socket
+
+gint64 nowMs()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (gint64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void closeLink()
+{
+    if (g.fd >= 0) close(g.fd);
+    g.fd = -1;
+}
+
+// The link is gone: remember why (keeps an earlier CSvTm code).
+guint8 lostLink(guint16 code)
+{
+    if (!g.terminated) {
+        g.terminated = true;
+        g.term_code = code;
+    }
+    closeLink();
+    return ERR_SERVER_TERMINATE;
+}
+
+// Make sure at least n bytes are buffered.  false on EOF, error or timeout.
+bool fill(size_t n, gint64 deadline)
+{
+    while (g.rx.size() < n) {
+        if (g.fd < 0) return false;
+        gint64 left = deadline - nowMs();
+        if (left < 0) left = 0;
+        struct pollfd pfd;
+        pfd.fd = g.fd;
+        pfd.events = POLLIN;
+        pfd.revents = 0;
+        int r = poll(&pfd, 1, (int)left);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        guint8 buf[4096];
+        ssize_t got = recv(g.fd, buf, sizeof buf, 0);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        g.rx.insert(g.rx.end(), buf, buf + got);
+    }
+    return true;
+}
+
+bool sendAll(const std::vector<guint8>& b)
+{
+    size_t off = 0;
+    while (off < b.size()) {
+        if (g.fd < 0) return false;
+        ssize_t n = send(g.fd, &b[off], b.size() - off, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        off += (size_t)n;
+    }
+    return true;
+}
+
+// ------------------------------------------------------------------- framing
+
+enum ReadResult { READ_OK = 0, READ_LOST = 1, READ_GARBLED = 2 };
+
+// Read one packet.  item_len is the length of one device's data in a Get
+// Motor/Sensor reply (the reply does not say which status type it carries;
+// the caller knows what it asked); -1 when no reply is expected.
+ReadResult readPacket(Packet& p, int item_len, gint64 deadline)
+{
+    if (!fill(2, deadline)) return READ_LOST;
+    p.code = get16(&g.rx[0]);
+    p.base = p.code & ~RCI_FLAG_MASK;
+    size_t len = 0;
+    switch (p.base) {
+    case RCI_IIId: len = 60; break;
+    case RCI_IInCp: case RCI_CRs: case RCI_CBsTmIq: len = 2; break;
+    case RCI_CStIq: case RCI_CSvTm: case RCI_CCnAc: len = 4; break;
+    case RCI_CStRp: len = 5; break;
+    case RCI_CBsTm: len = 10; break;
+    case RCI_ICaIq:
+    case RCI_ICaRp:   // we only ever ask ACCESS: one byte of data per item
+        if (!fill(3, deadline)) return READ_LOST;
+        len = 3 + 3 * (size_t)g.rx[2];
+        break;
+    case RCI_CGtMtRp:
+    case RCI_CGtSnRp: {
+        if (item_len < 0) return READ_GARBLED;
+        if (p.code & (RCI_POLY | RCI_GROUP)) {
+            if ((p.code & RCI_POLY) && (p.code & RCI_GROUP)) return READ_GARBLED;
+            if (!fill(4, deadline)) return READ_LOST;
+            size_t count = g.rx[3];
+            if (count == 0) return READ_GARBLED;
+            if (p.code & RCI_POLY) len = 4 + count * (2 + (size_t)item_len);
+            else len = 6 + count * (size_t)item_len;
+        } else {
+            len = 5 + (size_t)item_len;
+        }
+        break;
+    }
+    default:
+        return READ_GARBLED;
+    }
+    if (!fill(len, deadline)) return READ_LOST;
+    p.bytes.assign(g.rx.begin(), g.rx.begin() + len);
+    g.rx.erase(g.rx.begin(), g.rx.begin() + len);
+    return READ_OK;
+}
+
+// Items of a Get Motor/Sensor reply in any of the three forms.
+std::vector<Item> replyItems(const Packet& p, int item_len)
+{
+    std::vector<Item> items;
+    const guint8* b = &p.bytes[0];
+    if (p.code & RCI_POLY) {
+        size_t count = b[3];
+        for (size_t i = 0; i < count; ++i) {
+            const guint8* e = b + 4 + i * (2 + item_len);
+            Item it = { get16(e), e + 2 };
+            items.push_back(it);
+        }
+    } else if (p.code & RCI_GROUP) {
+        size_t count = b[3];
+        guint16 first = get16(b + 4);
+        for (size_t i = 0; i < count; ++i) {
+            Item it = { (guint16)(first + i), b + 6 + i * item_len };
+            items.push_back(it);
+        }
+    } else {
+        Item it = { get16(b + 3), b + 5 };
+        items.push_back(it);
+    }
+    return items;
+}
+
+void answerStatusInquiry(const Packet& p)
+{
+    guint16 control_id = get16(&p.bytes[2]);
+    std::vector<guint8> b;
+    put16(b, RCI_CStRp);
+    put16(b, control_id);
+    put8(b, (control_id & ~RCI_FLAG_MASK) == RCI_CStIq ? RCI_CSTRP_IDLE : RCI_CSTRP_NO_SUPPORT);
+    sendAll(b);
+}
+
+// Next packet addressed to the caller.  Base Time packets, Status Inquiries
+// from the CP and stray capability packets are handled here; a Server
+// Termination ends the connection.  Returns 0 or an ERR_* code.
+guint8 nextPacket(Packet& p, int item_len, gint64 deadline)
+{
+    for (;;) {
+        if (g.terminated || g.fd < 0) return ERR_SERVER_TERMINATE;
+        ReadResult r = readPacket(p, item_len, deadline);
+        if (r == READ_LOST) return lostLink(RCI_CSVTM_ERROR);
+        if (r == READ_GARBLED) {
+            // We cannot find the next packet boundary: the stream is lost.
+            lostLink(RCI_CSVTM_ERROR);
+            return ERR_BAD_ARGUMENT;
+        }
+        switch (p.base) {
+        case RCI_CBsTm:
+            g.base_time = RobotTime((gint32)get32(&p.bytes[2]), (gint32)get32(&p.bytes[6]));
+            g.base_known = true;
+            continue;
+        case RCI_CSvTm:
+            g.terminated = true;
+            g.term_code = get16(&p.bytes[2]);
+            closeLink();
+            return ERR_SERVER_TERMINATE;
+        case RCI_CStIq:
+            answerStatusInquiry(p);
+            continue;
+        case RCI_ICaIq:
+        case RCI_ICaRp:
+        case RCI_IInCp:
+            continue;   // initialization packets in the control phase: ignored
+        default:
+            return 0;
+        }
+    }
+}
+
+gint64 deadlineIn(int ms) { return nowMs() + ms; }
+
+// Wait for the completion of a command sent with RCI_RQ_ACK: CCnAc(base)
+// means done (IDLE); CStRp(base, status) means it was refused.
+guint8 awaitAck(guint16 base, int timeout_ms)
+{
+    Packet p;
+    guint8 rc = nextPacket(p, -1, deadlineIn(timeout_ms));
+    if (rc) return rc;
+    if (p.base == RCI_CCnAc && (get16(&p.bytes[2]) & ~RCI_FLAG_MASK) == base)
+        return RCI_CSTRP_IDLE;
+    if (p.base == RCI_CStRp && (get16(&p.bytes[2]) & ~RCI_FLAG_MASK) == base)
+        return p.bytes[4];
+    return ERR_BAD_ARGUMENT;    // unexpected packet
+}
+
+// Common checks before a control-phase call: connected, not terminated,
+// and not denied during the capability exchange.
+int preflight(guint16 base)
+{
+    if (g.terminated || g.fd < 0) return ERR_SERVER_TERMINATE;
+    std::map<guint16, bool>::const_iterator it = g.denied.find(base);
+    if (it != g.denied.end() && it->second) return RCI_CSTRP_NO_SUPPORT;
+    return -1;
+}
+
+guint8 sendOrLost(const std::vector<guint8>& b)
+{
+    if (sendAll(b)) return 0;
+    // The server may have closed after a CSvTm: pick its code up if it is there.
+    Packet p;
+    if (g.fd >= 0) nextPacket(p, -1, nowMs());
+    return lostLink(RCI_CSVTM_ERROR);
+}
+
+// Send a command; with ack wait for its completion.
+guint8 command(const std::vector<guint8>& b, guint16 base, bool ack, int timeout_ms)
+{
+    guint8 rc = sendOrLost(b);
+    if (rc) return rc;
+    if (!ack) return RCI_CSTRP_BUSY;
+    return awaitAck(base, timeout_ms);
+}
+
+// Activate a motor once per connection (after each reset) before its first
+// Set Motor.
+guint8 ensureMotorActive(int index, guint8 sub, guint16 id)
+{
+    if (g.motor_active[index]) return RCI_CSTRP_IDLE;
+    int pre = preflight(RCI_CAcMt);
+    if (pre >= 0) return (guint8)pre;
+    std::vector<guint8> b;
+    put16(b, RCI_CAcMt | RCI_RQ_ACK);
+    put8(b, sub);
+    put16(b, id);
+    put8(b, 1);
+    guint8 rc = command(b, RCI_CAcMt, true, g.timeout_ms);
+    if (rc == RCI_CSTRP_IDLE) g.motor_active[index] = true;
+    return rc;
+}
+
+guint8 setMotor(int index, guint8 sub, guint16 id, guint8 spval_code, guint8 mode,
+                gint8 dir, float duty_cycle, float angular_disp)
+{
+    int pre = preflight(RCI_CStMt);
+    if (pre >= 0) return (guint8)pre;
+    if (dir != MOTOR_FORWARD && dir != MOTOR_BACKWARD) return ERR_BAD_ARGUMENT;
+    bool duty = (mode != 0);
+    double value = duty ? duty_cycle : angular_disp;
+    if (!(value >= 0.0) || (duty && value > 100.0) || (!duty && value > 2.047))
+        return ERR_BAD_ARGUMENT;     // argument disagreement
+    guint8 rc = ensureMotorActive(index, sub, id);
+    if (rc != RCI_CSTRP_IDLE) return rc;
+    std::vector<guint8> b;
+    put16(b, RCI_CStMt | RCI_RQ_ACK);
+    put8(b, sub);
+    put16(b, id);
+    put8(b, spval_code);
+    put16(b, speedvalEncode(duty, dir == MOTOR_BACKWARD, value));
+    return command(b, RCI_CStMt, true, g.timeout_ms);
+}
+
+// Get Motor Inquiry (general form) for one motor.
+guint8 getMotor(guint8 sub, guint16 id, guint8 status_code, int item_len, std::vector<guint8>& data)
+{
+    int pre = preflight(RCI_CGtMtIq);
+    if (pre >= 0) return (guint8)pre;
+    std::vector<guint8> b;
+    put16(b, RCI_CGtMtIq);
+    put8(b, sub);
+    put16(b, id);
+    put8(b, status_code);
+    guint8 rc = sendOrLost(b);
+    if (rc) return rc;
+    Packet p;
+    rc = nextPacket(p, item_len, deadlineIn(g.timeout_ms));
+    if (rc) return rc;
+    if (p.base == RCI_CStRp && (get16(&p.bytes[2]) & ~RCI_FLAG_MASK) == RCI_CGtMtIq)
+        return p.bytes[4];
+    if (p.base != RCI_CGtMtRp || p.bytes[2] != sub) return ERR_BAD_ARGUMENT;
+    std::vector<Item> items = replyItems(p, item_len);
+    if (items.size() != 1 || items[0].id != id) return ERR_BAD_ARGUMENT;
+    data.assign(items[0].data, items[0].data + item_len);
+    return RCI_CSTRP_IDLE;
+}
+
+// Get Sensor Inquiry for a list of sensors: group form when the ids are
+// consecutive, poly form otherwise, general form for a single sensor.
+// On IDLE, data[i] points into `storage` for ids[i].
+guint8 getSensors(guint8 sub, const std::vector<guint16>& ids, guint8 status_code,
+                  int item_len, Packet& reply, std::vector<const guint8*>& data)
+{
+    int pre = preflight(RCI_CGtSnIq);
+    if (pre >= 0) return (guint8)pre;
+    if (ids.empty() || ids.size() > 255) return ERR_BAD_ARGUMENT;
+    bool consecutive = true;
+    for (size_t i = 1; i < ids.size(); ++i)
+        if (ids[i] != ids[0] + i) consecutive = false;
+    std::vector<guint8> b;
+    if (ids.size() == 1) {
+        put16(b, RCI_CGtSnIq);
+        put8(b, sub);
+        put16(b, ids[0]);
+        put8(b, status_code);
+    } else if (consecutive) {
+        put16(b, RCI_CGtSnIq | RCI_GROUP);
+        put8(b, sub);
+        put8(b, (guint8)ids.size());
+        put16(b, ids[0]);
+        for (size_t i = 0; i < ids.size(); ++i) put8(b, status_code);
+    } else {
+        put16(b, RCI_CGtSnIq | RCI_POLY);
+        put8(b, sub);
+        put8(b, (guint8)ids.size());
+        for (size_t i = 0; i < ids.size(); ++i) {
+            put16(b, ids[i]);
+            put8(b, status_code);
+        }
+    }
+    guint8 rc = sendOrLost(b);
+    if (rc) return rc;
+    rc = nextPacket(reply, item_len, deadlineIn(g.timeout_ms));
+    if (rc) return rc;
+    if (reply.base == RCI_CStRp && (get16(&reply.bytes[2]) & ~RCI_FLAG_MASK) == RCI_CGtSnIq)
+        return reply.bytes[4];
+    if (reply.base != RCI_CGtSnRp || reply.bytes[2] != sub) return ERR_BAD_ARGUMENT;
+    std::vector<Item> items = replyItems(reply, item_len);
+    if (items.size() != ids.size()) return ERR_BAD_ARGUMENT;
+    data.clear();
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (items[i].id != ids[i]) return ERR_BAD_ARGUMENT;
+        data.push_back(items[i].data);
+    }
+    return RCI_CSTRP_IDLE;
+}
+
+// Activate (1) or deactivate (0) `count` consecutive sensors from id 0.
+guint8 activateSensors(guint8 sub, int count, guint8 on)
+{
+    int pre = preflight(RCI_CAcSn);
+    if (pre >= 0) return (guint8)pre;
+    std::vector<guint8> b;
+    if (count == 1) {
+        put16(b, RCI_CAcSn | RCI_RQ_ACK);
+        put8(b, sub);
+        put16(b, 0);
+        put8(b, on);
+    } else {
+        put16(b, RCI_CAcSn | RCI_GROUP | RCI_RQ_ACK);
+        put8(b, sub);
+        put8(b, (guint8)count);
+        put16(b, 0);
+        for (int i = 0; i < count; ++i) put8(b, on);
+    }
+    return command(b, RCI_CAcSn, true, g.timeout_ms);
+}
+
+void resetState()
+{
+    g = Connection();
+    const char* order = getenv("BSAL_RCI_BYTEORDER");
+    g.little = order && (strcmp(order, "little") == 0);
+    const char* tmo = getenv("BSAL_RCI_TIMEOUT_MS");
+    if (tmo && atoi(tmo) > 0) g.timeout_ms = atoi(tmo);
+}
+
+// Answer a capability inquiry from the CP (it may send one; 001 4.5.4).
+void answerCapabilityInquiry(const Packet& p)
+{
+    static const guint16 understood[] = {
+        RCI_CStIq, RCI_CStRp, RCI_CSvTm, RCI_CCnAc, RCI_CBsTm, RCI_CGtMtRp, RCI_CGtSnRp
+    };
+    size_t count = p.bytes[2];
+    std::vector<guint8> b;
+    put16(b, RCI_ICaRp);
+    put8(b, (guint8)count);
+    for (size_t i = 0; i < count; ++i) {
+        guint16 control_id = get16(&p.bytes[3 + 3 * i]);
+        guint8 inq = p.bytes[5 + 3 * i];
+        put16(b, control_id);
+        if (inq == RCI_ICAIQ_VERSION) {
+            put8(b, RCI_VERSION_MAJOR);
+            put8(b, g.minor);
+            continue;
+        }
+        bool known = false;
+        for (size_t k = 0; k < sizeof understood / sizeof understood[0]; ++k)
+            if ((control_id & ~RCI_FLAG_MASK) == understood[k]) known = true;
+        if (inq == RCI_ICAIQ_ACCESS || inq == RCI_ICAIQ_SUPPORT)
+            put8(b, known ? RCI_ICARP_PERMISSION : RCI_ICARP_ERROR);
+        else
+            put8(b, RCI_ICARP_ERROR);
+    }
+    sendAll(b);
+}
+
+// Read one initialization-phase packet; CSvTm/link loss end the connection.
+guint8 initPacket(Packet& p, gint64 deadline)
+{
+    ReadResult r = readPacket(p, -1, deadline);
+    if (r == READ_LOST) return lostLink(RCI_CSVTM_ERROR);
+    if (r == READ_GARBLED) return lostLink(RCI_CSVTM_ERROR);
+    if (p.base == RCI_CSvTm) {
+        g.terminated = true;
+        g.term_code = get16(&p.bytes[2]);
+        closeLink();
+        return ERR_SERVER_TERMINATE;
+    }
+    return 0;
+}
+
+guint8 connectImpl(const string& user_id, const guint8 auth_key[16], const string& host, int port)
+{
+    disconnectFromServer();
+    resetState();
+
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    char portstr[16];
+    snprintf(portstr, sizeof portstr, "%d", port);
+    struct addrinfo* res = NULL;
+    if (getaddrinfo(host.c_str(), portstr, &hints, &res) != 0 || !res) return ERR_CONNECT_FAILED;
+    int fd = -1;
+    for (struct addrinfo* ai = res; ai; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+        if (fd < 0) continue;
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) break;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) return ERR_CONNECT_FAILED;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    g.fd = fd;
+
+    gint64 deadline = deadlineIn(g.timeout_ms);
+
+    // RCI-IIId: code(2) major(1) minor(1) user_id(16) auth_key(16) reserved(24)
+    std::vector<guint8> b;
+    put16(b, RCI_IIId);
+    put8(b, RCI_VERSION_MAJOR);
+    put8(b, RCI_VERSION_MINOR);
+    for (size_t i = 0; i < 16; ++i) put8(b, i < user_id.size() ? (guint8)user_id[i] : 0);
+    for (size_t i = 0; i < 16; ++i) put8(b, auth_key ? auth_key[i] : 0);
+    for (size_t i = 0; i < 24; ++i) put8(b, 0);
+    if (!sendAll(b)) { closeLink(); return ERR_CONNECT_FAILED; }
+
+    // The CP answers with its own IIId, or refuses: CSvTm (unknown user, bad
+    // key) or IInCp followed by CSvTm (refusal of service, e.g. busy).
+    Packet p;
+    for (;;) {
+        guint8 rc = initPacket(p, deadline);
+        if (rc) return rc;
+        if (p.base == RCI_IIId) break;
+        if (p.base == RCI_IInCp) continue;      // refusal of service: CSvTm follows
+        if (p.base == RCI_ICaIq) { answerCapabilityInquiry(p); continue; }
+        return lostLink(RCI_CSVTM_ERROR);
+    }
+    int smajor = p.bytes[2], sminor = p.bytes[3];
+    if (smajor * 256 + sminor < RCI_VERSION_MAJOR * 256 + RCI_VERSION_MINOR)
+        g.minor = (guint8)sminor;   // the lower version wins
+    if (smajor != RCI_VERSION_MAJOR) {
+        closeLink();
+        return ERR_UNKNOWN_CAPABILITY;
+    }
+
+    // Ask ACCESS for every command this library may send, then IInCp.
+    static const guint16 wanted[] = {
+        RCI_CRs, RCI_CAcMt, RCI_CStMt, RCI_CGtMtIq, RCI_CAcSn, RCI_CStSn, RCI_CGtSnIq
+    };
+    const size_t nwanted = sizeof wanted / sizeof wanted[0];
+    b.clear();
+    put16(b, RCI_ICaIq);
+    put8(b, (guint8)nwanted);
+    for (size_t i = 0; i < nwanted; ++i) {
+        put16(b, wanted[i]);
+        put8(b, RCI_ICAIQ_ACCESS);
+    }
+    put16(b, RCI_IInCp);
+    if (!sendAll(b)) return lostLink(RCI_CSVTM_ERROR);
+
+    for (;;) {
+        guint8 rc = initPacket(p, deadline);
+        if (rc) return rc;
+        if (p.base == RCI_IInCp) break;
+        if (p.base == RCI_ICaIq) { answerCapabilityInquiry(p); continue; }
+        if (p.base == RCI_ICaRp) {
+            size_t count = p.bytes[2];
+            for (size_t i = 0; i < count; ++i) {
+                guint16 control_id = get16(&p.bytes[3 + 3 * i]) & ~RCI_FLAG_MASK;
+                g.denied[control_id] = (p.bytes[5 + 3 * i] != RCI_ICARP_PERMISSION);
+            }
+            continue;
+        }
+        if (p.base == RCI_CBsTm) {  // tolerated even though early
+            g.base_time = RobotTime((gint32)get32(&p.bytes[2]), (gint32)get32(&p.bytes[6]));
+            g.base_known = true;
+            continue;
+        }
+        return lostLink(RCI_CSVTM_ERROR);
+    }
+    // Reading is what a control application cannot do without.
+    if (g.denied[RCI_CGtSnIq] || g.denied[RCI_CGtMtIq]) {
+        closeLink();
+        return ERR_UNKNOWN_CAPABILITY;
+    }
+    return NO_ERROR;
+}
+
+}  // namespace
+
+// ==================================================================== API
+
+guint8 connectToServer(string user_id, guint8 const auth_key[16], const char* hostname, int port)
+{
+    return connectImpl(user_id, auth_key, hostname ? hostname : "127.0.0.1", port);
+}
+
+guint8 connectToServer(string user_id, guint8 const auth_key[16], const char* hostname)
+{
+    string host = hostname ? hostname : "127.0.0.1";
+    int port = RCI_DEFAULT_PORT;
+    const char* env = getenv("BSAL_RCI_PORT");
+    if (env && atoi(env) > 0) port = atoi(env);
+    size_t colon = host.rfind(':');
+    if (colon != string::npos && host.find(':') == colon) {   // "host:port" (not IPv6)
+        port = atoi(host.c_str() + colon + 1);
+        host = host.substr(0, colon);
+    }
+    if (port <= 0 || port > 65535) return ERR_CONNECT_FAILED;
+    return connectImpl(user_id, auth_key, host, port);
+}
+
+guint8 connectToServer(string user_id, guint8 const auth_key[16], guint8 const hostname[])
+{
+    return connectToServer(user_id, auth_key, (const char*)hostname);
+}
+
+guint16 getServerTermination(void) { return g.term_code; }
+
+void disconnectFromServer(void) { closeLink(); }
+
+guint8 rciNegotiatedMinor(void) { return g.minor; }
+
+RobotTime rciBaseTime(void) { return g.base_time; }
+
+guint8 resetRobot(bool ack)
+{
+    int pre = preflight(RCI_CRs);
+    if (pre >= 0) return (guint8)pre;
+    std::vector<guint8> b;
+    put16(b, RCI_CRs | (ack ? RCI_RQ_ACK : 0));
+    guint8 rc = command(b, RCI_CRs, ack, g.timeout_ms);
+    g.motor_active[0] = g.motor_active[1] = false;  // reset stops every motor
+    if (rc == RCI_CSTRP_BUSY || rc == RCI_CSTRP_IDLE || rc == ERR_SERVER_TERMINATE || rc == ERR_BAD_ARGUMENT)
+        return rc;
+    return RCI_CSTRP_NO_SUPPORT;    // any refusal: "reset not completed"
+}
+
+guint8 homeRobot(bool ack)
+{
+    int pre = preflight(RCI_CStMt);
+    if (pre >= 0) return (guint8)pre;
+    std::vector<guint8> b;
+    put16(b, RCI_CStMt | (ack ? RCI_RQ_ACK : 0));
+    put8(b, RCI_MOTOR_PSERVO);
+    put16(b, kSteerMotorId);
+    put8(b, RCI_MOTOR_PSERVO_RESET);
+    guint8 rc = command(b, RCI_CStMt, ack, 6 * g.timeout_ms);
+    if (rc == RCI_CSTRP_BUSY || rc == RCI_CSTRP_IDLE || rc == ERR_SERVER_TERMINATE || rc == ERR_BAD_ARGUMENT)
+        return rc;
+    return RCI_CSTRP_NO_SUPPORT;    // "home not completed"
+}
+
+guint8 setSteerMotor(const guint8 mode, const gint8 dir, const float& duty_cycle, const float& angular_disp)
+{
+    return setMotor(0, RCI_MOTOR_PSERVO, kSteerMotorId, RCI_MOTOR_PSERVO_SPVAL, mode, dir,
+                    duty_cycle, angular_disp);
+}
+
+guint8 setDriveMotor(const guint8 mode, const gint8 dir, const float& duty_cycle, const float& angular_disp)
+{
+    return setMotor(1, RCI_MOTOR_DC, kDriveMotorId, RCI_MOTOR_DC_SPVAL, mode, dir,
+                    duty_cycle, angular_disp);
+}
+
+guint8 getSteerMotor(guint8& mode, gint8& dir, float& duty_cycle, float& angular_disp,
+                     guint8& pos_type, guint8& pos_unit, float& displacement)
+{
+    std::vector<guint8> data;
+    guint8 rc = getMotor(RCI_MOTOR_PSERVO, kSteerMotorId, RCI_CGTMTST_DATA, 6, data);
+    if (rc != RCI_CSTRP_IDLE) return rc;
+    speedvalDecode(get16(&data[0]), mode, dir, duty_cycle, angular_disp);
+    mposit_type pos = mposvalDecode(get32(&data[2]));
+    pos_type = (guint8)pos.type;
+    pos_unit = (guint8)pos.unit;
+    displacement = pos.displacement;
+    return RCI_CSTRP_IDLE;
+}
+
+guint8 getDriveMotor(guint8& mode, gint8& dir, float& duty_cycle, float& angular_disp)
+{
+    std::vector<guint8> data;
+    guint8 rc = getMotor(RCI_MOTOR_DC, kDriveMotorId, RCI_CGTMTST_DATA, 2, data);
+    if (rc != RCI_CSTRP_IDLE) return rc;
+    speedvalDecode(get16(&data[0]), mode, dir, duty_cycle, angular_disp);
+    return RCI_CSTRP_IDLE;
+}
+
+guint8 startUltrasonics(void) { return activateSensors(RCI_SENSOR_ULTRASONIC, kUltrasonics, 1); }
+guint8 stopUltrasonics(void) { return activateSensors(RCI_SENSOR_ULTRASONIC, kUltrasonics, 0); }
+guint8 startEncoders(void) { return activateSensors(RCI_SENSOR_RELENCODER, kRelEncoders, 1); }
+guint8 stopEncoders(void) { return activateSensors(RCI_SENSOR_RELENCODER, kRelEncoders, 0); }
+
+guint8 clearEncoders(void)
+{
+    int pre = preflight(RCI_CStSn);
+    if (pre >= 0) return (guint8)pre;
+    std::vector<guint8> b;
+    put16(b, RCI_CStSn | RCI_RQ_ACK);
+    put8(b, RCI_SENSOR_RELENCODER);
+    put16(b, kRelEncoderId);
+    put8(b, RCI_SENSOR_RELENCODER_CLEAR);
+    return command(b, RCI_CStSn, true, g.timeout_ms);
+}
+
+guint8 readUltrasonics(vector<ultraData>& info)
+{
+    if (info.empty()) {
+        for (int i = 0; i < kUltrasonics; ++i) {
+            ultraData u;
+            u.id = (guint8)i;
+            u.delay = 0;
+            info.push_back(u);
+        }
+    }
+    std::vector<guint16> ids;
+    for (size_t i = 0; i < info.size(); ++i) ids.push_back(info[i].id);
+    Packet reply;
+    std::vector<const guint8*> data;
+    guint8 rc = getSensors(RCI_SENSOR_ULTRASONIC, ids, RCI_CGTSNST_DATA, 2, reply, data);
+    if (rc != RCI_CSTRP_IDLE) return rc;
+    for (size_t i = 0; i < info.size(); ++i) info[i].delay = get16(data[i]);
+    // Time of the measurement: the statval of a STATUS inquiry.
+    Packet sreply;
+    rc = getSensors(RCI_SENSOR_ULTRASONIC, ids, RCI_CGTSNST_STATUS, 4, sreply, data);
+    if (rc == ERR_SERVER_TERMINATE || rc == ERR_BAD_ARGUMENT) return rc;
+    if (rc == RCI_CSTRP_IDLE)
+        for (size_t i = 0; i < info.size(); ++i) info[i].time = statvalTime(get32(data[i]));
+    return RCI_CSTRP_IDLE;
+}
+
+guint8 readEncoders(vector<encoderData>& info)
+{
+    if (info.empty()) {
+        for (int i = 0; i < kRelEncoders; ++i) {
+            encoderData e;
+            e.id = (guint8)(kRelEncoderId + i);
+            e.d_count = e.count = 0;
+            e.position.type = LINEAR;
+            e.position.unit = METRIC;
+            e.position.displacement = 0.0f;
+            info.push_back(e);
+        }
+    }
+    std::vector<guint16> ids;
+    for (size_t i = 0; i < info.size(); ++i) ids.push_back(info[i].id);
+    Packet reply;
+    std::vector<const guint8*> data;
+    guint8 rc = getSensors(RCI_SENSOR_RELENCODER, ids, RCI_CGTSNST_DATA, 4, reply, data);
+    if (rc != RCI_CSTRP_IDLE) return rc;
+    for (size_t i = 0; i < info.size(); ++i) {
+        info[i].d_count = (gint16)get16(data[i]);
+        info[i].count = (gint16)get16(data[i] + 2);
+        // RCI carries counts only; the library reports the accumulated count.
+        info[i].position.type = LINEAR;
+        info[i].position.unit = METRIC;
+        info[i].position.displacement = (float)info[i].count;
+    }
+    Packet sreply;
+    rc = getSensors(RCI_SENSOR_RELENCODER, ids, RCI_CGTSNST_STATUS, 4, sreply, data);
+    if (rc == ERR_SERVER_TERMINATE || rc == ERR_BAD_ARGUMENT) return rc;
+    if (rc == RCI_CSTRP_IDLE)
+        for (size_t i = 0; i < info.size(); ++i) info[i].time = statvalTime(get32(data[i]));
+    return RCI_CSTRP_IDLE;
+}
+
+const char* rciCodeName(guint8 code)
+{
+    switch (code) {
+    case NO_ERROR: return "NO_ERROR";
+    case ERR_CONNECT_FAILED: return "ERR_CONNECT_FAILED";
+    case ERR_SERVER_TERMINATE: return "ERR_SERVER_TERMINATE";
+    case ERR_UNKNOWN_CAPABILITY: return "ERR_UNKNOWN_CAPABILITY";
+    case ERR_BAD_ARGUMENT: return "ERR_BAD_ARGUMENT";
+    case RCI_CSTRP_UNDEFINED: return "RCI_CSTRP_UNDEFINED";
+    case RCI_CSTRP_ABORT: return "RCI_CSTRP_ABORT";
+    case RCI_CSTRP_BUSY: return "RCI_CSTRP_BUSY";
+    case RCI_CSTRP_IDLE: return "RCI_CSTRP_IDLE";
+    case RCI_CSTRP_INVALID_ID: return "RCI_CSTRP_INVALID_ID";
+    case RCI_CSTRP_NO_SUPPORT: return "RCI_CSTRP_NO_SUPPORT";
+    default: return "UNKNOWN";
+    }
+}
+
+const char* rciTermName(guint16 code)
+{
+    switch (code) {
+    case 0: return "NONE";
+    case RCI_CSVTM_ACCESS: return "RCI_CSVTM_ACCESS";
+    case RCI_CSVTM_AUTHENTICATE: return "RCI_CSVTM_AUTHENTICATE";
+    case RCI_CSVTM_EMERGENCY: return "RCI_CSVTM_EMERGENCY";
+    case RCI_CSVTM_ERROR: return "RCI_CSVTM_ERROR";
+    case RCI_CSVTM_NOACK: return "RCI_CSVTM_NOACK";
+    case RCI_CSVTM_USER: return "RCI_CSVTM_USER";
+    default: return "UNKNOWN";
+    }
+}
