@@ -29,7 +29,7 @@ test-fast: setup
 	@$(ENV) python -m pytest -m "not ros" $(PYTEST_ARGS)
 
 bench: setup
-	@$(ENV) python bench/run_all.py
+	@$(ENV) python bench/run_all.py $(BENCH_ARGS)
 
 faults: setup
 	@$(ENV) python bench/fault_campaign.py
