@@ -1,0 +1,8 @@
+"""Pure-Python hardware layer: I2C bus backends, boards, devices, simulated Brak.
+
+No ROS imports here (a test enforces it).
+"""
+
+from .bus import I2CBus, SimBus, Smbus2Bus, i2c_wire_bits, i2c_wire_time  # noqa: F401
+from .description import DEFAULT_DESCRIPTION, load_description  # noqa: F401
+from .robot import Result, Robot, scale_rates  # noqa: F401

@@ -1,0 +1,267 @@
+"""One I2C bus interface, interchangeable backends (python-can style).
+
+Backends:
+
+* ``sim``    - :class:`SimBus`: virtual boards answer the same register reads
+  and writes as the real ones; fault injection per address (error rate,
+  stuck, missing).
+* ``smbus2`` - :class:`Smbus2Bus`: ``/dev/i2c-N`` through smbus2 (imported
+  lazily, so the simulation works without it). One ``SMBus`` per bus behind a
+  lock.
+
+Both raise ``OSError`` with a kernel errno (EIO, EREMOTEIO, ENXIO, ETIMEDOUT)
+on a bus fault, exactly as smbus2 does, so board code handles one error type.
+Every backend counts transactions and bytes (:class:`BusStats`) for the
+benchmark and diagnostics.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import random
+import threading
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+I2C_BLOCK_MAX = 32  # SMBus/I2C block transfer limit of the kernel interface
+
+
+def i2c_wire_bits(n_bytes: int, write: bool = False) -> int:
+    """Bit times an N-byte register block transfer takes on the wire.
+
+    A read is START, address+W, register, repeated START, address+R, N data
+    bytes, STOP: about 30 + 9N bit times. A write needs no repeated start:
+    about 20 + 9N.
+    """
+    return (20 if write else 30) + 9 * n_bytes
+
+
+def i2c_wire_time(n_bytes: int, write: bool = False, clock_hz: float = 100e3) -> float:
+    """Seconds an N-byte block transfer takes at ``clock_hz``."""
+    return i2c_wire_bits(n_bytes, write) / clock_hz
+
+
+@dataclass
+class BusStats:
+    transactions: int = 0
+    bytes_read: int = 0
+    bytes_written: int = 0
+    errors: int = 0
+    wire_bits: int = 0
+
+    def snapshot(self) -> "BusStats":
+        return BusStats(self.transactions, self.bytes_read, self.bytes_written,
+                        self.errors, self.wire_bits)
+
+
+class I2CBus(Protocol):
+    """What boards need from a bus. Addresses are 7-bit."""
+
+    name: str
+    stats: BusStats
+
+    def read_byte_data(self, addr: int, reg: int) -> int: ...
+    def write_byte_data(self, addr: int, reg: int, value: int) -> None: ...
+    def read_i2c_block_data(self, addr: int, reg: int, length: int) -> list[int]: ...
+    def write_i2c_block_data(self, addr: int, reg: int, data: list[int]) -> None: ...
+    def close(self) -> None: ...
+
+
+def _check(addr: int, reg: int, length: int = 1) -> None:
+    if not 0x03 <= addr <= 0x77:
+        raise ValueError(f"7-bit I2C address out of range: {addr:#x}")
+    if not 0 <= reg <= 0xFF:
+        raise ValueError(f"register out of range: {reg:#x}")
+    if not 0 < length <= I2C_BLOCK_MAX:
+        raise ValueError(f"block length {length} outside 1..{I2C_BLOCK_MAX}")
+
+
+class Smbus2Bus:
+    """``/dev/i2c-N`` through smbus2; one SMBus object behind a lock."""
+
+    def __init__(self, bus: int, smbus_factory: Callable[[int], object] | None = None,
+                 name: str | None = None):
+        if smbus_factory is None:
+            try:
+                from smbus2 import SMBus  # lazy: the sim must not need smbus2
+            except ImportError as exc:  # pragma: no cover - depends on install
+                raise RuntimeError(
+                    "bus_backend 'smbus2' needs the smbus2 package (pip install smbus2)"
+                ) from exc
+            smbus_factory = SMBus
+        self.name = name or f"i2c-{bus}"
+        self.stats = BusStats()
+        self._lock = threading.Lock()
+        self._bus = smbus_factory(bus)
+
+    def _run(self, fn, n_read: int, n_written: int, wire_bits: int):
+        with self._lock:
+            self.stats.transactions += 1
+            self.stats.wire_bits += wire_bits
+            try:
+                out = fn()
+            except OSError:
+                self.stats.errors += 1
+                raise
+            self.stats.bytes_read += n_read
+            self.stats.bytes_written += n_written
+            return out
+
+    def read_byte_data(self, addr, reg):
+        _check(addr, reg)
+        return self._run(lambda: self._bus.read_byte_data(addr, reg), 1, 0, i2c_wire_bits(1))
+
+    def write_byte_data(self, addr, reg, value):
+        _check(addr, reg)
+        self._run(lambda: self._bus.write_byte_data(addr, reg, value & 0xFF), 0, 1,
+                  i2c_wire_bits(1, True))
+
+    def read_i2c_block_data(self, addr, reg, length):
+        _check(addr, reg, length)
+        return list(self._run(lambda: self._bus.read_i2c_block_data(addr, reg, length),
+                              length, 0, i2c_wire_bits(length)))
+
+    def write_i2c_block_data(self, addr, reg, data):
+        data = [b & 0xFF for b in data]
+        _check(addr, reg, len(data))
+        self._run(lambda: self._bus.write_i2c_block_data(addr, reg, data), 0, len(data),
+                  i2c_wire_bits(len(data), True))
+
+    def close(self):
+        with self._lock:
+            close = getattr(self._bus, "close", None)
+            if close:
+                close()
+
+
+class VirtualDevice(Protocol):
+    """A simulated board on a :class:`SimBus`: a register file with behaviour."""
+
+    def read(self, reg: int, length: int) -> list[int]: ...
+    def write(self, reg: int, data: list[int]) -> None: ...
+
+
+FAULT_KINDS = ("error_rate", "stuck", "missing", "stall")
+_RANDOM_ERRNOS = (errno.EIO, errno.EREMOTEIO, errno.ETIMEDOUT)
+
+
+@dataclass
+class AddressFault:
+    error_rate: float = 0.0
+    stuck: bool = False
+    missing: bool = False
+    frozen: dict | None = None  # register image served while stuck
+
+
+def bus_error(code: int, what: str = "") -> OSError:
+    return OSError(code, f"{os.strerror(code)}{': ' + what if what else ''}")
+
+
+class SimBus:
+    """A simulated I2C bus (python-can's ``virtual`` bus is the model).
+
+    Virtual boards attach at an address; transactions go to their register
+    handlers. Faults per address:
+
+    * ``error_rate`` r: each transaction fails with probability r with EIO,
+      EREMOTEIO or ETIMEDOUT (seeded RNG);
+    * ``missing``: nothing acknowledges the address: ENXIO every time;
+    * ``stuck``: the board answers but its registers are frozen (reads return
+      the image taken when the fault was set; writes are acknowledged and lost).
+    """
+
+    def __init__(self, name: str = "sim", seed: int = 0, before_access: Callable[[], None] | None = None):
+        self.name = name
+        self.stats = BusStats()
+        self._devices: dict[int, VirtualDevice] = {}
+        self._faults: dict[int, AddressFault] = {}
+        self._rng = random.Random(seed ^ 0x5EED)
+        self._lock = threading.Lock()
+        self.before_access = before_access  # e.g. advance the simulated world
+
+    def attach(self, addr: int, device: VirtualDevice) -> None:
+        _check(addr, 0)
+        if addr in self._devices:
+            raise ValueError(f"address {addr:#04x} already taken on {self.name}")
+        self._devices[addr] = device
+
+    def device(self, addr: int) -> VirtualDevice | None:
+        return self._devices.get(addr)
+
+    # ---- fault injection -------------------------------------------------
+    def set_fault(self, addr: int, kind: str, rate: float = 1.0) -> None:
+        with self._lock:
+            f = self._faults.setdefault(addr, AddressFault())
+            if kind == "error_rate":
+                if not 0.0 <= rate <= 1.0:
+                    raise ValueError("error rate must be within 0..1")
+                f.error_rate = rate
+            elif kind == "missing":
+                f.missing = True
+            elif kind == "stuck":
+                f.stuck = True
+                f.frozen = None  # captured on the next read
+            else:
+                raise ValueError(f"unknown bus fault {kind!r}")
+
+    def clear_faults(self, addr: int | None = None) -> None:
+        with self._lock:
+            if addr is None:
+                self._faults.clear()
+            else:
+                self._faults.pop(addr, None)
+
+    def faults(self, addr: int) -> AddressFault:
+        return self._faults.get(addr, AddressFault())
+
+    # ---- transactions ----------------------------------------------------
+    def _transact(self, addr: int, wire_bits: int):
+        self.stats.transactions += 1
+        self.stats.wire_bits += wire_bits
+        f = self._faults.get(addr)
+        dev = self._devices.get(addr)
+        if dev is None or (f is not None and f.missing):
+            self.stats.errors += 1
+            raise bus_error(errno.ENXIO, f"no device at {addr:#04x} on {self.name}")
+        if f is not None and f.error_rate > 0.0 and self._rng.random() < f.error_rate:
+            self.stats.errors += 1
+            raise bus_error(self._rng.choice(_RANDOM_ERRNOS), f"{addr:#04x} on {self.name}")
+        if self.before_access is not None:
+            self.before_access()
+        return dev, f
+
+    def read_i2c_block_data(self, addr, reg, length):
+        _check(addr, reg, length)
+        with self._lock:
+            dev, f = self._transact(addr, i2c_wire_bits(length))
+            if f is not None and f.stuck:
+                if f.frozen is None:
+                    f.frozen = {}
+                key = (reg, length)
+                if key not in f.frozen:
+                    f.frozen[key] = list(dev.read(reg, length))
+                out = list(f.frozen[key])
+            else:
+                out = list(dev.read(reg, length))
+            self.stats.bytes_read += length
+            return out
+
+    def read_byte_data(self, addr, reg):
+        return self.read_i2c_block_data(addr, reg, 1)[0]
+
+    def write_i2c_block_data(self, addr, reg, data):
+        data = [b & 0xFF for b in data]
+        _check(addr, reg, len(data))
+        with self._lock:
+            dev, f = self._transact(addr, i2c_wire_bits(len(data), True))
+            self.stats.bytes_written += len(data)
+            if f is not None and f.stuck:
+                return
+            dev.write(reg, data)
+
+    def write_byte_data(self, addr, reg, value):
+        self.write_i2c_block_data(addr, reg, [value])
+
+    def close(self):
+        pass

@@ -1,0 +1,228 @@
+"""The robot description: BSAL's ``config.robot`` (001 2.4) as YAML.
+
+``config/brak.yaml`` has two top-level sections:
+
+* ``robot``         - boards (type, bus address, register map, rates),
+  devices (class + id mapped to board + channel, sonar poses), geometry and
+  the simulated world;
+* ``hardware_node`` - defaults of the hardware node's ROS parameters.
+
+:data:`DEFAULT_DESCRIPTION` is the same content in Python (a test keeps the
+two equal), so the hardware layer works without the file.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+import yaml
+
+BOARD_TYPES = ("ultrasonic", "dc_motor", "pservo_motor", "accelerometer")
+DEVICE_CLASSES = ("ultrasonic", "relative_encoder", "absolute_encoder", "accelerometer",
+                  "dc_motor", "pservo_motor")
+# which board type may carry which device class
+CARRIES = {
+    "ultrasonic": ("ultrasonic",),
+    "dc_motor": ("dc_motor", "relative_encoder"),
+    "pservo_motor": ("pservo_motor", "absolute_encoder"),
+    "accelerometer": ("accelerometer",),
+}
+
+
+def _sonar_ring(n=12, cx=0.25, cy=0.0, radius=0.28):
+    out = []
+    for i in range(n):
+        yaw = 2.0 * math.pi * i / n
+        yaw = math.atan2(math.sin(yaw), math.cos(yaw))
+        out.append({
+            "id": i,
+            "board": "sonar_a" if i < 6 else "sonar_b",
+            "channel": i % 6,
+            "pose": [round(cx + radius * math.cos(yaw), 4), round(cy + radius * math.sin(yaw), 4),
+                     round(yaw, 6)],
+        })
+    return out
+
+
+DEFAULT_DESCRIPTION: dict[str, Any] = {
+    "robot": {
+        "name": "brak",
+        "bus": {"retries": 2, "clock_hz": 100000},
+        "register_maps": {
+            # every board: WHO_AM_I, then the data block read in one transfer
+            "common": {"who_am_i": 0x00, "data": 0x01, "enable": 0x40, "command": 0x41},
+            "ultrasonic": {"who_am_i_value": 0x55, "interval": 0x44, "slots": 0x48},
+            "dc_motor": {"who_am_i_value": 0x44, "speed": 0x42},
+            "pservo_motor": {"who_am_i_value": 0x50, "speed": 0x42, "target": 0x46},
+            "accelerometer": {"who_am_i_value": 0x41},
+        },
+        "boards": {
+            "sonar_a": {"type": "ultrasonic", "address": 0x20, "channels": 6,
+                        "interval_ms": 40, "slots": [0, 1, 2, 0, 1, 2], "poll_margin": 1.04},
+            "sonar_b": {"type": "ultrasonic", "address": 0x21, "channels": 6,
+                        "interval_ms": 40, "slots": [0, 1, 2, 0, 1, 2], "poll_margin": 1.04},
+            "drive": {"type": "dc_motor", "address": 0x30, "update_hz": 25.0, "poll_hz": 20.0},
+            "steering": {"type": "pservo_motor", "address": 0x31, "update_hz": 25.0,
+                         "poll_hz": 20.0},
+            "accel": {"type": "accelerometer", "address": 0x38, "update_hz": 25.0,
+                      "poll_hz": 20.0},
+        },
+        "devices": {
+            "ultrasonic": _sonar_ring(),
+            "dc_motor": [{"id": 0, "board": "drive", "channel": 0}],
+            "relative_encoder": [{"id": 0, "board": "drive", "channel": 0}],
+            "pservo_motor": [{"id": 0, "board": "steering", "channel": 0}],
+            "absolute_encoder": [{"id": 0, "board": "steering", "channel": 0}],
+            "accelerometer": [{"id": 0, "board": "accel", "channel": 0}],
+        },
+        "geometry": {
+            "wheelbase": 0.50,             # front (drive/steer) wheel to rear axle, m
+            "rear_track": 0.45,            # m (for display only)
+            "wheel_radius": 0.10,          # drive wheel, m
+            "drive_encoder_cpr": 2048,     # counts per drive-wheel revolution
+            "steering_encoder_cpr": 4096,  # counts per steering revolution
+            "steering_limit": 1.30,        # rad, each side
+            "max_drive_speed": 2.047,      # drive wheel rad/s (speedval range)
+            "max_steering_rate": 1.0,      # rad/s in position mode
+            "sonar_min_range": 0.15,       # m
+            "sonar_max_range": 5.0,        # m
+            "sonar_field_of_view": 0.35,   # rad, full cone
+            "accel_axis": "x",             # the single accelerometer axis
+        },
+        "sim": {
+            "seed": 42,
+            "room": [-5.0, -4.0, 5.0, 4.0],
+            "obstacles": [
+                {"name": "pillar", "circle": [2.0, 1.0, 0.3]},
+                {"name": "crate", "box": [-3.0, -3.0, -2.2, -2.2]},
+            ],
+            "initial_pose": [0.0, 0.0, 0.0],
+            "initial_steering": 0.1,       # rad; the steering is not homed at power-on
+            "motor_time_constant": 0.15,   # s, first-order lag of both motors
+            "drive_noload_speed": 3.0,     # drive wheel rad/s at 100 % duty
+            "steering_noload_rate": 1.0,   # rad/s at 100 % duty
+            "homing_speed": 0.8,           # rad/s
+            "homing_backoff": 0.1,         # rad
+            "stall_time": 0.3,             # s without motion while driven = stall
+            "sonar_noise": 0.01,           # m, standard deviation
+            "sonar_rays": 5,               # rays per cone
+            "accel_noise_g": 0.005,
+            "encoder_slip": 0.0,           # relative slip of the drive wheel
+            "physics_dt": 0.005,           # s
+        },
+    },
+    "hardware_node": {
+        "bus_backend": "sim",
+        "i2c_bus": 1,
+        "speed_of_sound": 343.0,
+        "sonar_no_return": "inf",
+        "cmd_vel_timeout": 0.5,
+        "diagnostics_period": 1.0,
+        "stale_factor": 3.0,
+        "rate_scale": 1.0,
+        "all_boards_hz": 0.0,
+        "activate_on_start": True,
+        "auto_home": True,
+        "frame_prefix": "",
+        "odom_frame": "odom",
+        "map_frame": "map",
+        "base_frame": "base_link",
+        "publish_ground_truth": True,
+        "base_time_rollover_s": 14400.0,
+        "sim_seed": -1,
+        "odom_noise_per_m": 0.02,
+        "odom_heading_noise_per_rad": 0.02,
+    },
+}
+
+
+def deep_merge(base: dict, over: dict) -> dict:
+    """Recursively merge ``over`` into a copy of ``base``; lists are replaced."""
+    out = copy.deepcopy(base)
+    for k, v in (over or {}).items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = deep_merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+class DescriptionError(ValueError):
+    pass
+
+
+def load_description(path: str | None = None, overrides: dict | str | None = None) -> dict:
+    """The full description (both sections): defaults, then the file, then overrides.
+
+    ``overrides`` may be a dict or a YAML string with the same layout, e.g.
+    ``"robot: {sim: {homing_speed: 5.0}}"``.
+    """
+    desc = copy.deepcopy(DEFAULT_DESCRIPTION)
+    if path:
+        with open(path, "r", encoding="utf-8") as fh:
+            data = yaml.safe_load(fh) or {}
+        if not isinstance(data, dict):
+            raise DescriptionError(f"{path}: top level must be a mapping")
+        desc = deep_merge(desc, data)
+    if overrides:
+        if isinstance(overrides, str):
+            overrides = yaml.safe_load(overrides) or {}
+        desc = deep_merge(desc, overrides)
+    validate(desc["robot"])
+    return desc
+
+
+def validate(robot: dict) -> None:
+    """Raise :class:`DescriptionError` with a precise reason on a bad description."""
+    boards = robot.get("boards") or {}
+    addrs = {}
+    for name, b in boards.items():
+        t = b.get("type")
+        if t not in BOARD_TYPES:
+            raise DescriptionError(f"board {name}: unknown type {t!r} (one of {BOARD_TYPES})")
+        a = b.get("address")
+        if not isinstance(a, int) or not 0x03 <= a <= 0x77:
+            raise DescriptionError(f"board {name}: address {a!r} is not a 7-bit I2C address")
+        if a in addrs:
+            raise DescriptionError(f"board {name}: address {a:#04x} also used by {addrs[a]}")
+        addrs[a] = name
+        if t == "ultrasonic":
+            ch = int(b.get("channels", 0))
+            if not 1 <= ch <= 8:
+                raise DescriptionError(f"board {name}: channels must be 1..8")
+            if len(b.get("slots", [])) != ch:
+                raise DescriptionError(f"board {name}: slots needs one entry per channel")
+            if not 5 <= int(b.get("interval_ms", 0)) <= 1000:
+                raise DescriptionError(f"board {name}: interval_ms must be 5..1000")
+        else:
+            if float(b.get("update_hz", 0)) <= 0 or float(b.get("poll_hz", 0)) <= 0:
+                raise DescriptionError(f"board {name}: update_hz and poll_hz must be > 0")
+    seen_channels = {}
+    for cls, devs in (robot.get("devices") or {}).items():
+        if cls not in DEVICE_CLASSES:
+            raise DescriptionError(f"unknown device class {cls!r}")
+        ids = set()
+        for d in devs:
+            i = d.get("id")
+            if not isinstance(i, int) or not 0 <= i <= 0xFFFF:
+                raise DescriptionError(f"{cls}: bad id {i!r}")
+            if i in ids:
+                raise DescriptionError(f"{cls} {i}: duplicate id")
+            ids.add(i)
+            bname = d.get("board")
+            if bname not in boards:
+                raise DescriptionError(f"{cls} {i}: unknown board {bname!r}")
+            btype = boards[bname]["type"]
+            if cls not in CARRIES[btype]:
+                raise DescriptionError(f"{cls} {i}: board {bname} ({btype}) cannot carry it")
+            ch = int(d.get("channel", 0))
+            if btype == "ultrasonic" and not 0 <= ch < int(boards[bname]["channels"]):
+                raise DescriptionError(f"{cls} {i}: channel {ch} not on board {bname}")
+            key = (bname, cls, ch)
+            if key in seen_channels:
+                raise DescriptionError(f"{cls} {i}: channel {ch} of {bname} already used")
+            seen_channels[key] = i
+            if cls == "ultrasonic" and len(d.get("pose", [])) != 3:
+                raise DescriptionError(f"ultrasonic {i}: pose must be [x, y, yaw]")

@@ -1,0 +1,73 @@
+"""Per-device diagnostics (what diagnostic_updater would do, reproduced).
+
+Level from the statval bits and the age of the data:
+
+* ERROR - the board is down (not ``up``) or its data is not ``ok`` (bus
+  errno after retries, stuck sequence counter, wrong WHO_AM_I);
+* STALE - the device is on but no good data arrived for ``stale_factor``
+  poll periods;
+* WARN  - a motor reports a stall, or the board refused the last command;
+* OK    - otherwise (a device that is off is OK: "off").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+OK, WARN, ERROR, STALE = 0, 1, 2, 3
+LEVEL_NAMES = {OK: "OK", WARN: "WARN", ERROR: "ERROR", STALE: "STALE"}
+
+
+@dataclass
+class DeviceDiag:
+    name: str
+    level: int
+    message: str
+    hardware_id: str
+    values: dict = field(default_factory=dict)
+
+
+def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> list[DeviceDiag]:
+    out = []
+    with robot.lock:
+        for cls in ("ultrasonic", "relative_encoder", "absolute_encoder", "accelerometer",
+                    "dc_motor", "pservo_motor"):
+            for d in robot.devices_of(cls):
+                b = d.board
+                s = d.snapshot(robot.base_time, robot)
+                period = b.poll_period()
+                age = math.inf if b.mono is None else max(0.0, now_mono - b.mono)
+                values = {"on": s.on, "up": s.up, "ok": s.ok, "statval": f"{s.statval:#010x}",
+                          "board": b.name, "age_s": "never" if math.isinf(age) else f"{age:.3f}",
+                          "poll_hz": f"{1.0 / period:.2f}", "polls": b.polls,
+                          "poll_failures": b.poll_failures}
+                if b.errno is not None:
+                    values["errno"] = b.errno
+                if cls == "ultrasonic":
+                    values["delay_us"] = s.delay_us
+                    values["range_m"] = "inf" if math.isinf(s.range_m) else f"{s.range_m:.3f}"
+                elif cls in ("relative_encoder", "absolute_encoder"):
+                    values["count"] = s.count
+                    values["position_rad"] = f"{s.position:.4f}"
+                elif cls == "accelerometer":
+                    values["accel_g"] = f"{s.accel_g:.3f}"
+                else:
+                    values["speedval"] = f"{s.speedval:#06x}"
+                    values["speed"] = f"{s.speed:.3f}" + (" %" if s.duty_mode else " rad/s")
+                    if cls == "pservo_motor":
+                        values["homed"] = s.homed
+                        values["homing"] = s.homing
+                        values["phase"] = s.extra.get("phase", "")
+                if not s.up or not s.ok:
+                    level, msg = ERROR, s.fault or "board not ok"
+                elif s.on and age > stale_factor * period:
+                    level, msg = STALE, f"no data for {age:.2f} s (poll period {period:.3f} s)"
+                elif s.stalled:
+                    level, msg = WARN, "motor stalled"
+                elif getattr(b, "refused", False):
+                    level, msg = WARN, "board refused the last command"
+                else:
+                    level, msg = OK, "ok" if s.on else "off"
+                out.append(DeviceDiag(f"{cls} {d.id}", level, msg, b.hardware_id, values))
+    return out

@@ -1,0 +1,120 @@
+"""Our register maps (the real Brak boards' maps are not in the seeds).
+
+Every board answers a 7-bit address with a 256-byte register file:
+
+=========  =====================================================================
+register   meaning
+=========  =====================================================================
+0x00       WHO_AM_I: board type code (``who_am_i_value`` per type)
+0x01..     DATA block, read in ONE block transfer per poll: STATUS, SEQ, data
+0x40       ENABLE (write/read): bit mask of enabled channels/devices
+0x41       COMMAND (write): 0x01 clear count, 0x02 home, 0x03 abort home,
+           0x80 reset the board
+0x42       SPEED (motor boards, 2 bytes): speedval
+0x44       INTERVAL (ultrasonic, 2 bytes): firing interval, ms
+0x46       TARGET (pservo, 4 bytes): mposval target angle (position mode)
+0x48..     SLOTS (ultrasonic, 1 byte per channel): firing slot
+=========  =====================================================================
+
+Multi-byte fields are big-endian. The register numbers come from the robot
+description (``register_maps``) so a different board revision is a config
+change; the block layouts below are fixed per board type.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+# STATUS register bits
+ST_READY = 0x01
+ST_FAULT = 0x02
+ST_STALLED = 0x04
+ST_HOMING = 0x08
+ST_HOMED = 0x10
+ST_REFUSED = 0x20
+ST_POSITION_MODE = 0x40
+
+# COMMAND register values
+CMD_CLEAR_COUNT = 0x01
+CMD_HOME = 0x02
+CMD_ABORT_HOME = 0x03
+CMD_RESET = 0x80
+
+# pservo PHASE values
+PHASE_IDLE = 0
+PHASE_SEEKING = 1
+PHASE_BACKING_OFF = 2
+PHASE_CENTERING = 3
+PHASE_DONE = 4
+PHASE_ABORTED = 5
+PHASE_CANCELLED = 6
+PHASE_NAMES = {PHASE_IDLE: "idle", PHASE_SEEKING: "seeking", PHASE_BACKING_OFF: "backing_off",
+               PHASE_CENTERING: "centering", PHASE_DONE: "done", PHASE_ABORTED: "aborted",
+               PHASE_CANCELLED: "cancelled"}
+
+# ENABLE bits of the motor boards
+EN_MOTOR = 0x01
+EN_ENCODER = 0x02
+
+
+@dataclass(frozen=True)
+class RegisterMap:
+    who_am_i: int
+    data: int
+    enable: int
+    command: int
+    who_am_i_value: int
+    speed: int = 0x42
+    interval: int = 0x44
+    target: int = 0x46
+    slots: int = 0x48
+
+    @classmethod
+    def from_description(cls, maps: dict, board_type: str) -> "RegisterMap":
+        common = dict(maps.get("common", {}))
+        common.update(maps.get(board_type, {}))
+        fields = {k: int(v) for k, v in common.items() if k in cls.__dataclass_fields__}
+        return cls(**fields)
+
+
+# ---- data block layouts (after STATUS, SEQ) --------------------------------
+def ultrasonic_block_len(channels: int) -> int:
+    return 2 + 2 * channels
+
+
+DC_BLOCK = struct.Struct(">BBHHh")        # status seq speed_set speed_meas count
+PSERVO_BLOCK = struct.Struct(">BBHIhB")   # status seq speed_set position count phase
+ACCEL_BLOCK = struct.Struct(">BBh")       # status seq accel_mg
+
+
+def pack_ultrasonic(status: int, seq: int, delays: list[int]) -> list[int]:
+    return list(struct.pack(f">BB{len(delays)}H", status & 0xFF, seq & 0xFF,
+                            *[min(max(int(d), 0), 0xFFFF) for d in delays]))
+
+
+def unpack_ultrasonic(data: list[int], channels: int) -> tuple[int, int, list[int]]:
+    vals = struct.unpack(f">BB{channels}H", bytes(data))
+    return vals[0], vals[1], list(vals[2:])
+
+
+def u16(v: int) -> list[int]:
+    return list(struct.pack(">H", v & 0xFFFF))
+
+
+def u32(v: int) -> list[int]:
+    return list(struct.pack(">I", v & 0xFFFFFFFF))
+
+
+def from_u16(data: list[int]) -> int:
+    return struct.unpack(">H", bytes(data[:2]))[0]
+
+
+def from_u32(data: list[int]) -> int:
+    return struct.unpack(">I", bytes(data[:4]))[0]
+
+
+def to_i16(v: int) -> int:
+    """Wrap an integer into the gint16 range (counters wrap on the board)."""
+    v &= 0xFFFF
+    return v - 0x10000 if v & 0x8000 else v
