@@ -1,0 +1,13 @@
+"""RCI gateway logic without ROS: users, the robot-port interface, the session
+state machine (001 4.5/4.6) and the one-client-at-a-time TCP server."""
+
+from .port import (DeviceSnapshot, MotorSetting, PortUnavailable, Result, RobotPort,
+                   SonarTiming)
+from .server import DEFAULT_HOST, DEFAULT_PORT, RciServer
+from .session import RciSession, SessionConfig
+from .users import DEMO_KEY, User, Users, UsersFileError, check_bind_allowed, is_loopback
+
+__all__ = ["DeviceSnapshot", "MotorSetting", "PortUnavailable", "Result", "RobotPort",
+           "SonarTiming", "RciServer", "DEFAULT_HOST", "DEFAULT_PORT", "RciSession",
+           "SessionConfig", "DEMO_KEY", "User", "Users", "UsersFileError",
+           "check_bind_allowed", "is_loopback"]

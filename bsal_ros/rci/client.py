@@ -1,0 +1,105 @@
+"""A small blocking RCI client on the protocol library (tests, benchmarks,
+command-line probing). Not the legacy C++ library: see legacy/."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from ..protocol.constants import CapInquiry, RciCode
+from ..protocol.rci import (CGtMtIq, CGtSnIq, CStIq, ICaIq, IIId, IInCp, RciDecoder,
+                            encode_rci)
+
+_INQUIRIES = (ICaIq, CGtMtIq, CGtSnIq, CStIq)
+
+
+class RciClient:
+    def __init__(self, host: str = "127.0.0.1", port: int = 7650, byteorder: str = "big",
+                 timeout: float = 5.0):
+        self.byteorder = byteorder
+        self.timeout = timeout
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.decoder = RciDecoder(byteorder, role="client")
+        self._queue: list = []
+        self.eof = False
+
+    # ------------------------------------------------------------------ io
+    def send(self, pkt) -> None:
+        if isinstance(pkt, _INQUIRIES):
+            self.decoder.expect_reply(pkt)
+        self.sock.sendall(encode_rci(pkt, self.byteorder))
+
+    def send_raw(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def recv(self, timeout: float | None = None):
+        """Next packet; raises EOFError when the server closed, TimeoutError."""
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while not self._queue:
+            if self.eof:
+                raise EOFError("server closed the connection")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no packet from the server")
+            self.sock.settimeout(left)
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                raise TimeoutError("no packet from the server") from None
+            except ConnectionResetError:
+                data = b""
+            if not data:
+                self.eof = True
+                continue
+            self._queue.extend(self.decoder.feed(data))
+        return self._queue.pop(0)
+
+    def request(self, pkt, timeout: float | None = None):
+        self.send(pkt)
+        return self.recv(timeout)
+
+    def wait_closed(self, timeout: float | None = None) -> list:
+        """Read until the server closes; returns the packets received meanwhile."""
+        got = []
+        while True:
+            try:
+                got.append(self.recv(timeout))
+            except EOFError:
+                return got
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ------------------------------------------------------------ handshake
+    def handshake(self, user: str | bytes, key: bytes, version=(0, 3), inquiries=()):
+        """Whole initialization phase. Returns (server IIId, [ICaRp...], CBsTm)."""
+        uid = user.encode() if isinstance(user, str) else user
+        self.send(IIId(version[0], version[1], uid, key))
+        server_id = self.recv()
+        if not isinstance(server_id, IIId):
+            return server_id, [], None
+        replies = []
+        if inquiries:
+            self.send(ICaIq(list(inquiries)))
+        self.send(IInCp())
+        while True:
+            p = self.recv()
+            if isinstance(p, IInCp):
+                break
+            replies.append(p)
+        base_time = self.recv()
+        return server_id, replies, base_time
+
+
+def all_access_inquiries(kind=CapInquiry.ACCESS):
+    return [(int(c), kind) for c in dict.fromkeys(RciCode)]

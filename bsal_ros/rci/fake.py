@@ -1,0 +1,165 @@
+"""An in-memory robot implementing RobotPort: for tests, benchmarks and a
+ROS-free demo of the gateway. It keeps the same protections the hardware node
+documents (bsal_interfaces/SetMotors.srv): a motor must be active to be set,
+the steering cannot be set while homing, invalid ids change nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Iterable, Sequence
+
+from ..protocol.values import mposval_pack, speedval_pack
+from . import port as P
+
+
+class FakeRobotPort(P.RobotPort):
+    def __init__(self, n_sonars: int = 12, home_duration_s: float = 0.2):
+        self.ids = {P.ULTRASONIC: frozenset(range(n_sonars)), P.RELATIVE_ENCODER: frozenset({0}),
+                    P.ABSOLUTE_ENCODER: frozenset({0}), P.ACCELEROMETER: frozenset({0}),
+                    P.DC_MOTOR: frozenset({0}), P.PSERVO_MOTOR: frozenset({0})}
+        self.home_duration_s = home_duration_s
+        self.available = True
+        self.stale = False
+        self.on: dict[str, set[int]] = {c: set() for c in self.ids}
+        self.speed: dict[tuple[str, int], tuple[bool, float]] = {}
+        self.count = 0
+        self.delay_base = 5000
+        self.homing = False
+        self.homed = False
+        self.home_cancelled = 0
+        self.home_release: asyncio.Event | None = None   # tests may hold a homing open
+        self.calls: list[tuple] = []
+        self.stop_calls: list[dict] = []
+        self.delivered_log: list[tuple] = []
+        self.events: list[tuple[str, str]] = []
+        self.steer_angle = 0.0
+
+    # ---------------------------------------------------------------- helpers
+    def _check(self):
+        if not self.available:
+            raise P.PortUnavailable("fake robot switched off")
+
+    def moving(self) -> bool:
+        return any(v for _, v in self.speed.values())
+
+    def device_ids(self, device_class: str) -> frozenset[int]:
+        return self.ids.get(device_class, frozenset())
+
+    # --------------------------------------------------------------- commands
+    async def reset(self) -> P.Result:
+        self._check()
+        self.calls.append(("reset",))
+        for s in self.on.values():
+            s.clear()
+        self.speed.clear()
+        return P.OK
+
+    async def activate(self, device_class, ids, active) -> P.Result:
+        self._check()
+        self.calls.append(("activate", device_class, list(ids), list(active)))
+        if any(i not in self.ids[device_class] for i in ids):
+            return P.Result(P.Result.INVALID_ID, "bad id")
+        for i, a in zip(ids, active):
+            (self.on[device_class].add if a else self.on[device_class].discard)(i)
+            if not a:
+                self.speed.pop((device_class, i), None)
+        return P.OK
+
+    async def set_motors(self, device_class, settings) -> P.Result:
+        self._check()
+        self.calls.append(("set_motors", device_class, [(s.id, s.duty, s.value) for s in settings]))
+        if device_class == P.PSERVO_MOTOR and self.homing:
+            return P.Result(P.Result.REFUSED, "steering homing in progress")
+        for s in settings:
+            if s.id not in self.on[device_class]:
+                return P.Result(P.Result.REFUSED, f"motor {s.id} not active")
+        for s in settings:
+            self.speed[(device_class, s.id)] = (s.duty, s.value)
+        return P.OK
+
+    async def clear_encoders(self, ids) -> P.Result:
+        self._check()
+        self.calls.append(("clear_encoders", list(ids)))
+        self.count = 0
+        return P.OK
+
+    async def set_sonar_timing(self, timings) -> P.Result:
+        self._check()
+        self.calls.append(("set_sonar_timing", [(t.id, t.firing_slot, t.interval_ms)
+                                                 for t in timings]))
+        return P.OK
+
+    async def home_steering(self, motor_id: int) -> P.Result:
+        self._check()
+        self.calls.append(("home", motor_id))
+        if self.homing:
+            return P.Result(P.Result.BUSY, "homing already running")
+        self.homing = True
+        try:
+            if self.home_release is not None:
+                await self.home_release.wait()
+            else:
+                await asyncio.sleep(self.home_duration_s)
+            self._check()
+            self.homed = True
+            self.steer_angle = 0.0
+            return P.OK
+        except asyncio.CancelledError:
+            self.home_cancelled += 1
+            raise
+        finally:
+            self.homing = False
+
+    async def stop_all(self, deactivate: dict[str, Iterable[int]]) -> None:
+        self.stop_calls.append({k: list(v) for k, v in deactivate.items()})
+        self.speed.clear()
+        for cls, ids in deactivate.items():
+            for i in ids:
+                self.on[cls].discard(i)
+
+    # ------------------------------------------------------------------ state
+    def now_ns(self) -> int:
+        return time.time_ns()
+
+    def advance(self, counts: int = 7) -> None:
+        """Move the fake robot a bit: encoder counts and sonar delays change."""
+        self.count = (self.count + counts) & 0xFFFF
+        self.delay_base += 10 * counts
+
+    def snapshot(self, cls: str, i: int) -> P.DeviceSnapshot:
+        s = P.DeviceSnapshot(device_class=cls, id=i, on=i in self.on[cls], up=True, ok=True,
+                             stamp_ns=time.time_ns())
+        if cls == P.ULTRASONIC:
+            s.delay_us = (self.delay_base + 100 * i) & 0xFFFF
+        elif cls in (P.RELATIVE_ENCODER, P.ABSOLUTE_ENCODER):
+            c = self.count
+            s.count = c - 0x10000 if c & 0x8000 else c
+        elif cls == P.ACCELEROMETER:
+            s.accel_g = 0.25
+        else:
+            duty, value = self.speed.get((cls, i), (True, 0.0))
+            s.speedval = speedval_pack(duty, value)
+            if cls == P.PSERVO_MOTOR:
+                s.mposval = mposval_pack(0, 0, self.steer_angle)
+                s.homing = self.homing
+                s.homed = self.homed
+        return s
+
+    def cached(self, device_class: str, ids: Sequence[int]):
+        if self.stale or not self.available:
+            return None
+        return [self.snapshot(device_class, i) for i in ids]
+
+    async def fetch(self, device_class: str, ids: Sequence[int]):
+        self._check()
+        return [self.snapshot(device_class, i) for i in ids]
+
+    def delivered(self, device_class, snapshots, what) -> None:
+        self.delivered_log.append((device_class, [s.id for s in snapshots], what))
+        if len(self.delivered_log) > 1000:
+            del self.delivered_log[:500]
+
+    def session_event(self, event: str, detail: str = "") -> None:
+        self.events.append((event, detail))

@@ -1,0 +1,160 @@
+"""The robot port: what the RCI session needs from the robot, nothing more.
+
+The session (``bsal_ros.rci.session``) is written against this abstract
+interface; the ROS node implements it with rclpy service/action clients and a
+cache of the hardware node's state topics, and the tests implement it with a
+fake robot.  No ROS import here.
+
+Device classes are the strings of ``bsal_interfaces/DeviceState`` CLASS_*.
+Results use the codes of ``bsal_interfaces/Result`` (mirrored in
+:class:`Result`).  A port raises :class:`PortUnavailable` when the robot side
+does not answer in time (hardware node gone).
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+ULTRASONIC = "ultrasonic"
+RELATIVE_ENCODER = "relative_encoder"
+ABSOLUTE_ENCODER = "absolute_encoder"
+ACCELEROMETER = "accelerometer"
+DC_MOTOR = "dc_motor"
+PSERVO_MOTOR = "pservo_motor"
+
+MOTOR_CLASSES = (DC_MOTOR, PSERVO_MOTOR)
+SENSOR_CLASSES = (ULTRASONIC, RELATIVE_ENCODER, ABSOLUTE_ENCODER, ACCELEROMETER)
+
+
+class PortUnavailable(Exception):
+    """The robot side did not answer (timeout, service gone)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """Outcome of a port operation (codes of bsal_interfaces/Result)."""
+
+    OK = 0
+    INVALID_ID = 1
+    REFUSED = 2
+    NOT_SUPPORTED = 3
+    HARDWARE_FAULT = 4
+    BUSY = 5
+    BAD_REQUEST = 6
+
+    code: int = 0
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.code == 0
+
+
+OK = Result(Result.OK)
+
+
+@dataclass(slots=True)
+class DeviceSnapshot:
+    """One device's cached state. Same field names as bsal_interfaces/DeviceState,
+    so a port may hand out the ROS messages themselves (duck typing).
+
+    ``stamp_ns``: when the data was read (monotonic or ROS time, the port's
+    clock; only ages are computed from it, with ``RobotPort.now_ns``).
+    """
+
+    device_class: str = ""
+    id: int = 0
+    on: bool = False
+    up: bool = True
+    ok: bool = True
+    stamp_ns: int = 0
+    delay_us: int = 0
+    d_count: int = 0
+    count: int = 0
+    accel_g: float = 0.0
+    speedval: int = 0
+    mposval: int = 0
+    homing: bool = False
+    homed: bool = False
+
+
+@dataclass(slots=True)
+class MotorSetting:
+    """One Set Motor item in SI: ``duty`` True = percent (-100..100), else rad/s."""
+
+    id: int
+    duty: bool
+    value: float
+
+
+@dataclass(slots=True)
+class SonarTiming:
+    id: int
+    firing_slot: int = -1      # -1 = unchanged
+    interval_ms: int = -1      # -1 = unchanged
+
+
+class RobotPort(abc.ABC):
+    """Everything the RCI session asks of the robot."""
+
+    # ---------------------------------------------------------- device list
+    @abc.abstractmethod
+    def device_ids(self, device_class: str) -> frozenset[int]:
+        """The configured ids of a device class (empty set: class absent)."""
+
+    # ----------------------------------------------------------- commands
+    @abc.abstractmethod
+    async def reset(self) -> Result:
+        """Stop every motor and sensor, cancel homing (001 4.6.6)."""
+
+    @abc.abstractmethod
+    async def activate(self, device_class: str, ids: Sequence[int],
+                       active: Sequence[bool]) -> Result:
+        """Switch devices on/off; all or nothing."""
+
+    @abc.abstractmethod
+    async def set_motors(self, device_class: str, settings: Sequence[MotorSetting]) -> Result:
+        """Set motor speeds; all or nothing (REFUSED when a protection applies)."""
+
+    @abc.abstractmethod
+    async def clear_encoders(self, ids: Sequence[int]) -> Result:
+        """Zero relative encoder counts."""
+
+    @abc.abstractmethod
+    async def set_sonar_timing(self, timings: Sequence[SonarTiming]) -> Result:
+        """Ultrasonic firing order/timing (our extension of 001 4.6.12)."""
+
+    @abc.abstractmethod
+    async def home_steering(self, motor_id: int) -> Result:
+        """Home the steering; returns when the homing has ended (cancellable:
+        cancelling the awaiting task cancels the homing)."""
+
+    @abc.abstractmethod
+    async def stop_all(self, deactivate: dict[str, Iterable[int]]) -> None:
+        """Safety stop: every motor to zero and the given devices switched off.
+        Must not raise (best effort; the port logs failures)."""
+
+    # ---------------------------------------------------------- state
+    @abc.abstractmethod
+    def now_ns(self) -> int:
+        """The clock of ``DeviceSnapshot.stamp_ns``."""
+
+    @abc.abstractmethod
+    def cached(self, device_class: str, ids: Sequence[int]) -> list | None:
+        """Fresh cached snapshots (no older than one board cycle) for every id,
+        or None when any is missing or stale."""
+
+    @abc.abstractmethod
+    async def fetch(self, device_class: str, ids: Sequence[int]) -> list:
+        """Snapshots read from the robot side now (slow path)."""
+
+    # ------------------------------------------------- control-application view
+    def delivered(self, device_class: str, snapshots: Sequence, what: str) -> None:
+        """Called after a Get reply was written to the control application
+        (``what`` = "data" or "status"); the node republishes it for the RDI
+        control-application stream. Must be cheap; default: nothing."""
+
+    def session_event(self, event: str, detail: str = "") -> None:
+        """Session lifecycle notices (connected, closed ...); default: nothing."""

@@ -1,0 +1,123 @@
+"""The RCI users file: user ids, 128-bit keys and roles (001 section 4.5.2).
+
+Keys are compared in constant time (``hmac.compare_digest``) and never
+appear in a log line or an exception message.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from dataclasses import dataclass, field
+
+import yaml
+
+#: the public key of the demo operator shipped in config/users.yaml
+DEMO_KEY = bytes.fromhex("0123456789abcdef0123456789abcdef")
+
+ROLES = ("operator", "guest")
+
+
+class UsersFileError(ValueError):
+    """The users file is malformed (the message never contains a key)."""
+
+
+@dataclass(frozen=True)
+class User:
+    name: str
+    role: str
+    key: bytes = field(repr=False)
+
+    @property
+    def read_only(self) -> bool:
+        return self.role == "guest"
+
+
+class Users:
+    """Registered users; ``authenticate`` answers which term code applies."""
+
+    def __init__(self, users: list[User]):
+        self._by_name = {u.name: u for u in users}
+
+    @classmethod
+    def from_yaml_text(cls, text: str) -> "Users":
+        try:
+            doc = yaml.safe_load(text) or {}
+        except yaml.YAMLError as exc:
+            raise UsersFileError(f"users file is not valid YAML: {exc.__class__.__name__}") from None
+        entries = doc.get("users") if isinstance(doc, dict) else None
+        if not isinstance(entries, list):
+            raise UsersFileError("users file needs a 'users:' list")
+        users = []
+        for i, e in enumerate(entries):
+            if not isinstance(e, dict):
+                raise UsersFileError(f"users[{i}] is not a mapping")
+            name = e.get("name")
+            role = e.get("role", "operator")
+            key_hex = e.get("key")
+            if not isinstance(name, str) or not 0 < len(name.encode()) <= 16 or "\0" in name:
+                raise UsersFileError(f"users[{i}]: name must be 1..16 bytes")
+            if role not in ROLES:
+                raise UsersFileError(f"users[{i}] ({name}): role must be one of {ROLES}")
+            if name == "guest":
+                role = "guest"     # the lowest level of service, whatever the file says
+            try:
+                key = bytes.fromhex(str(key_hex))
+            except ValueError:
+                key = b""
+            if len(key) != 16:
+                raise UsersFileError(f"users[{i}] ({name}): key must be 32 hex digits (128 bits)")
+            users.append(User(name, role, key))
+        names = [u.name for u in users]
+        if len(set(names)) != len(names):
+            raise UsersFileError("users file names a user twice")
+        return cls(users)
+
+    @classmethod
+    def load(cls, path: str) -> "Users":
+        with open(path, encoding="utf-8") as f:
+            return cls.from_yaml_text(f.read())
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def names(self) -> list[str]:
+        return sorted(self._by_name)
+
+    def has_demo_key(self) -> bool:
+        return any(hmac.compare_digest(u.key, DEMO_KEY) for u in self._by_name.values()
+                   if not u.read_only)
+
+    def lookup(self, user_id: bytes | str) -> User | None:
+        if isinstance(user_id, (bytes, bytearray)):
+            user_id = bytes(user_id).split(b"\0", 1)[0].decode("utf-8", "replace")
+        return self._by_name.get(user_id)
+
+    def authenticate(self, user_id: bytes | str, key: bytes) -> tuple[User | None, str | None]:
+        """(user, None) when accepted; (None, "USER") or (None, "AUTHENTICATE")."""
+        user = self.lookup(user_id)
+        if user is None:
+            # Compare anyway so that timing does not tell registered names apart.
+            hmac.compare_digest(bytes(key)[:16].ljust(16, b"\0"), DEMO_KEY)
+            return None, "USER"
+        if not hmac.compare_digest(bytes(key)[:16].ljust(16, b"\0"), user.key):
+            return None, "AUTHENTICATE"
+        return user, None
+
+
+def is_loopback(host: str) -> bool:
+    """True for loopback addresses and 'localhost'."""
+    if host in ("localhost", "localhost.localdomain"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind_allowed(host: str, users: Users) -> None:
+    """Refuse a non-loopback bind while the public demo key is configured."""
+    if not is_loopback(host) and users.has_demo_key():
+        raise UsersFileError(
+            f"refusing to listen on {host}: the users file still contains the public demo "
+            "key; replace it (config/users.yaml) or bind to 127.0.0.1")

@@ -1,0 +1,609 @@
+"""Socket-level tests of the RCI gateway logic (bsal_ros.rci) against a fake
+robot port: every packet and form, the initialization phase, authentication,
+guests, a second client, homing, watchdog, robot gone and back, bad input and
+bounded fuzzing. No ROS here (see test_rci_node.py for the node)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import threading
+import time
+
+import pytest
+
+from bsal_ros.protocol.constants import (CapInquiry, CapReply, CStRpStatus, Form,
+                                         GetMotorStatus, GetSensorStatus, MotorType, RciCode,
+                                         SensorCommandCode, SensorType, TermCode)
+from bsal_ros.protocol.rci import (AbsEncoderData, AccelData, CAcMt, CAcSn, CBsTm, CBsTmIq,
+                                   CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq, CStMt,
+                                   CStRp, CStSn, CSvTm, ICaIq, ICaRp, IIId, IInCp, MotorCommand,
+                                   MotorCommandKind, MotorData, RelEncoderData, SensorCommand,
+                                   StatusData, UltrasonicData, VersionReply, encode_rci)
+from bsal_ros.protocol.values import Statval, speedval_pack
+from bsal_ros.rci import RciServer, SessionConfig, Users, UsersFileError, check_bind_allowed
+from bsal_ros.rci.client import RciClient, all_access_inquiries
+from bsal_ros.rci.fake import FakeRobotPort
+from bsal_ros.rci.users import DEMO_KEY
+
+pytestmark = pytest.mark.timeout(120)
+
+USERS_YAML = """
+users:
+  - {name: guest, role: guest, key: "00000000000000000000000000000000"}
+  - {name: demo, role: operator, key: "0123456789abcdef0123456789abcdef"}
+  - {name: ops, role: operator, key: "ffeeddccbbaa99887766554433221100"}
+"""
+GUEST_KEY = bytes(16)
+OPS_KEY = bytes.fromhex("ffeeddccbbaa99887766554433221100")
+
+
+class ServerThread:
+    """The gateway's asyncio server on a private loop in a thread."""
+
+    def __init__(self, robot=None, **cfg):
+        self.robot = robot or FakeRobotPort()
+        self.cfg = SessionConfig(**{"linger_s": 0.2, **cfg})
+        self.loop = asyncio.new_event_loop()
+        self.server = RciServer(self.robot, Users.from_yaml_text(USERS_YAML), "127.0.0.1", 0,
+                                self.cfg)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        started = threading.Event()
+        self._started = started
+        self.thread.start()
+        assert started.wait(10)
+        self.port = self.server.bound_port
+
+    def _run(self):
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_until_complete(self.server.start())
+        self._started.set()
+        self.loop.run_forever()
+
+    def call(self, fn, *args):
+        """Run fn(*args) on the server loop and wait for it."""
+        done = threading.Event()
+        out = []
+        self.loop.call_soon_threadsafe(lambda: (out.append(fn(*args)), done.set()))
+        assert done.wait(10)
+        return out[0]
+
+    def wait_idle(self, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while self.server.session is not None:
+            assert time.monotonic() < deadline, "session did not end"
+            time.sleep(0.01)
+
+    def wait_sessions(self, n, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while self.server.sessions_served < n:
+            assert time.monotonic() < deadline, "session did not end"
+            time.sleep(0.01)
+
+    def stop(self):
+        fut = asyncio.run_coroutine_threadsafe(self.server.close(), self.loop)
+        fut.result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
+@pytest.fixture
+def gw():
+    s = ServerThread()
+    yield s
+    s.stop()
+
+
+def connect(gw, user="demo", key=DEMO_KEY, **kw):
+    c = RciClient("127.0.0.1", gw.port, **kw)
+    server_id, replies, base = c.handshake(user, key)
+    assert isinstance(server_id, IIId), server_id
+    assert isinstance(base, CBsTm)
+    return c
+
+
+def ack_ok(c, pkt, code):
+    reply = c.request(pkt)
+    assert reply == CCnAc(code), reply
+    return reply
+
+
+# ------------------------------------------------------------------ users file
+def test_users_file_default_and_rules():
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "config" / "users.yaml").read_text()
+    users = Users.from_yaml_text(text)
+    assert {"guest", "demo"} <= set(users.names())
+    assert users.lookup("guest").read_only and not users.lookup("demo").read_only
+    assert users.has_demo_key()
+    check_bind_allowed("127.0.0.1", users)
+    check_bind_allowed("::1", users)
+    with pytest.raises(UsersFileError, match="demo"):
+        check_bind_allowed("0.0.0.0", users)
+    assert users.authenticate(b"demo", DEMO_KEY)[0].name == "demo"
+    assert users.authenticate(b"demo", bytes(16)) == (None, "AUTHENTICATE")
+    assert users.authenticate(b"nobody", DEMO_KEY) == (None, "USER")
+    for bad in ("users: 3", "users: [{name: x, key: '12'}]", "{",
+                "users: [{name: a, key: '0123456789abcdef0123456789abcdef'},"
+                " {name: a, key: '0123456789abcdef0123456789abcdef'}]",
+                "users: [{name: a, role: root, key: '0123456789abcdef0123456789abcdef'}]"):
+        with pytest.raises(UsersFileError) as ei:
+            Users.from_yaml_text(bad)
+        assert "0123456789abcdef" not in str(ei.value)   # keys never in messages
+
+
+def test_server_refuses_public_bind_with_demo_key():
+    users = Users.from_yaml_text(USERS_YAML)
+    with pytest.raises(UsersFileError, match="refusing to listen on 0.0.0.0"):
+        RciServer(FakeRobotPort(), users, "0.0.0.0", 0)
+    safe = Users.from_yaml_text("users: [{name: ops, key: 'ffeeddccbbaa99887766554433221100'}]")
+    RciServer(FakeRobotPort(), safe, "0.0.0.0", 0)    # constructing does not bind
+
+
+# --------------------------------------------------------------- initialization
+def test_initialization_phase_every_capability(gw):
+    c = RciClient("127.0.0.1", gw.port)
+    inquiries = (all_access_inquiries(CapInquiry.ACCESS)
+                 + all_access_inquiries(CapInquiry.SUPPORT)
+                 + all_access_inquiries(CapInquiry.VERSION)
+                 + [(0x0999, CapInquiry.ACCESS), (0x0999, CapInquiry.VERSION)])
+    server_id, replies, base = c.handshake("demo", DEMO_KEY, inquiries=inquiries)
+    assert (server_id.vers_major, server_id.vers_minor) == (0, 3)
+    assert len(replies) == 1 and isinstance(replies[0], ICaRp)
+    items = replies[0].items
+    assert len(items) == len(inquiries)            # every item answered
+    answers = {}
+    for (cid, kind), (rcid, r) in zip(inquiries, items):
+        assert rcid == cid
+        answers[(cid, kind)] = r
+    A, S, V = CapInquiry.ACCESS, CapInquiry.SUPPORT, CapInquiry.VERSION
+    assert answers[(RciCode.CStMt, A)] == CapReply.PERMISSION
+    assert answers[(RciCode.CGtSnIq, A)] == CapReply.PERMISSION
+    assert answers[(RciCode.CGtSnRp, A)] == CapReply.NO_SUPPORT   # only the CP sends it
+    assert answers[(RciCode.CStMt, S)] == CapReply.PERMISSION
+    assert answers[(RciCode.CStMt, V)] == VersionReply(0, 3)
+    assert answers[(0x0999, A)] == CapReply.ERROR
+    assert answers[(0x0999, V)] == VersionReply(0, 0)
+    assert isinstance(base, CBsTm)
+    assert abs(base.time.sec - time.time()) < 60
+    # and the control phase works
+    assert c.request(CStIq(RciCode.CStIq)) == CStRp(RciCode.CStIq, CStRpStatus.IDLE)
+    c.close()
+
+
+def test_lower_client_version_wins(gw):
+    c = RciClient("127.0.0.1", gw.port)
+    server_id, replies, _ = c.handshake("demo", DEMO_KEY, version=(0, 2),
+                                        inquiries=[(RciCode.CStMt, CapInquiry.VERSION)])
+    assert (server_id.vers_major, server_id.vers_minor) == (0, 3)   # ours
+    assert replies[0].items == [(RciCode.CStMt, VersionReply(0, 2))]  # agreed
+    c.close()
+
+
+@pytest.mark.parametrize("user,key,term", [
+    ("nobody", DEMO_KEY, TermCode.USER),
+    ("demo", bytes(16), TermCode.AUTHENTICATE),
+    ("demo", DEMO_KEY[:15] + b"\x00", TermCode.AUTHENTICATE),
+    ("guest", DEMO_KEY, TermCode.AUTHENTICATE),
+])
+def test_authentication_failures(gw, user, key, term, caplog):
+    caplog.set_level(logging.INFO, logger="bsal_ros.rci")
+    c = RciClient("127.0.0.1", gw.port)
+    c.send(IIId(0, 3, user.encode(), key))
+    assert c.wait_closed() == [CSvTm(term)]
+    gw.wait_idle()
+    assert key.hex() not in caplog.text and DEMO_KEY.hex() not in caplog.text
+    # the gateway serves the next client
+    connect(gw).close()
+
+
+def test_guest_is_read_only(gw):
+    c = RciClient("127.0.0.1", gw.port)
+    inq = [(RciCode.CStMt, CapInquiry.ACCESS), (RciCode.CRs, CapInquiry.ACCESS),
+           (RciCode.CAcSn, CapInquiry.ACCESS), (RciCode.CGtSnIq, CapInquiry.ACCESS),
+           (RciCode.CBsTmIq, CapInquiry.ACCESS)]
+    _, replies, _ = c.handshake("guest", GUEST_KEY, inquiries=inq)
+    assert [r for _, r in replies[0].items] == [
+        CapReply.NO_PERMISSION, CapReply.NO_PERMISSION, CapReply.NO_PERMISSION,
+        CapReply.PERMISSION, CapReply.PERMISSION]
+    rp = c.request(CGtSnIq.group(SensorType.ULTRASONIC, 0, [GetSensorStatus.DATA] * 12))
+    assert isinstance(rp, CGtSnRp) and len(rp.items) == 12
+    c.send(CStMt.one(MotorType.DC, 0, MotorCommand(MotorCommandKind.SPVAL, 100), rq_ack=True))
+    assert c.wait_closed() == [CSvTm(TermCode.ACCESS)]
+    gw.wait_idle()
+    assert not gw.robot.speed
+    connect(gw).close()
+
+
+def test_second_client_refused_first_keeps_working(gw):
+    first = connect(gw)
+    second = RciClient("127.0.0.1", gw.port)
+    second.send(IIId(0, 3, b"ops", OPS_KEY))
+    assert second.wait_closed() == [IInCp(), CSvTm(TermCode.ACCESS)]
+    second.close()
+    assert first.request(CStIq(RciCode.CStIq)) == CStRp(RciCode.CStIq, CStRpStatus.IDLE)
+    ack_ok(first, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
+    assert gw.server.refused == 1
+    first.close()
+
+
+# ---------------------------------------------------------------- control phase
+def test_reset_base_time_and_status(gw):
+    c = connect(gw)
+    ack_ok(c, CRs(rq_ack=True), RciCode.CRs)
+    c.send(CRs())                                  # without ack: nothing comes back
+    assert c.request(CStIq(RciCode.CRs)) == CStRp(RciCode.CRs, CStRpStatus.IDLE)
+    bt = c.request(CBsTmIq())
+    assert isinstance(bt, CBsTm)
+    c.send(CBsTmIq(rq_ack=True))
+    assert isinstance(c.recv(), CBsTm) and c.recv() == CCnAc(RciCode.CBsTmIq)
+    for code in (RciCode.CSvTm, RciCode.CCnAc, RciCode.CGtSnRp, RciCode.CBsTm, RciCode.CStRp):
+        assert c.request(CStIq(code)) == CStRp(code, CStRpStatus.NO_SUPPORT)
+    assert c.request(CStIq(RciCode.CStIq)) == CStRp(RciCode.CStIq, CStRpStatus.IDLE)
+    c.close()
+
+
+@pytest.mark.parametrize("form", [Form.GENERAL, Form.POLY, Form.GROUP])
+def test_motor_commands_every_form(gw, form):
+    c = connect(gw)
+    sv = speedval_pack(True, -20.0)
+    if form == Form.GENERAL:
+        act = CAcMt.one(MotorType.DC, 0, 1, rq_ack=True)
+        setm = CStMt.one(MotorType.DC, 0, MotorCommand(MotorCommandKind.SPVAL, sv), rq_ack=True)
+        get = CGtMtIq.one(MotorType.DC, 0, GetMotorStatus.DATA)
+    elif form == Form.POLY:
+        act = CAcMt.poly(MotorType.DC, [(0, 1)], rq_ack=True)
+        setm = CStMt.poly(MotorType.DC, [(0, MotorCommand(MotorCommandKind.SPVAL, sv))],
+                          rq_ack=True)
+        get = CGtMtIq.poly(MotorType.DC, [(0, GetMotorStatus.DATA), (0, GetMotorStatus.STATUS)])
+    else:
+        act = CAcMt.group(MotorType.DC, 0, [1], rq_ack=True)
+        setm = CStMt.group(MotorType.DC, 0, [MotorCommand(MotorCommandKind.SPVAL, sv)],
+                           rq_ack=True)
+        get = CGtMtIq.group(MotorType.DC, 0, [GetMotorStatus.DATA])
+    # a motor that is not active refuses: ABORT
+    assert c.request(setm) == CStRp(RciCode.CStMt, CStRpStatus.ABORT)
+    assert c.request(CStIq(RciCode.CStMt)) == CStRp(RciCode.CStMt, CStRpStatus.ABORT)
+    ack_ok(c, act, RciCode.CAcMt)
+    ack_ok(c, setm, RciCode.CStMt)
+    assert gw.robot.speed[("dc_motor", 0)][0] is True
+    assert gw.robot.speed[("dc_motor", 0)][1] == pytest.approx(-20.0, abs=0.05)
+    rp = c.request(get)
+    assert isinstance(rp, CGtMtRp) and rp.form == form and rp.sub_code == MotorType.DC
+    assert rp.items[0] == (0, MotorData(sv, None))
+    if form == Form.POLY:
+        st = Statval.unpack(rp.items[1][1].statval)
+        assert st.on and st.up and st.ok
+    # without RQ_ACK: silent, status by inquiry
+    c.send(CStMt.one(MotorType.DC, 0, MotorCommand(MotorCommandKind.SPVAL, 0)))
+    assert c.request(CStIq(RciCode.CStMt)) == CStRp(RciCode.CStMt, CStRpStatus.IDLE)
+    # invalid id: INVALID_ID, nothing changed
+    assert c.request(CAcMt.one(MotorType.DC, 5, 1, rq_ack=True)) == \
+        CStRp(RciCode.CAcMt, CStRpStatus.INVALID_ID)
+    assert c.request(CGtMtIq.one(MotorType.DC, 5, GetMotorStatus.DATA)) == \
+        CStRp(RciCode.CGtMtIq, CStRpStatus.INVALID_ID)
+    assert c.request(CGtMtIq.one(MotorType.DC, 0, GetMotorStatus.TIME)) == \
+        CStRp(RciCode.CGtMtIq, CStRpStatus.NO_SUPPORT)
+    c.close()
+
+
+def test_pservo_data_and_steering(gw):
+    c = connect(gw)
+    ack_ok(c, CAcMt.one(MotorType.PSERVO, 0, 1, rq_ack=True), RciCode.CAcMt)
+    sv = speedval_pack(True, 30.0)
+    ack_ok(c, CStMt.one(MotorType.PSERVO, 0, MotorCommand(MotorCommandKind.SPVAL, sv),
+                        rq_ack=True), RciCode.CStMt)
+    rp = c.request(CGtMtIq.one(MotorType.PSERVO, 0, GetMotorStatus.DATA))
+    assert rp.items[0][1].speedval == sv and rp.items[0][1].mposval is not None
+    c.close()
+
+
+@pytest.mark.parametrize("form", [Form.GENERAL, Form.POLY, Form.GROUP])
+def test_sensor_commands_every_form(gw, form):
+    c = connect(gw)
+    DATA, STATUS = GetSensorStatus.DATA, GetSensorStatus.STATUS
+    if form == Form.GENERAL:
+        ack_ok(c, CAcSn.one(SensorType.ULTRASONIC, 3, 1, rq_ack=True), RciCode.CAcSn)
+        inq = CGtSnIq.one(SensorType.ULTRASONIC, 3, DATA)
+        ids = [3]
+    elif form == Form.POLY:
+        ack_ok(c, CAcSn.poly(SensorType.ULTRASONIC, [(5, 1), (1, 1)], rq_ack=True),
+               RciCode.CAcSn)
+        inq = CGtSnIq.poly(SensorType.ULTRASONIC, [(5, DATA), (1, DATA), (5, STATUS)])
+        ids = [5, 1, 5]
+    else:
+        ack_ok(c, CAcSn.group(SensorType.ULTRASONIC, 0, [1] * 12, rq_ack=True), RciCode.CAcSn)
+        inq = CGtSnIq.group(SensorType.ULTRASONIC, 0, [DATA] * 12)
+        ids = list(range(12))
+    rp = c.request(inq)
+    assert isinstance(rp, CGtSnRp) and rp.form == form
+    assert [i for i, _ in rp.items] == ids
+    for (i, s), (j, d) in zip(inq.items, rp.items):
+        if s == DATA:
+            assert d == UltrasonicData(gw.robot.delay_base + 100 * i)
+        else:
+            assert Statval.unpack(d.statval).on
+    c.request(CStIq(RciCode.CStIq))     # the reply was delivered before this answer
+    assert gw.robot.delivered_log[-1][0] == "ultrasonic"
+    # encoders, absolute encoder, accelerometer
+    ack_ok(c, CAcSn.one(SensorType.RELENCODER, 0, 1, rq_ack=True), RciCode.CAcSn)
+    ack_ok(c, CStSn.one(SensorType.RELENCODER, 0,
+                        SensorCommand(SensorCommandCode.RELENCODER_CLEAR), rq_ack=True),
+           RciCode.CStSn)
+    gw.robot.advance(5)
+    r1 = c.request(CGtSnIq.one(SensorType.RELENCODER, 0, DATA))
+    gw.robot.advance(3)
+    r2 = c.request(CGtSnIq.one(SensorType.RELENCODER, 0, DATA))
+    assert r1.items[0][1] == RelEncoderData(5, 5)
+    assert r2.items[0][1] == RelEncoderData(3, 8)
+    assert c.request(CGtSnIq.one(SensorType.ABSENCODER, 0, DATA)).items[0][1] == \
+        AbsEncoderData(8)
+    acc = c.request(CGtSnIq.one(SensorType.ACCEL, 0, DATA)).items[0][1]
+    assert acc == AccelData(pytest.approx(0.25))
+    # ultrasonic order/timing (our extension)
+    ack_ok(c, CStSn.poly(SensorType.ULTRASONIC,
+                         [(0, SensorCommand(SensorCommandCode.ULTRASONIC_ORDER, 2)),
+                          (0, SensorCommand(SensorCommandCode.ULTRASONIC_TIMING, 125))],
+                         rq_ack=True), RciCode.CStSn)
+    assert gw.robot.calls[-1] == ("set_sonar_timing", [(0, 2, 125)])
+    # failures answered with CStRp instead of the reply
+    assert c.request(CGtSnIq.group(SensorType.ULTRASONIC, 10, [DATA] * 3)) == \
+        CStRp(RciCode.CGtSnIq, CStRpStatus.INVALID_ID)
+    assert c.request(CStIq(RciCode.CGtSnIq)) == CStRp(RciCode.CGtSnIq, CStRpStatus.INVALID_ID)
+    assert c.request(CGtSnIq.one(SensorType.ULTRASONIC, 0, GetSensorStatus.TIME)) == \
+        CStRp(RciCode.CGtSnIq, CStRpStatus.NO_SUPPORT)
+    assert c.request(CAcSn.one(SensorType.RELENCODER, 3, 1, rq_ack=True)) == \
+        CStRp(RciCode.CAcSn, CStRpStatus.INVALID_ID)
+    c.close()
+
+
+def test_homing_steering_aborts_while_others_proceed(gw):
+    robot = gw.robot
+    robot.home_release = gw.call(asyncio.Event)
+    c = connect(gw)
+    ack_ok(c, CAcMt.group(MotorType.DC, 0, [1], rq_ack=True), RciCode.CAcMt)
+    c.send(CStMt.one(MotorType.PSERVO, 0, MotorCommand(MotorCommandKind.RESET)))  # no ack
+    c.send(CStMt.one(MotorType.PSERVO, 0, MotorCommand(MotorCommandKind.RESET), rq_ack=True))
+    assert c.recv() == CStRp(RciCode.CStMt, CStRpStatus.ABORT)     # second homing refused
+    sv = speedval_pack(True, 10.0)
+    assert c.request(CStMt.one(MotorType.PSERVO, 0, MotorCommand(MotorCommandKind.SPVAL, sv),
+                               rq_ack=True)) == CStRp(RciCode.CStMt, CStRpStatus.ABORT)
+    ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(MotorCommandKind.SPVAL, sv), rq_ack=True),
+           RciCode.CStMt)
+    assert c.request(CStIq(RciCode.CStMt)) == CStRp(RciCode.CStMt, CStRpStatus.BUSY)
+    gw.call(robot.home_release.set)
+    deadline = time.monotonic() + 10
+    while c.request(CStIq(RciCode.CStMt)) != CStRp(RciCode.CStMt, CStRpStatus.IDLE):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert robot.homed
+    # homing with RQ_ACK: CCnAc when it has finished
+    robot.home_release = None
+    ack_ok(c, CStMt.one(MotorType.PSERVO, 0, MotorCommand(MotorCommandKind.RESET), rq_ack=True),
+           RciCode.CStMt)
+    c.close()
+
+
+def test_disconnect_during_homing_stops_motors(gw):
+    robot = gw.robot
+    robot.home_release = gw.call(asyncio.Event)
+    c = connect(gw)
+    ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
+    ack_ok(c, CAcSn.group(SensorType.ULTRASONIC, 0, [1] * 12, rq_ack=True), RciCode.CAcSn)
+    ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(MotorCommandKind.SPVAL,
+                                                      speedval_pack(True, 50.0)), rq_ack=True),
+           RciCode.CStMt)
+    c.send(CStMt.one(MotorType.PSERVO, 0, MotorCommand(MotorCommandKind.RESET), rq_ack=True))
+    deadline = time.monotonic() + 10
+    while not robot.homing:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    c.close()
+    gw.wait_idle()
+    assert robot.home_cancelled == 1 and not robot.homing
+    assert not robot.speed
+    assert robot.stop_calls[-1] == {"dc_motor": [0], "ultrasonic": list(range(12))}
+    assert not robot.on["ultrasonic"] and not robot.on["dc_motor"]
+    robot.home_release = None
+    connect(gw).close()
+
+
+def test_watchdog_stops_silent_client():
+    gw = ServerThread(watchdog_s=0.3)
+    try:
+        c = connect(gw)
+        ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
+        ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
+            MotorCommandKind.SPVAL, speedval_pack(True, 40.0)), rq_ack=True), RciCode.CStMt)
+        assert c.wait_closed(timeout=10) == [CSvTm(TermCode.NOACK)]
+        gw.wait_idle()
+        assert not gw.robot.speed and gw.robot.stop_calls[-1] == {"dc_motor": [0]}
+        connect(gw).close()
+    finally:
+        gw.stop()
+
+
+def test_watchdog_paused_while_acknowledged_homing_runs():
+    gw = ServerThread(watchdog_s=0.2)
+    try:
+        gw.robot.home_duration_s = 0.8
+        c = connect(gw)
+        ack_ok(c, CStMt.one(MotorType.PSERVO, 0, MotorCommand(MotorCommandKind.RESET),
+                            rq_ack=True), RciCode.CStMt)
+        c.close()
+    finally:
+        gw.stop()
+
+
+def test_robot_gone_then_back():
+    gw = ServerThread(hardware_gone_s=0.3)
+    try:
+        robot = gw.robot
+        c = connect(gw)
+        robot.available = False
+        assert c.request(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True)) == \
+            CStRp(RciCode.CAcMt, CStRpStatus.ABORT)
+        assert c.request(CGtSnIq.one(SensorType.ULTRASONIC, 0, GetSensorStatus.DATA)) == \
+            CStRp(RciCode.CGtSnIq, CStRpStatus.ABORT)
+        time.sleep(0.4)    # let the outage outlast hardware_gone_s
+        c.send(CRs(rq_ack=True))
+        assert c.wait_closed() == [CSvTm(TermCode.ERROR)]
+        gw.wait_idle()
+        robot.available = True
+        c2 = connect(gw)
+        ack_ok(c2, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
+        c2.close()
+    finally:
+        gw.stop()
+
+
+def test_base_time_moves_and_is_resent():
+    gw = ServerThread(base_time_span_ms=1000)
+    try:
+        c = RciClient("127.0.0.1", gw.port)
+        _, _, first = c.handshake("demo", DEMO_KEY)
+        time.sleep(1.0)
+        c.send(CStIq(RciCode.CStIq))
+        moved = c.recv()
+        assert isinstance(moved, CBsTm) and moved.time.to_ns() > first.time.to_ns()
+        assert c.recv() == CStRp(RciCode.CStIq, CStRpStatus.IDLE)
+        c.close()
+    finally:
+        gw.stop()
+
+
+def test_little_endian_gateway():
+    gw = ServerThread(byteorder="little")
+    try:
+        c = RciClient("127.0.0.1", gw.port, byteorder="little")
+        c.handshake("demo", DEMO_KEY)
+        rp = c.request(CGtSnIq.group(SensorType.ULTRASONIC, 0, [GetSensorStatus.DATA] * 12))
+        assert rp.items[11][1] == UltrasonicData(gw.robot.delay_base + 1100)
+        c.close()
+    finally:
+        gw.stop()
+
+
+# ------------------------------------------------------------------- bad input
+BAD_CONTROL_INPUTS = {
+    "unknown code": b"\x03\x33\x00\x00",
+    "init packet in control phase": encode_rci(IIId(0, 3, b"demo", DEMO_KEY)),
+    "IInCp in control phase": encode_rci(IInCp()),
+    "zero count": b"\x82\x12\x83\x00\x00\x00\x04",
+    "bad subcode": b"\x02\x12\x99\x00\x00\x04",
+    "undefined activate byte": b"\x02\x10\x83\x00\x00\x07",
+    "capability reply without inquiry": b"\x00\x13\x01\x02\x01\x23",
+    "poly on a non-multi code": b"\x41\x04",
+}
+
+
+@pytest.mark.parametrize("what", sorted(BAD_CONTROL_INPUTS))
+def test_bad_input_in_control_phase(gw, what, caplog):
+    caplog.set_level(logging.WARNING, logger="bsal_ros.rci")
+    c = connect(gw)
+    ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
+    ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
+        MotorCommandKind.SPVAL, speedval_pack(True, 20.0)), rq_ack=True), RciCode.CStMt)
+    c.send_raw(BAD_CONTROL_INPUTS[what])
+    assert c.wait_closed() == [CSvTm(TermCode.ERROR)]
+    gw.wait_idle()
+    assert not gw.robot.speed                       # robot stopped
+    bad_lines = [r for r in caplog.records if "bad input" in r.getMessage()]
+    assert len(bad_lines) == 1
+    connect(gw).close()                             # ready for the next client
+
+
+def test_bad_input_in_initialization_phase(gw):
+    c = RciClient("127.0.0.1", gw.port)
+    c.send(CStIq(RciCode.CStIq))                    # control packet before IIId
+    assert c.wait_closed() == [CSvTm(TermCode.ERROR)]
+    c.close()
+    gw.wait_idle()
+    c = RciClient("127.0.0.1", gw.port)
+    c.send(IIId(0, 3, b"demo", DEMO_KEY))
+    assert isinstance(c.recv(), IIId)
+    c.send(CRs())                                   # control packet before IInCp
+    assert c.wait_closed() == [CSvTm(TermCode.ERROR)]
+    gw.wait_idle()
+    connect(gw).close()
+
+
+def test_silent_client_in_initialization_phase():
+    gw = ServerThread(init_timeout_s=0.3)
+    try:
+        c = RciClient("127.0.0.1", gw.port)
+        assert c.wait_closed() == [CSvTm(TermCode.NOACK)]
+        connect(gw).close()
+    finally:
+        gw.stop()
+
+
+def _valid_packets():
+    DATA = GetSensorStatus.DATA
+    return [
+        encode_rci(CGtSnIq.group(SensorType.ULTRASONIC, 0, [DATA] * 12)),
+        encode_rci(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True)),
+        encode_rci(CStMt.one(MotorType.DC, 0, MotorCommand(MotorCommandKind.SPVAL, 0x8100))),
+        encode_rci(CStSn.one(SensorType.RELENCODER, 0,
+                             SensorCommand(SensorCommandCode.RELENCODER_CLEAR))),
+        encode_rci(CGtMtIq.poly(MotorType.PSERVO, [(0, GetMotorStatus.DATA)])),
+        encode_rci(CStIq(RciCode.CStMt)),
+        encode_rci(CBsTmIq()),
+        encode_rci(CRs(rq_ack=True)),
+    ]
+
+
+def test_fuzzing_socket_gateway_survives():
+    """Bounded: 150 connections with random or mutated bytes, half of them after
+    a valid handshake. Each must end (closed or answered) and the gateway must
+    then serve a normal client."""
+    gw = ServerThread(watchdog_s=0.5, init_timeout_s=0.5, linger_s=0.05)
+    rng = random.Random(20001021)
+    valid = _valid_packets()
+    t_end = time.monotonic() + 60
+    try:
+        for n in range(150):
+            if time.monotonic() > t_end:
+                break
+            c = RciClient("127.0.0.1", gw.port, timeout=5)
+            try:
+                if n % 2:
+                    c.handshake("demo", DEMO_KEY)
+                kind = rng.random()
+                if kind < 0.3:
+                    data = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200)))
+                elif kind < 0.8:
+                    data = bytearray(rng.choice(valid))
+                    for _ in range(rng.randrange(1, 4)):
+                        data[rng.randrange(len(data))] = rng.randrange(256)
+                    if rng.random() < 0.3:
+                        data = data[:rng.randrange(1, len(data) + 1)]
+                    data = bytes(data)
+                else:
+                    data = b"".join(rng.choice(valid) for _ in range(rng.randrange(1, 6)))
+                    cut = rng.randrange(len(data))
+                    data = data[:cut] + bytes([rng.randrange(256)]) + data[cut + 1:]
+                c.send_raw(data)
+                c.sock.settimeout(5)
+                # read whatever comes (the decoder may not parse garbage): drain
+                end = time.monotonic() + 5
+                while time.monotonic() < end:
+                    try:
+                        chunk = c.sock.recv(65536)
+                    except (TimeoutError, OSError):
+                        break
+                    if not chunk:
+                        break
+            except (EOFError, ConnectionError, TimeoutError, OSError):
+                pass
+            finally:
+                c.close()
+            gw.wait_idle(15)
+        c = connect(gw)
+        ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
+        c.close()
+        assert gw.thread.is_alive()
+    finally:
+        gw.stop()
