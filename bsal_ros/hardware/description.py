@@ -32,17 +32,17 @@ CARRIES = {
 
 
 def _sonar_ring(n=12, cx=0.25, cy=0.0, radius=0.28):
-    out = []
+    out = {}
     for i in range(n):
         yaw = 2.0 * math.pi * i / n
         yaw = math.atan2(math.sin(yaw), math.cos(yaw))
-        out.append({
+        out[f"sonar_{i:02d}"] = {
             "id": i,
             "board": "sonar_a" if i < 6 else "sonar_b",
             "channel": i % 6,
-            "pose": [round(cx + radius * math.cos(yaw), 4), round(cy + radius * math.sin(yaw), 4),
-                     round(yaw, 6)],
-        })
+            "pose": [round(cx + radius * math.cos(yaw), 4) + 0.0,
+                     round(cy + radius * math.sin(yaw), 4) + 0.0, round(yaw, 6) + 0.0],
+        }
     return out
 
 
@@ -71,11 +71,11 @@ DEFAULT_DESCRIPTION: dict[str, Any] = {
         },
         "devices": {
             "ultrasonic": _sonar_ring(),
-            "dc_motor": [{"id": 0, "board": "drive", "channel": 0}],
-            "relative_encoder": [{"id": 0, "board": "drive", "channel": 0}],
-            "pservo_motor": [{"id": 0, "board": "steering", "channel": 0}],
-            "absolute_encoder": [{"id": 0, "board": "steering", "channel": 0}],
-            "accelerometer": [{"id": 0, "board": "accel", "channel": 0}],
+            "dc_motor": {"drive_motor": {"id": 0, "board": "drive", "channel": 0}},
+            "relative_encoder": {"drive_encoder": {"id": 0, "board": "drive", "channel": 0}},
+            "pservo_motor": {"steering_motor": {"id": 0, "board": "steering", "channel": 0}},
+            "absolute_encoder": {"steering_encoder": {"id": 0, "board": "steering", "channel": 0}},
+            "accelerometer": {"accelerometer": {"id": 0, "board": "accel", "channel": 0}},
         },
         "geometry": {
             "wheelbase": 0.50,             # front (drive/steer) wheel to rear axle, m
@@ -94,10 +94,10 @@ DEFAULT_DESCRIPTION: dict[str, Any] = {
         "sim": {
             "seed": 42,
             "room": [-5.0, -4.0, 5.0, 4.0],
-            "obstacles": [
-                {"name": "pillar", "circle": [2.0, 1.0, 0.3]},
-                {"name": "crate", "box": [-3.0, -3.0, -2.2, -2.2]},
-            ],
+            "obstacles": {
+                "pillar": {"circle": [2.0, 1.0, 0.3]},
+                "crate": {"box": [-3.0, -3.0, -2.2, -2.2]},
+            },
             "initial_pose": [0.0, 0.0, 0.0],
             "initial_steering": 0.1,       # rad; the steering is not homed at power-on
             "motor_time_constant": 0.15,   # s, first-order lag of both motors
@@ -116,6 +116,7 @@ DEFAULT_DESCRIPTION: dict[str, Any] = {
     "hardware_node": {
         "bus_backend": "sim",
         "i2c_bus": 1,
+        "robot_description_file": "",
         "speed_of_sound": 343.0,
         "sonar_no_return": "inf",
         "cmd_vel_timeout": 0.5,
@@ -130,6 +131,7 @@ DEFAULT_DESCRIPTION: dict[str, Any] = {
         "map_frame": "map",
         "base_frame": "base_link",
         "publish_ground_truth": True,
+        "publish_tf": True,
         "base_time_rollover_s": 14400.0,
         "sim_seed": -1,
         "odom_noise_per_m": 0.02,
@@ -153,11 +155,42 @@ class DescriptionError(ValueError):
     pass
 
 
-def load_description(path: str | None = None, overrides: dict | str | None = None) -> dict:
-    """The full description (both sections): defaults, then the file, then overrides.
+NODE_KEYS = ("/**", "/**/hardware_node", "hardware_node", "/hardware_node")
 
-    ``overrides`` may be a dict or a YAML string with the same layout, e.g.
-    ``"robot: {sim: {homing_speed: 5.0}}"``.
+
+def params_section(data: dict, node_keys=NODE_KEYS) -> dict:
+    """The merged ``ros__parameters`` of a ROS 2 params file that apply to the
+    hardware node (``/**`` first, then the node-specific sections)."""
+    out: dict = {}
+    for key in node_keys:
+        sec = data.get(key)
+        if isinstance(sec, dict) and isinstance(sec.get("ros__parameters"), dict):
+            out = deep_merge(out, sec["ros__parameters"])
+    return out
+
+
+def unflatten(flat: dict, prefix: str = "robot.") -> dict:
+    """ROS parameter names ``robot.a.b`` -> nested ``{"a": {"b": ...}}``."""
+    out: dict = {}
+    for name, value in flat.items():
+        if not name.startswith(prefix):
+            continue
+        parts = name[len(prefix):].split(".")
+        node = out
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        node[parts[-1]] = value
+    return out
+
+
+def load_description(path: str | None = None, overrides: dict | str | None = None) -> dict:
+    """The description ``{"robot": ..., "hardware_node": ...}``: built-in
+    defaults, then the file, then ``overrides``.
+
+    The file is a ROS 2 params file (``config/brak.yaml``): the ``robot``
+    subtree of the hardware node's ``ros__parameters`` is the robot
+    description, the other keys are node parameters. ``overrides`` is a dict or
+    YAML string shaped like the result, e.g. ``"robot: {sim: {homing_speed: 5.0}}"``.
     """
     desc = copy.deepcopy(DEFAULT_DESCRIPTION)
     if path:
@@ -165,7 +198,9 @@ def load_description(path: str | None = None, overrides: dict | str | None = Non
             data = yaml.safe_load(fh) or {}
         if not isinstance(data, dict):
             raise DescriptionError(f"{path}: top level must be a mapping")
-        desc = deep_merge(desc, data)
+        params = params_section(data)
+        robot = params.pop("robot", {}) or {}
+        desc = deep_merge(desc, {"robot": robot, "hardware_node": params})
     if overrides:
         if isinstance(overrides, str):
             overrides = yaml.safe_load(overrides) or {}
@@ -204,7 +239,9 @@ def validate(robot: dict) -> None:
         if cls not in DEVICE_CLASSES:
             raise DescriptionError(f"unknown device class {cls!r}")
         ids = set()
-        for d in devs:
+        if not isinstance(devs, dict):
+            raise DescriptionError(f"devices.{cls} must map device names to entries")
+        for dname, d in devs.items():
             i = d.get("id")
             if not isinstance(i, int) or not 0 <= i <= 0xFFFF:
                 raise DescriptionError(f"{cls}: bad id {i!r}")
@@ -225,4 +262,4 @@ def validate(robot: dict) -> None:
                 raise DescriptionError(f"{cls} {i}: channel {ch} of {bname} already used")
             seen_channels[key] = i
             if cls == "ultrasonic" and len(d.get("pose", [])) != 3:
-                raise DescriptionError(f"ultrasonic {i}: pose must be [x, y, yaw]")
+                raise DescriptionError(f"ultrasonic {i} ({dname}): pose must be [x, y, yaw]")

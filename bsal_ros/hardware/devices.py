@@ -64,6 +64,8 @@ class Device:
         self.channel = int(channel)
         self.cfg = cfg
         self.on = False
+        self.label = cfg.get("name") or f"{self.device_class}_{self.id:02d}"
+        self.frame = cfg.get("frame") or f"{self.label}_link"
 
     @property
     def key(self) -> tuple[str, int]:

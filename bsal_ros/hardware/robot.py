@@ -125,8 +125,9 @@ class Robot:
         self.devices: dict[tuple[str, int], Device] = {}
         self.by_board: dict[str, list[Device]] = {n: [] for n in self.boards}
         for cls, devs in robot["devices"].items():
-            for d in devs:
-                dev = DEVICE_CLASSES[cls](d["id"], self.boards[d["board"]], d.get("channel", 0), d)
+            for dname, d in (devs or {}).items():
+                dev = DEVICE_CLASSES[cls](d["id"], self.boards[d["board"]], d.get("channel", 0),
+                                          dict(d, name=dname))
                 self.devices[dev.key] = dev
                 self.by_board[d["board"]].append(dev)
         self.odometry = TricycleOdometry(float(geo["wheelbase"]), float(geo["wheel_radius"]),
@@ -195,6 +196,11 @@ class Robot:
                 ids = [d.id for d in self.devices_of(cls)]
                 if ids:
                     self.activate(cls, ids, [True] * len(ids))
+        with self.lock:  # one first read so the caches hold real values
+            now, wall = self.clock(), self.wall()
+            for b in self.boards.values():
+                if b.up:
+                    b.poll(now, wall)
 
     def next_due(self) -> float:
         with self.lock:

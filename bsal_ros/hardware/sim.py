@@ -54,8 +54,8 @@ class SimWorld:
         self.limit = float(geo["steering_limit"])
         self.room = [float(v) for v in sim["room"]]
         self.obstacles: dict[str, dict] = {}
-        for ob in sim.get("obstacles", []):
-            self.add_obstacle(ob["name"], ob.get("circle") or ob.get("box"))
+        for name, ob in (sim.get("obstacles") or {}).items():
+            self.add_obstacle(name, ob.get("circle") or ob.get("box"))
         # motor commands (set by the virtual boards)
         self.drive_enabled = False
         self.drive_cmd = (True, 0.0)   # (duty_mode, value)
@@ -567,7 +567,7 @@ def build_sim_bus(robot: dict, clock: Callable[[], float], seed: int | None = No
     world = SimWorld(robot, seed=seed, clock=clock)
     bus = SimBus(name=name, seed=world.rng.randrange(1 << 30), before_access=world.sync)
     sonar_poses: dict[str, dict[int, list[float]]] = {}
-    for d in robot["devices"].get("ultrasonic", []):
+    for d in (robot["devices"].get("ultrasonic") or {}).values():
         sonar_poses.setdefault(d["board"], {})[int(d["channel"])] = [float(v) for v in d["pose"]]
     for name_, b in robot["boards"].items():
         rm = R.RegisterMap.from_description(robot["register_maps"], b["type"])
