@@ -201,6 +201,7 @@ class Robot:
             for b in self.boards.values():
                 if b.up:
                     b.poll(now, wall)
+                b.next_due = now + b.poll_period()
 
     def next_due(self) -> float:
         with self.lock:
@@ -430,6 +431,7 @@ class Robot:
             if err:
                 return err
             plan: dict[str, tuple[list[int], int]] = {}
+            asked: dict[str, int] = {}
             for d, (_, slot, interval) in zip(devs, timings):
                 b = d.board
                 slots, iv = plan.get(b.name, (list(b.slots), b.interval_ms))
@@ -440,10 +442,10 @@ class Robot:
                 if interval != -1:
                     if not 5 <= interval <= 1000:
                         return Result(BAD_REQUEST, f"{d.name}: interval {interval} ms outside 5..1000")
-                    if b.name in plan and iv != plan[b.name][1] and iv != interval and interval != b.interval_ms:
+                    if asked.get(b.name, interval) != interval:
                         return Result(BAD_REQUEST, f"{d.name}: one firing interval per board "
-                                                   f"({b.name}): {iv} vs {interval} ms")
-                    iv = int(interval)
+                                                   f"({b.name}): {asked[b.name]} vs {interval} ms")
+                    asked[b.name] = iv = int(interval)
                 plan[b.name] = (slots, iv)
             bad = self._board_refusal(devs)
             if bad:

@@ -1,0 +1,113 @@
+"""Fault injection on the simulated bus: bounded retries, the board marked not
+ok with the errno, commands refused with the reason, recovery by itself, and
+the diagnostics levels."""
+import errno
+
+from bsal_ros.hardware import diagnostics as D
+from bsal_ros.hardware.robot import HARDWARE_FAULT, MODE_VELOCITY
+from bsal_ros.hardware.values import statval_fields
+
+from test_hardware_helpers import make_robot, run
+
+
+def diag(robot, name):
+    return {d.name: d for d in D.device_diagnostics(robot, robot.clock())}[name]
+
+
+def test_missing_board_is_marked_down_with_errno_and_recovers():
+    robot, clock = make_robot()
+    run(robot, clock, 0.5)
+    tx = robot.bus.stats.transactions
+    assert robot.sim_control("set_fault", "drive", "missing").ok
+    clock.t += 0.06
+    robot.cycle()
+    b = robot.boards["drive"]
+    assert not b.up and not b.ok and b.errno == errno.ENXIO
+    assert "ENXIO after 2 retries" in b.fault
+    # bounded: one poll = 1 + 2 retries on the drive board (plus other boards' polls)
+    assert robot.bus.stats.errors == 3
+    s = robot.get_states("relative_encoder", [0])[1][0]
+    on, up, ok, _ = statval_fields(s.statval)
+    assert on and not up and not ok and "ENXIO" in s.fault
+    d = diag(robot, "dc_motor 0")
+    assert d.level == D.ERROR and "ENXIO" in d.message and d.values["errno"] == errno.ENXIO
+    # commands to the failed board are refused with the reason, nothing written
+    res = robot.set_motors("dc_motor", [(0, MODE_VELOCITY, 1.0)])
+    assert res.code == HARDWARE_FAULT and "ENXIO" in res.message
+    assert robot.clear_encoders([0]).code == HARDWARE_FAULT
+    # other boards unaffected
+    assert robot.boards["sonar_a"].ok and robot.boards["steering"].ok
+    # recovery by itself
+    robot.sim_control("clear_faults", "drive")
+    run(robot, clock, 0.2)
+    assert b.up and b.ok and b.fault == ""
+    assert diag(robot, "dc_motor 0").level == D.OK
+    msgs = [e.message for e in robot.drain_events()]
+    assert sum("not answering" in m for m in msgs) == 1       # one line per event
+    assert sum("recovered" in m for m in msgs) == 1
+    assert tx < robot.bus.stats.transactions
+
+
+def test_error_rate_is_absorbed_by_retries():
+    robot, clock = make_robot()
+    robot.sim_control("set_fault", "sonar_a", "error_rate", [0.2])
+    run(robot, clock, 10.0)
+    b = robot.boards["sonar_a"]
+    assert b.transfers_retried > 0
+    # P(3 failures in a row) = 0.8 %: with ~80 polls the board is up nearly always
+    assert b.polls >= 80 and b.poll_failures <= 4
+    robot.sim_control("set_fault", "sonar_a", "error_rate", [1.0])
+    run(robot, clock, 0.5)
+    assert not b.up and b.errno in (errno.EIO, errno.EREMOTEIO, errno.ETIMEDOUT)
+    robot.sim_control("clear_faults", "")
+    run(robot, clock, 0.5)
+    assert b.up and b.ok
+
+
+def test_stuck_board_is_up_but_not_ok_and_stale_then_error():
+    robot, clock = make_robot()
+    run(robot, clock, 0.5)
+    robot.sim_control("set_fault", "accel", "stuck")
+    run(robot, clock, 0.1)
+    # first polls without a new sequence number: data ages -> STALE once old enough
+    clock.t += 0.0
+    b = robot.boards["accel"]
+    run(robot, clock, 0.2)
+    assert b.up and not b.ok and "stuck" in b.fault
+    assert diag(robot, "accelerometer 0").level == D.ERROR
+    robot.sim_control("clear_faults", "accel")
+    run(robot, clock, 0.2)
+    assert b.ok
+    assert diag(robot, "accelerometer 0").level == D.OK
+
+
+def test_stale_when_data_stops_and_off_devices_are_not_stale():
+    robot, clock = make_robot()
+    run(robot, clock, 0.5)
+    assert diag(robot, "ultrasonic 0").level == D.OK
+    # no polling for a while (e.g. the poll thread starved): data ages
+    clock.t += 2.0
+    assert diag(robot, "ultrasonic 0").level == D.STALE
+    robot.activate("ultrasonic", [0], [False])
+    d = diag(robot, "ultrasonic 0")
+    assert d.level == D.OK and d.message == "off"
+
+
+def test_stalled_drive_motor_is_a_warning():
+    robot, clock = make_robot()
+    robot.sim_control("set_fault", "drive", "stall")
+    robot.set_motors("dc_motor", [(0, MODE_VELOCITY, 1.0)])
+    run(robot, clock, 1.0)
+    assert diag(robot, "dc_motor 0").level == D.WARN
+    assert robot.world.w == 0.0
+
+
+def test_missing_board_at_start_up_node_keeps_running():
+    robot, clock = make_robot(activate=False)
+    robot.sim_control("set_fault", "sonar_b", "missing")
+    robot2_events = robot.drain_events()
+    assert robot.activate("ultrasonic", [6], [True]).code == HARDWARE_FAULT
+    assert robot.activate("ultrasonic", [0], [True]).ok
+    run(robot, clock, 1.0)
+    assert robot.boards["sonar_a"].ok and not robot.boards["sonar_b"].up
+    assert robot2_events == [] or all(e.level for e in robot2_events)
