@@ -1,0 +1,268 @@
+"""Shared machinery: cached ``struct.Struct`` objects and the general/poly/group
+framing of id-carrying packets (001 sections 4.4 and 5.3), used by both the RCI
+and the RDI codecs.
+
+Hot paths (group and poly payloads of fixed-size items) are one precompiled
+``Struct`` per (byte order, layout, count), cached, and the per-item objects
+are built with C-level ``map``/``zip`` over the unpacked tuple, so there is no
+per-field Python code.
+"""
+
+from __future__ import annotations
+
+import struct
+from itertools import chain, repeat
+from operator import itemgetter
+
+from .constants import Form
+from .errors import ProtocolError
+
+F_GENERAL, F_POLY, F_GROUP = Form.GENERAL, Form.POLY, Form.GROUP
+
+_tuple_new = tuple.__new__
+_get0 = itemgetter(0)
+_get1 = itemgetter(1)
+
+
+def _is_tuple(d):
+    return isinstance(d, tuple)
+
+#: largest packet we ever buffer while waiting for the rest (bytes); the real
+#: maximum is 5 + 255 * 14 = 3575 (RDI relative-encoder poly packet)
+MAX_PACKET = 4096
+
+PREFIX = {"big": ">", "little": "<", ">": ">", "<": "<", "network": ">", "!": ">"}
+
+
+def prefix_of(byteorder: str) -> str:
+    try:
+        return PREFIX[byteorder]
+    except (KeyError, TypeError):
+        raise ValueError(f"byteorder must be 'big' or 'little', not {byteorder!r}") from None
+
+
+_STRUCTS: dict[str, struct.Struct] = {}
+
+
+def S(fmt: str) -> struct.Struct:
+    """Cached precompiled Struct (fmt includes the byte-order prefix)."""
+    s = _STRUCTS.get(fmt)
+    if s is None:
+        if len(_STRUCTS) > 8192:   # bounded: formats come from a finite set x count<=255
+            _STRUCTS.clear()
+        s = _STRUCTS[fmt] = struct.Struct(fmt)
+    return s
+
+
+class Incomplete(Exception):
+    """Internal: the buffer ends inside this packet."""
+
+
+class Bad(Exception):
+    """Internal: bad field at ``pos`` (absolute in the buffer), ``size`` bytes."""
+
+    def __init__(self, msg: str, pos: int, size: int = 1):
+        super().__init__(msg)
+        self.msg, self.pos, self.size = msg, pos, size
+
+
+class Layout:
+    """Fixed-size item data: ``fmt`` (struct codes, no prefix), ``k`` values.
+
+    kind ``scalar``: data is the single value itself (int).
+    kind ``named``:  data is a NamedTuple ``cls`` of the k values.
+    kind ``named_pad``: data is ``cls(v, None)`` (one value on the wire, a
+    trailing optional field left ``None``).
+    ``allowed``: optional set of legal values (scalar only), checked on decode.
+    """
+
+    __slots__ = ("fmt", "k", "kind", "cls", "allowed", "size")
+
+    def __init__(self, fmt: str, kind: str = "scalar", cls=None, allowed=None):
+        self.fmt, self.kind, self.cls = fmt, kind, cls
+        self.k = len(fmt)
+        self.allowed = frozenset(allowed) if allowed is not None else None
+        self.size = struct.calcsize("<" + fmt)
+
+    # --- decode helpers
+    def build(self, vals):
+        """Flat value tuple (k values per item) -> list of item data."""
+        kind = self.kind
+        if kind == "scalar":
+            return vals
+        if kind == "named":
+            if self.k == 1:
+                return list(map(_tuple_new, repeat(self.cls), zip(vals)))
+            it = iter(vals)
+            return list(map(_tuple_new, repeat(self.cls), zip(*([it] * self.k))))
+        return list(map(_tuple_new, repeat(self.cls), zip(vals, repeat(None))))
+
+    def one(self, vals):
+        if self.kind == "scalar":
+            return vals[0]
+        if self.kind == "named":
+            return _tuple_new(self.cls, vals)
+        return _tuple_new(self.cls, (vals[0], None))
+
+    # --- encode helpers
+    def flat(self, datas):
+        kind = self.kind
+        if kind == "scalar":
+            return datas
+        if kind == "named":
+            return chain.from_iterable(datas)
+        return map(_get0, datas)
+
+    def vals(self, d) -> tuple:
+        kind = self.kind
+        if kind == "scalar":
+            return (d,)
+        if kind == "named":
+            return d
+        return (d[0],)
+
+    def accepts_all(self, datas) -> bool:
+        """Type check of all item data (C-level for the common cases)."""
+        kind = self.kind
+        if kind == "scalar":
+            return not any(map(_is_tuple, datas))
+        types = set(map(type, datas))
+        if types != {self.cls}:
+            return False
+        return kind == "named" or all(d[1] is None for d in datas)
+
+    def accepts(self, d) -> bool:
+        if self.kind == "scalar":
+            return isinstance(d, int) and not isinstance(d, tuple)
+        if self.kind == "named":
+            return type(d) is self.cls
+        return type(d) is self.cls and d[1] is None
+
+
+# ------------------------------------------------------------------ decoding
+def decode_fixed(buf, p, form, lay: Layout, pfx: str):
+    """Items after the ``id_sub_code`` byte at ``p``; returns (items, end)."""
+    if form is F_GENERAL:
+        st = S(pfx + "H" + lay.fmt)
+        vals = st.unpack_from(buf, p)
+        items = [(vals[0], lay.one(vals[1:]))]
+        end = p + st.size
+        if lay.allowed is not None and items[0][1] not in lay.allowed:
+            raise Bad("undefined data byte", end - lay.size, lay.size)
+        return items, end
+    if p >= len(buf):
+        raise Incomplete
+    n = buf[p]
+    if n == 0:
+        raise Bad("zero count", p)
+    if form is F_GROUP:
+        st = S(pfx + "H" + lay.fmt * n)
+        vals = st.unpack_from(buf, p + 1)
+        first = vals[0]
+        if first + n - 1 > 0xFFFF:
+            raise Bad("group ids run past 0xFFFF", p + 1, 2)
+        datas = vals[1:]
+        if lay.allowed is not None and not lay.allowed.issuperset(datas):
+            for i, d in enumerate(datas):
+                if d not in lay.allowed:
+                    raise Bad("undefined data byte", p + 3 + i * lay.size, lay.size)
+        items = list(zip(range(first, first + n), lay.build(datas)))
+        return items, p + 1 + st.size
+    # poly
+    st = S(pfx + ("H" + lay.fmt) * n)
+    vals = st.unpack_from(buf, p + 1)
+    k1 = lay.k + 1
+    if lay.kind == "scalar":
+        items = list(zip(vals[0::2], vals[1::2]))
+        if lay.allowed is not None and not lay.allowed.issuperset(vals[1::2]):
+            for i, (_, d) in enumerate(items):
+                if d not in lay.allowed:
+                    raise Bad("undefined data byte", p + 1 + i * (2 + lay.size) + 2, lay.size)
+    else:
+        one = lay.one
+        items = [(vals[j], one(vals[j + 1:j + k1])) for j in range(0, len(vals), k1)]
+    return items, p + 1 + st.size
+
+
+def decode_var(buf, p, form, parse_item, pfx: str):
+    """Items of variable size: ``parse_item(buf, p, id) -> (data, end)``."""
+    u16 = S(pfx + "H")
+    if form is F_GENERAL:
+        (ident,) = u16.unpack_from(buf, p)
+        data, p = parse_item(buf, p + 2, ident)
+        return [(ident, data)], p
+    if p >= len(buf):
+        raise Incomplete
+    n = buf[p]
+    if n == 0:
+        raise Bad("zero count", p)
+    p += 1
+    items = []
+    if form is F_GROUP:
+        (first,) = u16.unpack_from(buf, p)
+        if first + n - 1 > 0xFFFF:
+            raise Bad("group ids run past 0xFFFF", p, 2)
+        p += 2
+        for ident in range(first, first + n):
+            data, p = parse_item(buf, p, ident)
+            items.append((ident, data))
+        return items, p
+    for _ in range(n):
+        (ident,) = u16.unpack_from(buf, p)
+        data, p = parse_item(buf, p + 2, ident)
+        items.append((ident, data))
+    return items, p
+
+
+# ------------------------------------------------------------------ encoding
+def check_items(items, form) -> int:
+    """Validate the item count/ids for ``form`` (a :class:`Form`); returns the count."""
+    n = len(items)
+    if form is F_GENERAL:
+        if n != 1:
+            raise ProtocolError(f"general form carries exactly one item, got {n}")
+        return n
+    if not 1 <= n <= 255:
+        raise ProtocolError(f"poly/group form carries 1..255 items, got {n}")
+    if form is F_GROUP:
+        first = items[0][0]
+        if list(map(_get0, items)) != list(range(first, first + n)):
+            raise ProtocolError("group items must have consecutive ids")
+    elif form is not F_POLY:
+        raise ProtocolError(f"bad form {form!r}")
+    return n
+
+
+def encode_fixed(pfx, code, sub, items, form, lay: Layout, checked: bool = False) -> bytes:
+    n = check_items(items, form)
+    datas = list(map(_get1, items))
+    if not checked and not lay.accepts_all(datas):
+        raise ProtocolError(f"item data must be {lay.cls.__name__ if lay.cls else 'int'}")
+    try:
+        if form is F_GROUP:
+            return S(pfx + "HBBH" + lay.fmt * n).pack(code, sub, n, items[0][0], *lay.flat(datas))
+        if form is F_GENERAL:
+            ident, d = items[0]
+            return S(pfx + "HBH" + lay.fmt).pack(code, sub, ident, *lay.vals(d))
+        vals = lay.vals
+        return S(pfx + "HBB" + ("H" + lay.fmt) * n).pack(
+            code, sub, n, *chain.from_iterable((i, *vals(d)) for i, d in items))
+    except (struct.error, TypeError, ValueError, OverflowError) as exc:
+        raise ProtocolError(f"cannot encode: {exc}") from None
+
+
+def encode_var(pfx, code, sub, items, form, enc_item) -> bytes:
+    """``enc_item(data) -> bytes`` for each item."""
+    n = check_items(items, form)
+    try:
+        u16 = S(pfx + "H")
+        if form is F_GENERAL:
+            ident, d = items[0]
+            return S(pfx + "HBH").pack(code, sub, ident) + enc_item(d)
+        if form is F_GROUP:
+            head = S(pfx + "HBBH").pack(code, sub, n, items[0][0])
+            return head + b"".join(enc_item(d) for _, d in items)
+        head = S(pfx + "HBB").pack(code, sub, n)
+        return head + b"".join(u16.pack(i) + enc_item(d) for i, d in items)
+    except (struct.error, TypeError, ValueError, OverflowError, IndexError) as exc:
+        raise ProtocolError(f"cannot encode: {exc}") from None

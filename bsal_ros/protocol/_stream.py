@@ -1,0 +1,115 @@
+"""The streaming part shared by the RCI and RDI decoders."""
+
+from __future__ import annotations
+
+import struct
+
+from ._items import MAX_PACKET, Bad, Incomplete, prefix_of
+from .errors import ProtocolError
+
+
+class StreamDecoder:
+    """Accumulates bytes and yields whole packets (subclasses implement ``_parse``).
+
+    ``feed(data)`` returns the list of packets completed by ``data`` (possibly
+    empty). Bytes of an unfinished packet stay buffered (never more than one
+    packet, at most ``MAX_PACKET`` bytes). Bad input raises
+    :class:`ProtocolError` with the absolute stream ``offset`` of the bad field
+    and the offending ``data``; the packets decoded earlier in the same call are
+    attached as ``error.packets``. After an error the stream has lost its
+    framing (001 gives no way to re-synchronise), so the decoder refuses further
+    input until :meth:`reset`.
+    """
+
+    def __init__(self, byteorder: str = "big"):
+        self.byteorder = "big" if prefix_of(byteorder) == ">" else "little"
+        self._pfx = prefix_of(byteorder)
+        self._buf = bytearray()
+        self._offset = 0          # absolute stream offset of _buf[0]
+        self._failed: ProtocolError | None = None
+
+    # ----------------------------------------------------------------- API
+    @property
+    def pending(self) -> int:
+        """Number of buffered bytes of an unfinished packet."""
+        return len(self._buf)
+
+    @property
+    def offset(self) -> int:
+        """Number of bytes consumed (decoded into packets) so far."""
+        return self._offset
+
+    def reset(self) -> None:
+        """Forget buffered bytes and any earlier error (new connection)."""
+        self._buf.clear()
+        self._offset = 0
+        self._failed = None
+
+    def feed(self, data) -> list:
+        if self._failed is not None:
+            raise ProtocolError("decoder stopped after an earlier error: " + self._failed.message,
+                                self._failed.offset, self._failed.data)
+        buf = self._buf
+        try:
+            buf += data
+        except TypeError:
+            raise ProtocolError(f"feed() takes bytes, not {type(data).__name__}") from None
+        out: list = []
+        pos = 0
+        n = len(buf)
+        parse = self._parse
+        try:
+            while pos < n:
+                try:
+                    pkt, end = parse(buf, pos)
+                except (Incomplete, struct.error, IndexError):
+                    break
+                out.append(pkt)
+                pos = end
+        except Bad as b:
+            err = ProtocolError(b.msg, self._offset + b.pos, bytes(buf[b.pos:b.pos + b.size]), out)
+            err.packet_offset = self._offset + pos
+            self._fail(err, pos)
+            raise err from None
+        except ProtocolError as e:        # raised by a helper with its own message
+            err = ProtocolError(e.message, self._offset + pos, bytes(buf[pos:pos + 16]), out)
+            err.packet_offset = self._offset + pos
+            self._fail(err, pos)
+            raise err from None
+        except Exception as exc:          # safety net: never leak anything else
+            err = ProtocolError(f"internal decoder error: {exc!r}", self._offset + pos,
+                                bytes(buf[pos:pos + 16]), out)
+            err.packet_offset = self._offset + pos
+            self._fail(err, pos)
+            raise err from None
+        if pos:
+            del buf[:pos]
+            self._offset += pos
+        if len(buf) > MAX_PACKET:        # cannot happen with valid framing; bound anyway
+            err = ProtocolError("packet larger than any legal packet", self._offset,
+                                bytes(buf[:16]), out)
+            err.packet_offset = self._offset
+            self._fail(err, 0)
+            raise err
+        return out
+
+    def feed_eof(self) -> None:
+        """Declare the end of the stream: leftover bytes are a truncated packet."""
+        if self._failed is not None:
+            return
+        if self._buf:
+            err = ProtocolError("truncated packet at end of stream", self._offset, bytes(self._buf))
+            err.packet_offset = self._offset
+            self._fail(err, 0)
+            raise err
+
+    close = feed_eof
+
+    # ------------------------------------------------------------ internals
+    def _fail(self, err: ProtocolError, pos: int) -> None:
+        self._failed = err
+        del self._buf[:]
+        self._offset += pos
+
+    def _parse(self, buf, pos):  # pragma: no cover - abstract
+        raise NotImplementedError

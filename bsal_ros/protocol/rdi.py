@@ -1,0 +1,291 @@
+"""RDI (Robot Display Interface, seed 001 chapter 5): packets, encoder, decoder.
+
+The stream is one-way (GUI process -> display client). Packet classes:
+
+============== ========= ========================================================
+class          code      item data (``items = [(id, data)]``)
+============== ========= ========================================================
+RdiSensor      0x0010    ULTRASONIC :class:`UltrasonicReading` (delay, status),
+                         RELENCODER :class:`RelEncoderReading` (d_count, d_status,
+                         count, status), ABSENCODER :class:`AbsEncoderReading`
+                         (count, status), ACCEL :class:`AccelReading` (accel, status)
+RdiMotor       0x0020    DC :class:`DcMotorReading` (speed, status)
+RdiActuator    0x0030    STEER :class:`SteerReading` (angle, status),
+                         DRIVE :class:`DriveReading` (rotations, status)
+RdiOrientEgo   0x0040/1  no id: xpos, ypos, angle, status
+RdiOrientOmni  0x0040/2  no id: direction, speed, status
+RdiBaseTime    0x0800/1  no id: time (:class:`Timeval`)
+============== ========= ========================================================
+
+``status`` / ``d_status`` are raw statval (guint32), ``speed`` a raw speedval;
+floats are IEEE single. Sensor, motor and actuator packets come in general,
+poly and group form (RDI_POLY 0x4000, RDI_GROUP 0x8000); orientation and
+base-time packets have no ``id`` field, so they exist in general form only.
+
+``encode_rdi(packet, byteorder="big") -> bytes``; ``encode_rdi_frame(packets)``
+concatenates several; ``RdiDecoder(byteorder).feed(data) -> list[packet]``.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import NamedTuple, Union
+
+from ._items import F_GENERAL, F_GROUP, F_POLY, Bad, Layout, S, decode_fixed, encode_fixed, prefix_of
+from ._stream import StreamDecoder
+from .constants import (Form, RdiActuatorType, RdiCode, RdiMiscType, RdiMotorType,
+                        RdiOrientType, RdiSensorType)
+from .errors import ProtocolError
+from .values import Timeval
+
+__all__ = [
+    "UltrasonicReading", "RelEncoderReading", "AbsEncoderReading", "AccelReading",
+    "DcMotorReading", "SteerReading", "DriveReading", "RdiSensor", "RdiMotor", "RdiActuator",
+    "RdiOrientEgo", "RdiOrientOmni", "RdiBaseTime", "RdiPacket", "encode_rdi",
+    "encode_rdi_frame", "decode_rdi", "RdiDecoder",
+]
+
+_POLY, _GROUP = 0x4000, 0x8000
+_FORM_FLAG = {Form.GENERAL: 0, Form.POLY: _POLY, Form.GROUP: _GROUP}
+
+
+class UltrasonicReading(NamedTuple):
+    delay: int       # guint16 us
+    status: int      # statval
+
+
+class RelEncoderReading(NamedTuple):
+    d_count: int     # gint16
+    d_status: int    # statval
+    count: int       # gint16
+    status: int      # statval
+
+
+class AbsEncoderReading(NamedTuple):
+    count: int       # gint16
+    status: int
+
+
+class AccelReading(NamedTuple):
+    accel: float     # gravities
+    status: int
+
+
+class DcMotorReading(NamedTuple):
+    speed: int       # speedval
+    status: int
+
+
+class SteerReading(NamedTuple):
+    angle: float     # rad
+    status: int
+
+
+class DriveReading(NamedTuple):
+    rotations: float  # wheel rotations
+    status: int
+
+
+@dataclass(slots=True)
+class _RdiIdPacket:
+    sub_code: int
+    items: list
+    form: Form = Form.GENERAL
+
+    @classmethod
+    def one(cls, sub_code: int, ident: int, data):
+        return cls(sub_code, [(ident, data)], Form.GENERAL)
+
+    @classmethod
+    def group(cls, sub_code: int, first_id: int, datas):
+        return cls(sub_code, list(zip(range(first_id, first_id + len(datas)), datas)),
+                   Form.GROUP)
+
+    @classmethod
+    def poly(cls, sub_code: int, items):
+        return cls(sub_code, list(items), Form.POLY)
+
+
+@dataclass(slots=True)
+class RdiSensor(_RdiIdPacket):
+    """RDI-Sn (0x0010)."""
+
+
+@dataclass(slots=True)
+class RdiMotor(_RdiIdPacket):
+    """RDI-Mt (0x0020)."""
+
+
+@dataclass(slots=True)
+class RdiActuator(_RdiIdPacket):
+    """RDI-Ac (0x0030)."""
+
+
+@dataclass(slots=True)
+class RdiOrientEgo:
+    """RDI-RbOr / RDI_ORIENT_EGO: position (m) and heading (rad) + statval."""
+
+    xpos: float = 0.0
+    ypos: float = 0.0
+    angle: float = 0.0
+    status: int = 0
+
+
+@dataclass(slots=True)
+class RdiOrientOmni:
+    """RDI-RbOr / RDI_ORIENT_OMNI: direction of motion (rad), speed (m/s) + statval."""
+
+    direction: float = 0.0
+    speed: float = 0.0
+    status: int = 0
+
+
+@dataclass(slots=True)
+class RdiBaseTime:
+    """RDI-Ms / RDI_MISC_BASETIME: absolute base time (timeval)."""
+
+    time: Timeval = Timeval(0, 0)
+
+
+RdiPacket = Union[RdiSensor, RdiMotor, RdiActuator, RdiOrientEgo, RdiOrientOmni, RdiBaseTime]
+
+_LAYOUTS = {
+    (RdiCode.Sn, RdiSensorType.ULTRASONIC): Layout("HI", "named", UltrasonicReading),
+    (RdiCode.Sn, RdiSensorType.RELENCODER): Layout("hIhI", "named", RelEncoderReading),
+    (RdiCode.Sn, RdiSensorType.ABSENCODER): Layout("hI", "named", AbsEncoderReading),
+    (RdiCode.Sn, RdiSensorType.ACCEL): Layout("fI", "named", AccelReading),
+    (RdiCode.Mt, RdiMotorType.DC): Layout("HI", "named", DcMotorReading),
+    (RdiCode.Ac, RdiActuatorType.STEER): Layout("fI", "named", SteerReading),
+    (RdiCode.Ac, RdiActuatorType.DRIVE): Layout("fI", "named", DriveReading),
+}
+_LAYOUT_BY_INT = {(int(c), int(s)): lay for (c, s), lay in _LAYOUTS.items()}
+_SUB_ENUM = {RdiCode.Sn: RdiSensorType, RdiCode.Mt: RdiMotorType, RdiCode.Ac: RdiActuatorType}
+_SUB_BY_INT = {(int(c), int(s)): s for (c, s) in _LAYOUTS}
+_ID_CLASS = {RdiSensor: RdiCode.Sn, RdiMotor: RdiCode.Mt, RdiActuator: RdiCode.Ac}
+_CLASS_OF = {int(v): k for k, v in _ID_CLASS.items()}
+ALL_CODES = frozenset(int(c) for c in RdiCode)
+
+
+def _enc_id(base):
+    ibase = int(base)
+
+    def enc(pfx, p):
+        try:
+            sub = _SUB_BY_INT[(ibase, p.sub_code)]
+            flag = _FORM_FLAG[p.form]
+        except (KeyError, TypeError):
+            raise ProtocolError(f"RDI {base.name}: bad id_sub_code {p.sub_code!r} "
+                                f"or form {p.form!r}") from None
+        return encode_fixed(pfx, ibase | flag, sub, p.items, p.form,
+                            _LAYOUT_BY_INT[(ibase, sub)])
+    return enc
+
+
+def _enc_plain(fmt, code, sub, attrs):
+    def enc(pfx, p):
+        try:
+            return S(pfx + "HB" + fmt).pack(code, sub, *[getattr(p, a) for a in attrs])
+        except (struct.error, TypeError, OverflowError) as exc:
+            raise ProtocolError(f"{type(p).__name__}: {exc}") from None
+    return enc
+
+
+def _enc_basetime(pfx, p):
+    try:
+        sec, usec = Timeval(*p.time).clamped()
+        return S(pfx + "HBii").pack(RdiCode.Ms, RdiMiscType.BASETIME, sec, usec)
+    except (struct.error, TypeError, ValueError) as exc:
+        raise ProtocolError(f"RdiBaseTime: {exc}") from None
+
+
+_ENCODERS = {
+    RdiSensor: _enc_id(RdiCode.Sn),
+    RdiMotor: _enc_id(RdiCode.Mt),
+    RdiActuator: _enc_id(RdiCode.Ac),
+    RdiOrientEgo: _enc_plain("fffI", RdiCode.RbOr, RdiOrientType.EGO,
+                             ("xpos", "ypos", "angle", "status")),
+    RdiOrientOmni: _enc_plain("ffI", RdiCode.RbOr, RdiOrientType.OMNI,
+                              ("direction", "speed", "status")),
+    RdiBaseTime: _enc_basetime,
+}
+
+
+def encode_rdi(packet, byteorder: str = "big") -> bytes:
+    """Encode one RDI packet. Raises :class:`ProtocolError` if it cannot be encoded."""
+    enc = _ENCODERS.get(type(packet))
+    if enc is None:
+        raise ProtocolError(f"not an RDI packet: {type(packet).__name__}")
+    pfx = prefix_of(byteorder)
+    try:
+        return enc(pfx, packet)
+    except ProtocolError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
+            struct.error) as exc:
+        raise ProtocolError(f"cannot encode {type(packet).__name__}: {exc!r}") from None
+
+
+def encode_rdi_frame(packets, byteorder: str = "big") -> bytes:
+    """Encode several packets back to back (one state frame)."""
+    pfx = prefix_of(byteorder)
+    out = []
+    try:
+        for p in packets:
+            out.append(_ENCODERS[type(p)](pfx, p))
+    except ProtocolError:
+        raise
+    except KeyError:
+        raise ProtocolError(f"not an RDI packet: {type(p).__name__}") from None
+    except (TypeError, ValueError, AttributeError, IndexError, OverflowError,
+            struct.error) as exc:
+        raise ProtocolError(f"cannot encode {type(p).__name__}: {exc!r}") from None
+    return b"".join(out)
+
+
+class RdiDecoder(StreamDecoder):
+    """Streaming RDI decoder: ``feed(data) -> list[packet]`` (see StreamDecoder)."""
+
+    def __init__(self, byteorder: str = "big"):
+        super().__init__(byteorder)
+        pfx = self._pfx
+        self._u16 = S(pfx + "H")
+        self._ego = S(pfx + "fffI")
+        self._omni = S(pfx + "ffI")
+        self._tv = S(pfx + "ii")
+
+    def _parse(self, buf, pos):
+        (code,) = self._u16.unpack_from(buf, pos)
+        base = code & 0x3FFF
+        if base not in ALL_CODES:
+            raise Bad(f"unknown RDI code 0x{code:04x}", pos, 2)
+        flags = code & 0xC000
+        sub = buf[pos + 2]
+        cls = _CLASS_OF.get(base)
+        if cls is not None:
+            if flags == 0xC000:
+                raise Bad(f"both POLY and GROUP bits in 0x{code:04x}", pos, 2)
+            lay = _LAYOUT_BY_INT.get((base, sub))
+            if lay is None:
+                raise Bad(f"bad id_sub_code 0x{sub:02x} for code 0x{base:04x}", pos + 2)
+            form = F_GROUP if flags & _GROUP else (F_POLY if flags else F_GENERAL)
+            items, end = decode_fixed(buf, pos + 3, form, lay, self._pfx)
+            return cls(_SUB_BY_INT[(base, sub)], items, form), end
+        if flags:
+            raise Bad(f"poly/group on an RDI packet without id 0x{code:04x}", pos, 2)
+        if base == 0x0040:          # RDI-RbOr
+            if sub == 1:            # RDI_ORIENT_EGO
+                return RdiOrientEgo(*self._ego.unpack_from(buf, pos + 3)), pos + 19
+            if sub == 2:            # RDI_ORIENT_OMNI
+                return RdiOrientOmni(*self._omni.unpack_from(buf, pos + 3)), pos + 15
+        elif sub == 1:              # RDI-Ms / RDI_MISC_BASETIME
+            return RdiBaseTime(Timeval(*self._tv.unpack_from(buf, pos + 3))), pos + 11
+        raise Bad(f"bad id_sub_code 0x{sub:02x} for code 0x{base:04x}", pos + 2)
+
+
+def decode_rdi(data: bytes, byteorder: str = "big") -> list:
+    """Decode a complete byte string (leftover bytes are an error)."""
+    dec = RdiDecoder(byteorder)
+    out = dec.feed(data)
+    dec.feed_eof()
+    return out

@@ -1,0 +1,238 @@
+"""The bit-packed value types of seed 001 and their conversions to SI units.
+
+Packets carry these as raw wire integers (``statval``: guint32, ``speedval``:
+guint16, ``mposval``: guint32); the helpers here convert them to and from SI
+units (seconds, percent, rad/s, rad, m). Every conversion
+
+* rounds half away from zero (as the legacy C++ library's ``lround``);
+* round-trips exactly where the wire allows: ``pack(unpack(raw)) == raw`` for
+  every raw value whose reserved bits are zero;
+* clamps out-of-range inputs to the nearest representable value, never wraps;
+* rejects NaN with :class:`ProtocolError` (a ``ValueError``).
+
+statval (001 4.7.3/5.9.2)::
+
+    bit 0 on, bit 1 up, bit 2 ok, bits 3..7 reserved (0), bits 8..31 ms since base time
+
+speedval (001 4.7.4)::
+
+    bit 15 type (1 = duty cycle, 0 = angular speed), bits 14..12 reserved,
+    bit 11 sign (1 = negative / MOTOR_BACKWARD), bits 10..0 magnitude 0..2047
+    duty: magnitude 2047 = 100 %;  angular: magnitude x 0.001 rad/s
+
+mposval (001 4.7.1)::
+
+    bit 30 type (0 angular, 1 linear), bit 28 unit, bit 23 sign, bits 22..0 magnitude
+    (23-bit fixed point; whole bits: radian 2, degree 8, metric(mm) 19, standard(0.1 in) 16)
+
+timeval: two gint32, seconds and microseconds (DESIGN.md section 3).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import NamedTuple
+
+from .constants import MposType
+from .errors import ProtocolError
+
+__all__ = [
+    "Statval", "STATVAL_MS_MAX", "speedval_pack", "speedval_unpack", "SPEEDVAL_MAG_MAX",
+    "AngularUnit", "LinearUnit", "mposval_pack", "mposval_unpack", "mposval_pack_native",
+    "mposval_unpack_native", "mposval_resolution", "MPOSVAL_MAG_MAX", "Timeval",
+]
+
+STATVAL_MS_MAX = (1 << 24) - 1
+SPEEDVAL_MAG_MAX = (1 << 11) - 1
+MPOSVAL_MAG_MAX = (1 << 23) - 1
+_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+
+def _check_number(value: float, what: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ProtocolError(f"{what}: not a number: {value!r}") from exc
+    if math.isnan(v):
+        raise ProtocolError(f"{what}: NaN")
+    return v
+
+
+def _negative(v: float, mag: int) -> bool:
+    """Sign bit: set for negative values that are not rounded to zero (as the
+    legacy C++ encoder does), and for an exact -0.0 so that a received
+    "negative zero" round-trips."""
+    if v < 0:
+        return mag != 0
+    return v == 0.0 and math.copysign(1.0, v) < 0
+
+
+# ----------------------------------------------------------------- statval
+@dataclass(slots=True)
+class Statval:
+    """Status bits and a 24-bit elapsed time in milliseconds since base time."""
+
+    on: bool = False
+    up: bool = False
+    ok: bool = False
+    ms: int = 0
+
+    def pack(self) -> int:
+        """Wire value (guint32). ``ms`` is clamped to 0..16777215."""
+        ms = self.ms
+        if ms < 0:
+            ms = 0
+        elif ms > STATVAL_MS_MAX:
+            ms = STATVAL_MS_MAX
+        return (int(ms) << 8) | (4 if self.ok else 0) | (2 if self.up else 0) | (1 if self.on else 0)
+
+    @classmethod
+    def unpack(cls, raw: int) -> "Statval":
+        """From a wire value; reserved bits 3..7 are ignored."""
+        return cls(bool(raw & 1), bool(raw & 2), bool(raw & 4), (raw >> 8) & STATVAL_MS_MAX)
+
+    @property
+    def seconds(self) -> float:
+        """Elapsed time since the base time, in seconds."""
+        return self.ms / 1000.0
+
+    @classmethod
+    def at(cls, elapsed_s: float, on: bool = True, up: bool = True, ok: bool = True) -> "Statval":
+        """Build from an elapsed time in seconds (rounded to ms, clamped)."""
+        e = _check_number(elapsed_s, "statval time")
+        ms = math.floor(e * 1000.0 + 0.5) if abs(e) < 1e12 else (STATVAL_MS_MAX if e > 0 else 0)
+        return cls(on, up, ok, min(max(ms, 0), STATVAL_MS_MAX))
+
+
+# ---------------------------------------------------------------- speedval
+def speedval_pack(is_duty: bool, value: float) -> int:
+    """Pack a signed speed into a speedval.
+
+    ``is_duty``: ``value`` is a duty cycle in percent (-100..100), else an
+    angular speed in rad/s (-2.047..2.047). Magnitudes clamp at 2047. The sign
+    of ``value`` (including -0.0) sets bit 11.
+    """
+    v = _check_number(value, "speedval")
+    a = abs(v)
+    if is_duty:
+        mag = a * SPEEDVAL_MAG_MAX / 100.0
+    else:
+        mag = a * 1000.0
+    mag = SPEEDVAL_MAG_MAX if mag >= SPEEDVAL_MAG_MAX else int(mag + 0.5)
+    return (0x8000 if is_duty else 0) | (0x0800 if _negative(v, mag) else 0) | mag
+
+
+def speedval_unpack(raw: int) -> tuple[bool, float]:
+    """speedval -> (is_duty, signed value in percent or rad/s). Reserved bits ignored."""
+    mag = raw & SPEEDVAL_MAG_MAX
+    is_duty = bool(raw & 0x8000)
+    v = mag * 100.0 / SPEEDVAL_MAG_MAX if is_duty else mag / 1000.0
+    return is_duty, (-v if raw & 0x0800 else v)
+
+
+# ----------------------------------------------------------------- mposval
+class AngularUnit(IntEnum):
+    RADIAN = 0
+    DEGREE = 1
+
+
+class LinearUnit(IntEnum):
+    METRIC = 0     # millimetres on the wire (001 section 3.1.2)
+    STANDARD = 1   # tenths of an inch on the wire
+
+
+# (type, unit) -> (fraction bits, SI metres-or-radians per native unit)
+_MPOS_FRAC = {(0, 0): 21, (0, 1): 15, (1, 0): 4, (1, 1): 7}
+_MPOS_SI = {(0, 0): 1.0, (0, 1): math.pi / 180.0, (1, 0): 0.001, (1, 1): 0.00254}
+
+
+def mposval_resolution(kind: int, unit: int) -> float:
+    """Resolution in native units (the table of 001 4.7.1)."""
+    return 2.0 ** -_MPOS_FRAC[(int(kind), int(unit))]
+
+
+def _mpos_key(kind, unit):
+    key = (int(kind), int(unit))
+    if key not in _MPOS_FRAC:
+        raise ProtocolError(f"mposval: bad type/unit {kind!r}/{unit!r}")
+    return key
+
+
+def mposval_pack_native(kind: int, unit: int, value: float) -> int:
+    """Pack a displacement given in native units (rad, deg, mm, 0.1 in)."""
+    key = _mpos_key(kind, unit)
+    v = _check_number(value, "mposval")
+    mag = abs(v) * (1 << _MPOS_FRAC[key])
+    mag = MPOSVAL_MAG_MAX if mag >= MPOSVAL_MAG_MAX else int(mag + 0.5)
+    return (key[0] << 30) | (key[1] << 28) | (0x800000 if _negative(v, mag) else 0) | mag
+
+
+def mposval_unpack_native(raw: int) -> tuple[MposType, IntEnum, float]:
+    """mposval -> (type, unit, displacement in native units). Reserved bits ignored."""
+    kind = (raw >> 30) & 1
+    unit = (raw >> 28) & 1
+    v = (raw & MPOSVAL_MAG_MAX) / (1 << _MPOS_FRAC[(kind, unit)])
+    if raw & 0x800000:
+        v = -v
+    return MposType(kind), (LinearUnit(unit) if kind else AngularUnit(unit)), v
+
+
+def mposval_pack(kind: int, unit: int, value: float) -> int:
+    """Pack a displacement in SI units (rad for angular, m for linear)."""
+    key = _mpos_key(kind, unit)
+    v = _check_number(value, "mposval")
+    return mposval_pack_native(kind, unit, v / _MPOS_SI[key] if v else v)
+
+
+def mposval_unpack(raw: int) -> tuple[MposType, IntEnum, float]:
+    """mposval -> (type, unit, displacement in SI units: rad or m)."""
+    kind, unit, v = mposval_unpack_native(raw)
+    return kind, unit, v * _MPOS_SI[(int(kind), int(unit))]
+
+
+# ----------------------------------------------------------------- timeval
+class Timeval(NamedTuple):
+    """``struct timeval``: two gint32 on the wire, seconds and microseconds."""
+
+    sec: int = 0
+    usec: int = 0
+
+    @classmethod
+    def from_seconds(cls, t: float) -> "Timeval":
+        """From float seconds since the epoch (rounded to us, clamped to gint32)."""
+        v = _check_number(t, "timeval")
+        if v >= _INT32_MAX + 1:
+            return cls(_INT32_MAX, 999_999)
+        if v < _INT32_MIN:
+            return cls(_INT32_MIN, 0)
+        sec = math.floor(v)
+        usec = round((v - sec) * 1e6)
+        if usec >= 1_000_000:
+            sec, usec = sec + 1, usec - 1_000_000
+            if sec > _INT32_MAX:
+                return cls(_INT32_MAX, 999_999)
+        return cls(int(sec), int(usec))
+
+    @classmethod
+    def from_ns(cls, ns: int) -> "Timeval":
+        """From integer nanoseconds (exact to the microsecond, clamped)."""
+        us = int(ns) // 1000
+        sec, usec = divmod(us, 1_000_000)
+        if sec > _INT32_MAX:
+            return cls(_INT32_MAX, 999_999)
+        if sec < _INT32_MIN:
+            return cls(_INT32_MIN, 0)
+        return cls(sec, usec)
+
+    def to_seconds(self) -> float:
+        return self.sec + self.usec / 1e6
+
+    def to_ns(self) -> int:
+        return self.sec * 1_000_000_000 + self.usec * 1000
+
+    def clamped(self) -> "Timeval":
+        """Both fields clamped into gint32 range (what the encoder sends)."""
+        return Timeval(min(max(int(self.sec), _INT32_MIN), _INT32_MAX),
+                       min(max(int(self.usec), _INT32_MIN), _INT32_MAX))
