@@ -31,7 +31,7 @@ from ..protocol.constants import (RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CapInqui
                                   CStRpStatus, Form, GetMotorStatus, GetSensorStatus,
                                   MotorType, RciCode, SensorCommandCode, SensorType, TermCode)
 from ..protocol.errors import ProtocolError
-from ..protocol.rci import (ALL_CODES, SERVER_RECEIVES, AbsEncoderData, AccelData, CAcMt, CAcSn,
+from ..protocol.rci import (ALL_CODES, CODE_OF, SERVER_RECEIVES, AbsEncoderData, AccelData, CAcMt, CAcSn,
                             CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq,
                             CStMt, CStRp, CStSn, CSvTm, ICaIq, ICaRp, IIId, IInCp,
                             MotorCommandKind, MotorData, RciDecoder, RelEncoderData, StatusData,
@@ -357,6 +357,8 @@ class RciSession:
             self._busy = True
             try:
                 await h(pkt)
+            except P.PortUnavailable as exc:     # e.g. device list unknown: robot gone
+                self._port_failed(pkt, exc)
             finally:
                 self._busy = False
                 self._last_rx = time.monotonic()
@@ -390,6 +392,18 @@ class RciSession:
             return P.Result(P.Result.HARDWARE_FAULT, str(exc))
         self._port_down_since = None
         return res
+
+    def _port_failed(self, pkt, exc: P.PortUnavailable) -> None:
+        now = time.monotonic()
+        if self._port_down_since is None:
+            self._port_down_since = now
+        if now - self._port_down_since > self.cfg.hardware_gone_s:
+            raise _End(f"robot unreachable for more than {self.cfg.hardware_gone_s:.1f} s "
+                       f"({exc})", TermCode.ERROR, logging.ERROR)
+        base = int(CODE_OF[type(pkt)])
+        self._status[base] = CStRpStatus.ABORT
+        if isinstance(pkt, (CGtMtIq, CGtSnIq)) or getattr(pkt, "rq_ack", False):
+            self._send(CStRp(base, CStRpStatus.ABORT))
 
     def _invalid(self, cls: str, ids) -> bool:
         valid = self.port.device_ids(cls)
@@ -497,7 +511,15 @@ class RciSession:
     async def _home(self, ids: list[int], rq_ack: bool) -> None:
         status = CStRpStatus.ABORT
         try:
+            # the book's CA homes right after a reset, without activating the
+            # steering motor (001 3.3): the CP switches it on for the homing
+            res = await self._call(self.port.activate(P.PSERVO_MOTOR, ids, [True] * len(ids)))
+            if res.ok:
+                self._activated.setdefault(P.PSERVO_MOTOR, set()).update(ids)
             for i in ids:
+                if not res.ok:
+                    status = status_of(res)
+                    break
                 res = await self._call(self.port.home_steering(i))
                 status = status_of(res)
                 if status != CStRpStatus.IDLE:

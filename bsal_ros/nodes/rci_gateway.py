@@ -1,0 +1,510 @@
+"""RCI gateway node: legacy control applications (BSAL rci-client, 001 ch. 3/4)
+drive the ROS robot through the hardware node's services, action and topics.
+
+Thin: the protocol state machine, the TCP server, the users file and the
+safety rules live in :mod:`bsal_ros.rci` (no ROS). This module implements the
+:class:`~bsal_ros.rci.port.RobotPort` with rclpy:
+
+* service/action clients created once at start-up, called with
+  ``call_async`` / ``send_goal_async`` from the asyncio thread and awaited with
+  a timeout (never ``Client.call()``, never from an executor callback);
+* a cache of the hardware node's ``device_states`` topic, so Get inquiries are
+  answered without a service call when the data is no older than one board
+  cycle (otherwise ``get_device_states`` is called);
+* what was delivered to the control application is republished on
+  ``rci/ca_states`` (the RDI control-application stream, 001 1.1) by a worker
+  thread with a bounded queue, and session changes on ``rci/session``.
+
+Threads: the rclpy executor spins in its own thread; the asyncio loop (sockets,
+sessions) in another; ROS callbacks hand results over with
+``loop.call_soon_threadsafe`` only. See docs/INTERFACES.md, "RCI gateway".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import copy
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import rclpy
+from rclpy.action import ActionClient
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
+                       qos_profile_sensor_data)
+
+from bsal_interfaces.action import HomeSteering
+from bsal_interfaces.msg import DeviceStateArray, MotorCommand
+from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates, ListDevices,
+                                 Reset, SetMotors, SetSonarTiming)
+from bsal_interfaces.msg import SonarTiming as SonarTimingMsg
+from std_msgs.msg import String
+
+from bsal_ros.protocol.values import speedval_pack
+from bsal_ros.rci import port as P
+from bsal_ros.rci.server import RciServer
+from bsal_ros.rci.session import SessionConfig
+from bsal_ros.rci.users import Users, UsersFileError, check_bind_allowed
+
+_DELIVERED_QUEUE = 64
+
+
+class RosSnapshot(P.DeviceSnapshot):
+    """A DeviceSnapshot that remembers the DeviceState message it came from."""
+
+    __slots__ = ("msg",)
+
+
+def snapshot_from_msg(m) -> RosSnapshot:
+    st = m.header.stamp
+    s = RosSnapshot(m.device_class, m.id, m.on, m.up, m.ok, st.sec * 1_000_000_000 + st.nanosec,
+                    m.delay_us, m.d_count, m.count, m.accel_g, m.speedval, m.mposval, m.homing,
+                    m.homed)
+    s.msg = m
+    return s
+
+
+class _Bridge:
+    """Awaiting rclpy futures from asyncio (done callbacks hop threads safely)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+
+    async def wait(self, rfut, timeout: float, what: str):
+        afut = self.loop.create_future()
+
+        def transfer(f):
+            if afut.done():
+                return
+            exc = f.exception()
+            if exc is not None:
+                afut.set_exception(P.PortUnavailable(f"{what}: {exc!r}"))
+            else:
+                afut.set_result(f.result())
+
+        rfut.add_done_callback(lambda f: self.loop.call_soon_threadsafe(transfer, f))
+        try:
+            return await asyncio.wait_for(afut, timeout)
+        except asyncio.TimeoutError:
+            rfut.cancel()
+            raise P.PortUnavailable(f"{what}: no answer within {timeout:.2f} s") from None
+
+
+class RosRobotPort(P.RobotPort):
+    """RobotPort over the hardware node's ROS interface."""
+
+    def __init__(self, node: "RciGatewayNode"):
+        self.node = node
+        p = node.p
+        cbg = ReentrantCallbackGroup()
+        n = node.hw_name
+        self.timeout = p["service_timeout_s"]
+        self.home_timeout = p["home_timeout_s"]
+        self.cli = {
+            "reset": node.create_client(Reset, n("reset"), callback_group=cbg),
+            "activate": node.create_client(ActivateDevices, n("activate_devices"),
+                                           callback_group=cbg),
+            "set_motors": node.create_client(SetMotors, n("set_motors"), callback_group=cbg),
+            "clear": node.create_client(ClearEncoders, n("clear_encoders"), callback_group=cbg),
+            "timing": node.create_client(SetSonarTiming, n("set_sonar_timing"),
+                                         callback_group=cbg),
+            "get": node.create_client(GetDeviceStates, n("get_device_states"),
+                                      callback_group=cbg),
+            "list": node.create_client(ListDevices, n("list_devices"), callback_group=cbg),
+        }
+        self.home = ActionClient(node, HomeSteering, n("home_steering"), callback_group=cbg)
+        self._cache: dict[tuple[str, int], tuple[RosSnapshot, float]] = {}
+        self._interval: dict[tuple[str, int], float] = {}
+        self._ids: dict[str, frozenset[int]] = {}
+        self._seen: dict[str, set[int]] = collections.defaultdict(set)
+        self.max_age_factor = p["cache_max_age_cycles"]
+        self.min_age = p["cache_min_age_s"]
+        node.create_subscription(DeviceStateArray, n("device_states"), self._on_states,
+                                 qos_profile_sensor_data if p["states_qos_sensor_data"]
+                                 else QoSProfile(depth=20), callback_group=cbg)
+        reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+                              history=HistoryPolicy.KEEP_LAST)
+        self.pub_ca = node.create_publisher(DeviceStateArray, "rci/ca_states", reliable)
+        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.pub_session = node.create_publisher(String, "rci/session", latched)
+        self._bridge: _Bridge | None = None
+        self._out: collections.deque = collections.deque(maxlen=_DELIVERED_QUEUE)
+        self._out_event = threading.Event()
+        self._out_stop = False
+        self.dropped = 0
+        self._publisher = threading.Thread(target=self._publish_loop, name="rci-ca-publisher",
+                                           daemon=True)
+        self._publisher.start()
+
+    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._bridge = _Bridge(loop)
+
+    def close(self) -> None:
+        self._out_stop = True
+        self._out_event.set()
+        self._publisher.join(2.0)
+
+    # --------------------------------------------------------------- cache
+    def _on_states(self, msg: DeviceStateArray) -> None:
+        now = time.monotonic()
+        cache, interval = self._cache, self._interval
+        for m in msg.states:
+            key = (m.device_class, m.id)
+            old = cache.get(key)
+            if old is not None:
+                dt = now - old[1]
+                if dt > 0:
+                    prev = interval.get(key)
+                    interval[key] = dt if prev is None else 0.8 * prev + 0.2 * dt
+            cache[key] = (snapshot_from_msg(m), now)
+            self._seen[m.device_class].add(m.id)
+
+    def now_ns(self) -> int:
+        return time.time_ns()
+
+    def cached(self, device_class: str, ids: Sequence[int]):
+        now = time.monotonic()
+        out = []
+        cache, interval = self._cache, self._interval
+        for i in ids:
+            key = (device_class, i)
+            e = cache.get(key)
+            if e is None:
+                return None
+            limit = interval.get(key, 0.5) * self.max_age_factor
+            if now - e[1] > (limit if limit > self.min_age else self.min_age):
+                return None
+            out.append(e[0])
+        return out
+
+    async def fetch(self, device_class: str, ids: Sequence[int]):
+        res = await self._request("get", GetDeviceStates.Request(device_class=device_class,
+                                                                  ids=list(ids)))
+        if res.result.code != 0:
+            raise P.PortUnavailable(f"get_device_states: {res.result.message}")
+        by_id = {m.id: snapshot_from_msg(m) for m in res.states}
+        try:
+            return [by_id[i] for i in ids]
+        except KeyError as exc:
+            raise P.PortUnavailable(f"get_device_states: no state for id {exc}") from None
+
+    def device_ids(self, device_class: str) -> frozenset[int]:
+        known = self._ids.get(device_class)
+        if known is not None:
+            return known
+        seen = self._seen.get(device_class)
+        if seen:
+            return frozenset(seen)
+        raise P.PortUnavailable("device list not known yet (hardware node not seen)")
+
+    async def refresh_device_list(self) -> bool:
+        try:
+            res = await self._request("list", ListDevices.Request())
+        except P.PortUnavailable:
+            return False
+        ids: dict[str, set[int]] = collections.defaultdict(set)
+        for d in res.devices:
+            ids[d.device_class].add(d.id)
+        self._ids = {k: frozenset(v) for k, v in ids.items()}
+        for cls in P.SENSOR_CLASSES + P.MOTOR_CLASSES:
+            self._ids.setdefault(cls, frozenset())
+        return True
+
+    # ------------------------------------------------------------- requests
+    async def _request(self, name: str, req, timeout: float | None = None):
+        cli = self.cli[name]
+        if not cli.service_is_ready():
+            raise P.PortUnavailable(f"service {cli.srv_name} not available")
+        return await self._bridge.wait(cli.call_async(req), timeout or self.timeout,
+                                       cli.srv_name)
+
+    @staticmethod
+    def _result(res) -> P.Result:
+        r = res.result
+        return P.Result(int(r.code), str(r.message))
+
+    async def reset(self) -> P.Result:
+        return self._result(await self._request("reset", Reset.Request()))
+
+    async def activate(self, device_class, ids, active) -> P.Result:
+        req = ActivateDevices.Request(device_class=device_class, ids=list(ids),
+                                      active=[bool(a) for a in active])
+        return self._result(await self._request("activate", req))
+
+    async def set_motors(self, device_class, settings) -> P.Result:
+        cmds = [MotorCommand(id=s.id, mode=MotorCommand.MODE_DUTY_CYCLE if s.duty
+                             else MotorCommand.MODE_VELOCITY, value=float(s.value))
+                for s in settings]
+        res = self._result(await self._request(
+            "set_motors", SetMotors.Request(device_class=device_class, commands=cmds)))
+        if res.ok:
+            # the next board cycle will report it; until then Get Motor answers
+            # with what was commanded, not the setting before it
+            for s in settings:
+                key = (device_class, s.id)
+                e = self._cache.get(key)
+                if e is not None:
+                    snap = copy.copy(e[0])
+                    snap.speedval = speedval_pack(s.duty, s.value)
+                    self._cache[key] = (snap, e[1])
+        return res
+
+    async def clear_encoders(self, ids) -> P.Result:
+        return self._result(await self._request("clear", ClearEncoders.Request(ids=list(ids))))
+
+    async def set_sonar_timing(self, timings) -> P.Result:
+        req = SetSonarTiming.Request(timings=[
+            SonarTimingMsg(id=t.id, firing_slot=t.firing_slot, interval_ms=t.interval_ms)
+            for t in timings])
+        return self._result(await self._request("timing", req))
+
+    async def home_steering(self, motor_id: int) -> P.Result:
+        if not self.home.server_is_ready():
+            raise P.PortUnavailable("action home_steering not available")
+        goal = HomeSteering.Goal(id=motor_id, timeout_s=float(self.home_timeout))
+        handle = await self._bridge.wait(self.home.send_goal_async(goal), self.timeout,
+                                         "home_steering goal")
+        if not handle.accepted:
+            return P.Result(P.Result.BUSY, "homing goal rejected")
+        try:
+            wrapped = await self._bridge.wait(handle.get_result_async(), self.home_timeout + 5.0,
+                                              "home_steering result")
+        except asyncio.CancelledError:
+            handle.cancel_goal_async()
+            raise
+        except P.PortUnavailable:
+            handle.cancel_goal_async()
+            raise
+        r = wrapped.result.result
+        return P.Result(int(r.code), str(r.message))
+
+    async def stop_all(self, deactivate: dict[str, Iterable[int]]) -> None:
+        log = self.node.get_logger()
+        for cls in P.MOTOR_CLASSES:
+            ids = sorted(self._ids.get(cls) or self._seen.get(cls) or ())
+            if not ids:
+                continue
+            try:
+                res = await self.set_motors(cls, [P.MotorSetting(i, True, 0.0) for i in ids])
+                if not res.ok:
+                    log.warning(f"safety stop: {cls} not stopped: {res.message}")
+            except Exception as exc:   # noqa: BLE001 - best effort, logged
+                log.error(f"safety stop: {cls} not stopped: {exc}")
+        for cls, ids in deactivate.items():
+            ids = list(ids)
+            if not ids:
+                continue
+            try:
+                res = await self.activate(cls, ids, [False] * len(ids))
+                if not res.ok:
+                    log.warning(f"safety stop: {cls} {ids} not deactivated: {res.message}")
+            except Exception as exc:   # noqa: BLE001
+                log.error(f"safety stop: {cls} {ids} not deactivated: {exc}")
+
+    # ------------------------------------------------- control-application view
+    def delivered(self, device_class, snapshots, what) -> None:
+        if len(self._out) == self._out.maxlen:
+            self.dropped += 1          # newest wins: the oldest is dropped
+        self._out.append((snapshots, what))
+        self._out_event.set()
+
+    def session_event(self, event: str, detail: str = "") -> None:
+        self._out.append((None, f"{event} {detail}".strip()))
+        self._out_event.set()
+
+    def _publish_loop(self) -> None:
+        while not self._out_stop:
+            self._out_event.wait(0.5)
+            self._out_event.clear()
+            while self._out:
+                try:
+                    snaps, what = self._out.popleft()
+                except IndexError:
+                    break
+                try:
+                    if snaps is None:
+                        self.pub_session.publish(String(data=what))
+                        continue
+                    arr = DeviceStateArray()
+                    arr.header.stamp = self.node.get_clock().now().to_msg()
+                    arr.header.frame_id = what
+                    arr.states = [s.msg for s in snaps if getattr(s, "msg", None) is not None]
+                    self.pub_ca.publish(arr)
+                except Exception:   # noqa: BLE001 - context shutting down
+                    return
+
+
+class RciGatewayNode(Node):
+    """The RCI gateway. ``start()`` runs the asyncio server in its own thread;
+    the caller spins the node in an executor (see ``main``)."""
+
+    def __init__(self, **kwargs):
+        super().__init__("rci_gateway", **kwargs)
+        d = self.declare_parameter
+        self.p = {
+            "host": d("host", "127.0.0.1").value,
+            "port": d("port", 7650).value,
+            "users_file": d("users_file", "").value,
+            "byteorder": d("byteorder", "big").value,
+            "watchdog_s": d("watchdog_s", 2.0).value,
+            "init_timeout_s": d("init_timeout_s", 10.0).value,
+            "hardware_gone_s": d("hardware_gone_s", 3.0).value,
+            "service_timeout_s": d("service_timeout_s", 1.0).value,
+            "home_timeout_s": d("home_timeout_s", 30.0).value,
+            "cache_max_age_cycles": d("cache_max_age_cycles", 1.5).value,
+            "cache_min_age_s": d("cache_min_age_s", 0.02).value,
+            "states_qos_sensor_data": d("states_qos_sensor_data", False).value,
+            "hardware_namespace": d("hardware_namespace", "").value,
+        }
+        ns = self.p["hardware_namespace"].rstrip("/")
+        self.hw_name = (lambda s: f"{ns}/{s}") if ns else (lambda s: s)
+        if self.p["byteorder"] not in ("big", "little"):
+            raise ValueError("parameter byteorder must be 'big' or 'little'")
+        self.users = Users.load(self._users_path())
+        check_bind_allowed(self.p["host"], self.users)    # UsersFileError: refuse to start
+        self.robot = RosRobotPort(self)
+        self.server: RciServer | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._pylog = logging.getLogger("bsal_ros.rci")
+        if not self._pylog.handlers:
+            self._pylog.addHandler(_RosLogHandler(self))
+            self._pylog.setLevel(logging.INFO)
+            self._pylog.propagate = False
+
+    def _users_path(self) -> str:
+        path = self.p["users_file"]
+        if path:
+            return path
+        try:
+            from ament_index_python.packages import get_package_share_directory
+            cand = Path(get_package_share_directory("bsal_ros")) / "config" / "users.yaml"
+            if cand.exists():
+                return str(cand)
+        except Exception:   # noqa: BLE001 - not installed with ament: use the source tree
+            pass
+        return str(Path(__file__).resolve().parents[2] / "config" / "users.yaml")
+
+    # --------------------------------------------------------------- asyncio side
+    def start(self, timeout: float = 10.0) -> int:
+        """Start the TCP server thread; returns the bound port."""
+        self._thread = threading.Thread(target=self._run_loop, name="rci-asyncio", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise RuntimeError("RCI gateway did not start")
+        if self._error is not None:
+            raise self._error
+        return self.server.bound_port
+
+    def _run_loop(self) -> None:
+        loop = asyncio.new_event_loop()
+        self.loop = loop
+        asyncio.set_event_loop(loop)
+        self.robot.bind_loop(loop)
+        cfg = SessionConfig(byteorder=self.p["byteorder"], watchdog_s=self.p["watchdog_s"],
+                            init_timeout_s=self.p["init_timeout_s"],
+                            hardware_gone_s=self.p["hardware_gone_s"])
+        try:
+            self.server = RciServer(self.robot, self.users, self.p["host"], self.p["port"], cfg,
+                                    self._pylog)
+            loop.run_until_complete(self.server.start())
+        except BaseException as exc:   # noqa: BLE001 - reported to start()
+            self._error = exc
+            self._ready.set()
+            loop.close()
+            return
+        loop.create_task(self._device_list_task())
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            try:
+                loop.run_until_complete(self.server.close())
+            finally:
+                loop.close()
+
+    async def _device_list_task(self) -> None:
+        """Learn the device list; retry until the hardware node answers, and
+        again whenever it comes back after an outage."""
+        have = False
+        while True:
+            ready = self.robot.cli["list"].service_is_ready()
+            if ready and not have:
+                have = await self.robot.refresh_device_list()
+                if have:
+                    self.get_logger().info("RCI gateway: device list received")
+            elif not ready:
+                have = False
+            await asyncio.sleep(0.5 if have else 0.1)
+
+    def stop(self) -> None:
+        if self.loop is not None and self._thread is not None and self._thread.is_alive():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(10.0)
+        self.robot.close()
+
+    def destroy_node(self):
+        self.stop()
+        return super().destroy_node()
+
+
+class _RosLogHandler(logging.Handler):
+    """Send the pure-Python layer's log lines to the node's ROS logger."""
+
+    def __init__(self, node: Node):
+        super().__init__()
+        self.node = node
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            msg = record.getMessage()
+            lg = self.node.get_logger()
+            if record.levelno >= logging.ERROR:
+                lg.error(msg)
+            elif record.levelno >= logging.WARNING:
+                lg.warning(msg)
+            elif record.levelno >= logging.INFO:
+                lg.info(msg)
+            else:
+                lg.debug(msg)
+        except Exception:   # noqa: BLE001 - logging must never raise
+            pass
+
+
+def main(args=None) -> int:
+    rclpy.init(args=args)
+    node = None
+    executor = MultiThreadedExecutor(num_threads=2)
+    try:
+        try:
+            node = RciGatewayNode()
+        except UsersFileError as exc:
+            rclpy.logging.get_logger("rci_gateway").fatal(str(exc))
+            return 2
+        executor.add_node(node)
+        port = node.start()
+        node.get_logger().info(f"RCI gateway ready on {node.p['host']}:{port}")
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        executor.shutdown()
+        if rclpy.ok():
+            rclpy.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
