@@ -231,8 +231,8 @@ class HardwareNode(Node):
         if self.p["auto_home"] and self.robot.device("pservo_motor", 0) is not None:
             res = self.robot.start_homing(0)
             self._auto_homing = res.ok
-            self.log.info(f"auto-home: {res.message}" if res.ok else
-                          f"auto-home not started: {res.message}")
+            self._log("info" if res.ok else "warn",
+                      f"auto-home: {res.message}" if res.ok else f"auto-home not started: {res.message}")
         self.poller.start()
 
     def close(self) -> None:
@@ -247,10 +247,18 @@ class HardwareNode(Node):
         return super().destroy_node()
 
     # ---- helpers ---------------------------------------------------------------
+    def _log(self, level: str, msg: str) -> None:
+        # one call site per severity: rclpy refuses a severity change at one call site
+        if level == "error":
+            self.log.error(msg)
+        elif level == "warn":
+            self.log.warning(msg)
+        else:
+            self.log.info(msg)
+
     def _log_events(self) -> None:
         for ev in self.robot.drain_events():
-            {"info": self.log.info, "warn": self.log.warning,
-             "error": self.log.error}.get(ev.level, self.log.info)(ev.message)
+            self._log(ev.level, ev.message)
 
     def _publish_base_time(self) -> None:
         self.pub_base_time.publish(to_time(self.robot.base_time))
@@ -416,9 +424,9 @@ class HardwareNode(Node):
             if st["done"] or st["failed"]:
                 self._auto_homing = False
                 r.homing_finished(0)
-                (self.log.info if st["done"] else self.log.error)(
-                    f"auto-home {'done' if st['done'] else 'failed: ' + st['reason']} "
-                    f"(steering at {st['angle']:.3f} rad)")
+                self._log("info" if st["done"] else "error",
+                          f"auto-home {'done' if st['done'] else 'failed: ' + st['reason']} "
+                          f"(steering at {st['angle']:.3f} rad)")
         self._log_events()
 
     # ---- subscriptions -------------------------------------------------------------
@@ -569,8 +577,8 @@ class HardwareNode(Node):
             else:
                 goal_handle.abort()
                 result.result = result_msg(Result(HARDWARE_FAULT, st["reason"] or "homing failed"))
-            (self.log.info if outcome == "done" else self.log.warning)(
-                f"home_steering {req.id}: {outcome}: {result.result.message}")
+            self._log("info" if outcome == "done" else "warn",
+                      f"home_steering {req.id}: {outcome}: {result.result.message}")
             return result
         finally:
             r.homing_finished(req.id)

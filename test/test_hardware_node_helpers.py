@@ -1,0 +1,126 @@
+"""Helpers of the hardware node tests (no tests here): a private context with
+an executor spinning in a thread, a probe node that records topics, and
+blocking service/action calls with generous timeouts (no timed assertions)."""
+from __future__ import annotations
+
+import threading
+import time
+
+import rclpy
+import rclpy.context
+from rclpy.action import ActionClient
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+
+TIMEOUT = 20.0
+
+
+def wait_for(cond, timeout=TIMEOUT, step=0.01):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = cond()
+        if v:
+            return v
+        time.sleep(step)
+    return cond()
+
+
+class RosEnv:
+    def __init__(self):
+        self.context = rclpy.context.Context()
+        rclpy.init(context=self.context)
+        self.executor = MultiThreadedExecutor(num_threads=4, context=self.context)
+        self.nodes = []
+        self.thread = threading.Thread(target=self._spin, daemon=True)
+        self._stop = False
+        self.thread.start()
+
+    def _spin(self):
+        while not self._stop and self.context.ok():
+            try:
+                self.executor.spin_once(timeout_sec=0.05)
+            except Exception:  # shutdown races
+                if self._stop:
+                    return
+                raise
+
+    def add(self, node):
+        self.nodes.append(node)
+        self.executor.add_node(node)
+        return node
+
+    def close(self):
+        self._stop = True
+        self.thread.join(5)
+        for n in reversed(self.nodes):
+            if hasattr(n, "close"):
+                n.close()
+            self.executor.remove_node(n)
+            n.destroy_node()
+        self.executor.shutdown()
+        rclpy.shutdown(context=self.context)
+
+
+class Probe(Node):
+    """Subscribes to topics, keeps the messages, calls services and actions."""
+
+    def __init__(self, env: RosEnv, name="probe", namespace=""):
+        super().__init__(name, namespace=namespace, context=env.context)
+        self.env = env
+        self.msgs: dict[str, list] = {}
+        self._lock = threading.Lock()
+        self._svc_clients = {}
+
+    def listen(self, msg_type, topic, qos=10, keep=50):
+        self.msgs.setdefault(topic, [])
+
+        def cb(m, topic=topic):
+            with self._lock:
+                lst = self.msgs[topic]
+                lst.append(m)
+                if len(lst) > keep:
+                    del lst[0]
+        if qos == "sensor":
+            qos = qos_profile_sensor_data
+        elif qos == "latched":
+            qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        return self.create_subscription(msg_type, topic, cb, qos)
+
+    def last(self, topic):
+        with self._lock:
+            lst = self.msgs.get(topic) or []
+            return lst[-1] if lst else None
+
+    def wait_msg(self, topic, cond=lambda m: True, timeout=TIMEOUT):
+        def check():
+            with self._lock:
+                for m in reversed(self.msgs.get(topic) or []):
+                    if cond(m):
+                        return m
+            return None
+        return wait_for(check, timeout)
+
+    def clear(self, topic):
+        with self._lock:
+            self.msgs[topic] = []
+
+    def call(self, srv_type, name, request, timeout=TIMEOUT):
+        cli = self._svc_clients.get(name)
+        if cli is None:
+            cli = self._svc_clients[name] = self.create_client(srv_type, name)
+        assert cli.wait_for_service(timeout_sec=timeout), f"no service {name}"
+        fut = cli.call_async(request)
+        assert wait_for(fut.done, timeout), f"{name} did not answer"
+        return fut.result()
+
+    def action_client(self, action_type, name):
+        cli = ActionClient(self, action_type, name)
+        assert cli.wait_for_server(timeout_sec=TIMEOUT), f"no action server {name}"
+        return cli
+
+    @staticmethod
+    def wait_future(fut, timeout=TIMEOUT):
+        assert wait_for(fut.done, timeout), "future not done"
+        return fut.result()
