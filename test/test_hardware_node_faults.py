@@ -1,0 +1,101 @@
+"""Fault injection through the node: diagnostics levels with the errno, a
+refused command with the reason, recovery by itself, the node keeps running."""
+import errno
+
+import pytest
+
+pytest.importorskip("rclpy")
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402
+from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402
+from bsal_interfaces.srv import SetMotors, SimControl  # noqa: E402
+from sensor_msgs.msg import Range  # noqa: E402
+
+from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
+
+from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
+
+pytestmark = pytest.mark.ros
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = RosEnv()
+    e.node = e.add(HardwareNode(context=e.context, auto_home=False, rate_scale=2.0,
+                                diagnostics_period=0.2))
+    p = e.probe = e.add(Probe(e))
+    p.listen(DiagnosticArray, "/diagnostics")
+    p.listen(DeviceStateArray, "device_states", keep=200)
+    p.listen(Range, "sonar_06", "sensor")
+    yield e
+    e.close()
+
+
+def level_of(arr, name):
+    for s in arr.status:
+        if s.name.endswith(name):
+            return s
+    return None
+
+
+def sim(p, **kw):
+    return p.call(SimControl, "sim_control", SimControl.Request(**kw)).result
+
+
+def test_missing_board_error_refusal_and_recovery(env):
+    p = env.probe
+    assert p.wait_msg("/diagnostics", lambda a: level_of(a, "dc_motor 0").level == DiagnosticStatus.OK)
+    assert sim(p, command="set_fault", target="drive", fault="missing").code == Result.OK
+    arr = p.wait_msg("/diagnostics", lambda a: level_of(a, "dc_motor 0").level == DiagnosticStatus.ERROR)
+    st = level_of(arr, "dc_motor 0")
+    assert "ENXIO" in st.message
+    assert {kv.key: kv.value for kv in st.values}["errno"] == str(errno.ENXIO)
+    assert level_of(arr, "relative_encoder 0").level == DiagnosticStatus.ERROR
+    assert level_of(arr, "ultrasonic 0").level == DiagnosticStatus.OK   # other boards fine
+    # device_states carry the cleared ok/up bits and the reason
+    ds = p.wait_msg("device_states", lambda a: any(s.device_class == "dc_motor" and not s.up
+                                                   for s in a.states))
+    s = [s for s in ds.states if s.device_class == "dc_motor"][0]
+    assert not s.ok and s.statval & 0x06 == 0 and "ENXIO" in s.fault
+    r = p.call(SetMotors, "set_motors", SetMotors.Request(
+        device_class="dc_motor", commands=[MotorCommand(id=0, mode=1, value=0.5)])).result
+    assert r.code == Result.HARDWARE_FAULT and "ENXIO" in r.message
+    assert sim(p, command="clear_faults", target="drive").code == Result.OK
+    assert p.wait_msg("/diagnostics", lambda a: level_of(a, "dc_motor 0").level == DiagnosticStatus.OK)
+    r = p.call(SetMotors, "set_motors", SetMotors.Request(
+        device_class="dc_motor", commands=[MotorCommand(id=0, mode=1, value=0.0)])).result
+    assert r.code == Result.OK
+
+
+def test_stuck_board_goes_error_then_recovers(env):
+    p = env.probe
+    assert sim(p, command="set_fault", target="sonar_b", fault="stuck").code == Result.OK
+    arr = p.wait_msg("/diagnostics", lambda a: level_of(a, "ultrasonic 6").level == DiagnosticStatus.ERROR)
+    assert "stuck" in level_of(arr, "ultrasonic 6").message
+    assert sim(p, command="clear_faults", target="").code == Result.OK
+    assert p.wait_msg("/diagnostics", lambda a: level_of(a, "ultrasonic 6").level == DiagnosticStatus.OK)
+    p.clear("sonar_06")
+    assert p.wait_msg("sonar_06") is not None          # data flows again
+
+
+def test_error_rate_keeps_data_flowing(env):
+    p = env.probe
+    assert sim(p, command="set_fault", target="sonar_b", fault="error_rate",
+               values=[0.3]).code == Result.OK
+    p.clear("sonar_06")
+    assert wait_for(lambda: len(p.msgs["sonar_06"]) >= 5)
+    assert env.node.robot.boards["sonar_b"].transfers_retried > 0
+    sim(p, command="clear_faults", target="sonar_b")
+
+
+def test_stale_when_polling_stops(env):
+    p = env.probe
+    env.node.poller.stop()
+    try:
+        arr = p.wait_msg("/diagnostics",
+                         lambda a: level_of(a, "accelerometer 0").level == DiagnosticStatus.STALE)
+        assert "no data" in level_of(arr, "accelerometer 0").message
+    finally:
+        env.node.poller.start()
+    assert p.wait_msg("/diagnostics",
+                      lambda a: level_of(a, "accelerometer 0").level == DiagnosticStatus.OK)

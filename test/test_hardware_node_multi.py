@@ -1,0 +1,90 @@
+"""Two simulated robots in one ROS graph under namespaces: no collisions, and
+a smbus2-backed node on a faked bus answers sim_control with NOT_SUPPORTED."""
+import math
+
+import pytest
+
+pytest.importorskip("rclpy")
+
+from bsal_interfaces.msg import Result  # noqa: E402
+from bsal_interfaces.srv import ListDevices, SimControl  # noqa: E402
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from nav_msgs.msg import Odometry  # noqa: E402
+from sensor_msgs.msg import Range  # noqa: E402
+
+from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
+
+from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
+
+pytestmark = pytest.mark.ros
+
+
+def test_two_namespaced_robots_do_not_collide():
+    env = RosEnv()
+    try:
+        r1 = env.add(HardwareNode(namespace="brak1", context=env.context, auto_home=False,
+                                  frame_prefix="brak1/", diagnostics_period=0.2))
+        r2 = env.add(HardwareNode(namespace="brak2", context=env.context, auto_home=False,
+                                  frame_prefix="brak2/", diagnostics_period=0.2,
+                                  robot={"sim": {"initial_pose": [1.0, -1.0, 0.5]}}))
+        p = env.add(Probe(env))
+        for ns in ("brak1", "brak2"):
+            p.listen(Range, f"/{ns}/sonar_00", "sensor")
+            p.listen(Odometry, f"/{ns}/ground_truth")
+        p.listen(DiagnosticArray, "/diagnostics", keep=200)
+        m1 = p.wait_msg("/brak1/sonar_00")
+        m2 = p.wait_msg("/brak2/sonar_00")
+        assert m1.header.frame_id == "brak1/sonar_00_link"
+        assert m2.header.frame_id == "brak2/sonar_00_link"
+        g2 = p.wait_msg("/brak2/ground_truth").pose.pose.position
+        assert (g2.x, g2.y) == pytest.approx((1.0, -1.0), abs=1e-6)
+        r = p.call(SimControl, "/brak1/sim_control",
+                   SimControl.Request(command="teleport", values=[-2.0, 0.0, math.pi / 2]))
+        assert r.result.code == Result.OK
+        assert p.wait_msg("/brak1/ground_truth", lambda m: abs(m.pose.pose.position.x + 2.0) < 1e-6)
+        g2 = p.wait_msg("/brak2/ground_truth").pose.pose.position
+        assert (g2.x, g2.y) == pytest.approx((1.0, -1.0), abs=1e-6)   # untouched
+        for ns in ("brak1", "brak2"):
+            resp = p.call(ListDevices, f"/{ns}/list_devices", ListDevices.Request())
+            assert len(resp.devices) == 17 and resp.devices[0].frame_id.startswith(ns + "/")
+        names = set()
+
+        def both():
+            for a in p.msgs["/diagnostics"]:
+                names.update(s.name.split(":")[0] for s in a.status)
+            return {"/brak1/hardware_node", "/brak2/hardware_node"} <= names
+        assert wait_for(both)
+        topics = dict(r1.get_topic_names_and_types())
+        assert "/brak1/cmd_vel" in topics and "/brak2/cmd_vel" in topics and "/cmd_vel" not in topics
+        assert r1.robot.world is not r2.robot.world
+    finally:
+        env.close()
+
+
+def test_smbus2_backend_node_on_a_fake_bus(monkeypatch):
+    """The node starts on the smbus2 backend (a faked SMBus with no boards):
+    every board is down with ENXIO, the node keeps running and answers."""
+    import sys
+    import types
+
+    from test_hardware_bus import FakeSMBus
+
+    class Empty(FakeSMBus):
+        def __init__(self, bus):
+            super().__init__(bus)
+            self.regs = {}
+    monkeypatch.setitem(sys.modules, "smbus2", types.SimpleNamespace(SMBus=Empty))
+    env = RosEnv()
+    try:
+        node = env.add(HardwareNode(context=env.context, bus_backend="smbus2", i2c_bus=7,
+                                    diagnostics_period=0.2))
+        p = env.add(Probe(env))
+        r = p.call(SimControl, "sim_control", SimControl.Request(command="teleport",
+                                                                 values=[0.0, 0.0, 0.0]))
+        assert r.result.code == Result.NOT_SUPPORTED
+        resp = p.call(ListDevices, "list_devices", ListDevices.Request())
+        assert resp.devices[0].bus == "i2c-7"
+        assert all(not d.up and "ENXIO" in d.fault for d in resp.devices)
+        assert node.poller.running
+    finally:
+        env.close()
