@@ -404,7 +404,9 @@ def test_disconnect_during_homing_stops_motors(gw):
     gw.wait_idle()
     assert robot.home_cancelled == 1 and not robot.homing
     assert not robot.speed
-    assert robot.stop_calls[-1] == {"dc_motor": [0], "ultrasonic": list(range(12))}
+    # the homing switched the steering on: it is switched off again too
+    assert robot.stop_calls[-1] == {"dc_motor": [0], "ultrasonic": list(range(12)),
+                                    "pservo_motor": [0]}
     assert not robot.on["ultrasonic"] and not robot.on["dc_motor"]
     robot.home_release = None
     connect(gw).close()
