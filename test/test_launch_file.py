@@ -1,0 +1,195 @@
+"""launch/brak.launch.py, read with ast (``launch_ros`` is not installable from PyPI).
+
+The file must stay loadable by ``ros2 launch`` on a ROS 2 install: it imports
+only ``launch``, ``launch_ros``, ``os`` and ``ament_index_python``, declares
+every argument it reads (and reads every argument it declares), names only
+installed executables and only files the package installs.
+"""
+import ast
+import fnmatch
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LAUNCH = ROOT / 'launch' / 'brak.launch.py'
+ALLOWED_IMPORTS = {'os', 'launch', 'launch_ros', 'ament_index_python'}
+
+
+@pytest.fixture(scope='module')
+def tree():
+    return ast.parse(LAUNCH.read_text(encoding='utf-8'), filename=str(LAUNCH))
+
+
+def _name(func):
+    """'DeclareLaunchArgument' for both ``DeclareLaunchArgument(...)`` and ``x.DeclareLaunchArgument(...)``."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _calls(tree, name):
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _name(n.func) == name]
+
+
+def _first_str(call):
+    if call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+        return call.args[0].value
+    for kw in call.keywords:
+        if kw.arg == 'name' and isinstance(kw.value, ast.Constant):
+            return kw.value.value
+    return None
+
+
+def _kw(call, key):
+    return next((kw.value for kw in call.keywords if kw.arg == key), None)
+
+
+def _declaring_helpers(tree):
+    """Local functions such as ``def arg(name, default, description): return DeclareLaunchArgument(name, ...)``."""
+    helpers = set()
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef) or not fn.args.args:
+            continue
+        first = fn.args.args[0].arg
+        for call in _calls(fn, 'DeclareLaunchArgument'):
+            if call.args and isinstance(call.args[0], ast.Name) and call.args[0].id == first:
+                helpers.add(fn.name)
+    return helpers
+
+
+def declared_arguments(tree):
+    """{name: (default node, description node)} of every declared launch argument."""
+    out = {}
+    for fname in {'DeclareLaunchArgument'} | _declaring_helpers(tree):
+        for call in _calls(tree, fname):
+            name = _first_str(call)
+            if name is None:
+                continue  # the helper's own body: DeclareLaunchArgument(name, ...)
+            assert name not in out, f'launch argument {name} declared twice'
+            if fname == 'DeclareLaunchArgument':
+                default, description = _kw(call, 'default_value'), _kw(call, 'description')
+            else:
+                rest = call.args[1:] + [kw.value for kw in call.keywords]
+                default, description = (rest + [None, None])[:2]
+            out[name] = (default, description)
+    return out
+
+
+def used_arguments(tree):
+    return {_first_str(c) for c in _calls(tree, 'LaunchConfiguration')}
+
+
+def share_paths(tree):
+    """Relative paths built as ``os.path.join(share, 'config', 'x.yaml')``."""
+    paths = set()
+    for call in _calls(tree, 'join'):
+        if (call.args and isinstance(call.args[0], ast.Name) and call.args[0].id == 'share'
+                and all(isinstance(a, ast.Constant) for a in call.args[1:])):
+            paths.add('/'.join(a.value for a in call.args[1:]))
+    return paths
+
+
+def nodes(tree):
+    out = []
+    for call in _calls(tree, 'Node'):
+        kw = {k.arg: k.value for k in call.keywords}
+        out.append({k: v.value for k, v in kw.items() if isinstance(v, ast.Constant)} | {'_call': call})
+    return out
+
+
+def setup_data_globs():
+    """(destination folder, pattern) of every ``glob('...')`` in setup.py's data_files."""
+    out = []
+    setup_tree = ast.parse((ROOT / 'setup.py').read_text(encoding='utf-8'))
+    for tup in ast.walk(setup_tree):
+        if isinstance(tup, ast.Tuple) and len(tup.elts) == 2:
+            for call in _calls(tup.elts[1], 'glob'):
+                out.append(call.args[0].value)
+            if isinstance(tup.elts[1], ast.List):
+                out += [e.value for e in tup.elts[1].elts if isinstance(e, ast.Constant)]
+    return out
+
+
+def console_scripts():
+    text = (ROOT / 'setup.py').read_text(encoding='utf-8')
+    return set(re.findall(r"'([A-Za-z0-9_]+)\s*=\s*[\w.]+:\w+'", text))
+
+
+def test_imports_only_launch_launch_ros_os_and_ament_index(tree):
+    modules = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            modules |= {a.name.split('.')[0] for a in n.names}
+        elif isinstance(n, ast.ImportFrom):
+            assert n.level == 0, 'no relative imports in a launch file'
+            modules.add(n.module.split('.')[0])
+    assert modules <= ALLOWED_IMPORTS, modules - ALLOWED_IMPORTS
+    assert {'launch', 'launch_ros'} <= modules
+
+
+def test_has_generate_launch_description(tree):
+    fns = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    assert 'generate_launch_description' in fns
+
+
+def test_every_argument_read_is_declared_and_every_declared_one_is_read(tree):
+    declared = declared_arguments(tree)
+    used = used_arguments(tree)
+    assert None not in used, 'LaunchConfiguration with a computed name'
+    assert used - set(declared) == set(), 'read but not declared'
+    assert set(declared) - used == set(), 'declared but never read'
+
+
+def test_every_argument_has_a_default_and_a_description(tree):
+    for name, (default, description) in declared_arguments(tree).items():
+        assert default is not None, name
+        assert description is not None, name
+        if isinstance(description, ast.Constant):
+            assert description.value.strip(), name
+
+
+def test_the_arguments_for_watching_the_robot_exist(tree):
+    declared = declared_arguments(tree)
+    for name, default in (('rviz', 'false'), ('diagnostics_aggregator', 'false'),
+                          ('robot_state_publisher', 'true'), ('namespace', '')):
+        assert name in declared, name
+        assert isinstance(declared[name][0], ast.Constant) and declared[name][0].value == default
+
+
+def test_docstring_examples_use_declared_arguments(tree):
+    doc = ast.get_docstring(tree) or ''
+    named = set(re.findall(r'(\w+):=', doc))
+    assert named, 'the docstring shows how to start the launch file'
+    assert named <= set(declared_arguments(tree)), named - set(declared_arguments(tree))
+
+
+def test_optional_nodes_are_behind_their_arguments(tree):
+    by_package = {n.get('package'): n for n in nodes(tree)}
+    for package, argument in (('robot_state_publisher', 'robot_state_publisher'),
+                              ('rviz2', 'rviz'),
+                              ('diagnostic_aggregator', 'diagnostics_aggregator')):
+        assert package in by_package, package
+        cond = _kw(by_package[package]['_call'], 'condition')
+        assert cond is not None and _name(cond.func) == 'IfCondition', package
+        assert {_first_str(c) for c in _calls(cond, 'LaunchConfiguration')} == {argument}
+
+
+def test_our_executables_are_console_scripts(tree):
+    scripts = console_scripts()
+    ours = [n['executable'] for n in nodes(tree) if n.get('package') == 'bsal_ros']
+    assert ours and set(ours) <= scripts, set(ours) - scripts
+
+
+def test_every_file_read_from_the_share_exists_and_is_installed(tree):
+    paths = share_paths(tree)
+    for expected in ('urdf/brak.urdf', 'config/brak.rviz', 'config/diagnostics_analyzers.yaml',
+                     'config/brak.yaml'):
+        assert expected in paths, expected
+    patterns = setup_data_globs()
+    for rel in sorted(paths):
+        assert (ROOT / rel).is_file(), f'{rel} is read by the launch file but missing'
+        assert any(fnmatch.fnmatch(rel, p) for p in patterns), f'setup.py does not install {rel}'
