@@ -157,7 +157,6 @@ def test_analyzers_parse_one_generic_tree_per_device_group(analyzers):
 def test_every_status_of_the_node_lands_in_exactly_one_tree(analyzers, published):
     groups = {k: v for k, v in analyzers.items() if isinstance(v, dict)}
     names = published.diagnostic_names
-    assert len(names) == 17  # 12 sonars, 2 motors, 2 encoders, 1 accelerometer
     by_group = {k: set() for k in groups}
     for name in names:
         hits = [k for k, a in groups.items() if matches(a, name)]
@@ -166,9 +165,10 @@ def test_every_status_of_the_node_lands_in_exactly_one_tree(analyzers, published
     assert len(by_group['sonars']) == 12
     assert len(by_group['motors']) == 2 and len(by_group['encoders']) == 2
     assert len(by_group['accelerometer']) == 1
-    # The node publishes no bus-wide status yet (bus faults show per device:
-    # errno, poll_failures): the Bus tree waits for "<node>: bus".
-    assert by_group['bus'] == set()
+    # The bus tree holds one bus-wide status, "<node>: bus". The node does not
+    # publish it yet (bus faults show per device: errno, poll_failures), so
+    # the tree may be empty; nothing else may land there.
+    assert by_group['bus'] <= {f'{published.node_name}: bus'}
     assert matches(groups['bus'], f'{published.node_name}: bus')
 
 
