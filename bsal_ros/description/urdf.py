@@ -12,7 +12,9 @@ Frames (REP-103 axes, REP-105 names):
 * one fixed link per ultrasonic, named as the ``frame_id`` of its ``Range``
   messages, at the configured ``pose`` ``[x, y, yaw]`` in ``base_link``
   (z = 0: the transducers sit at axle height), x along the cone's axis;
-* the accelerometer's link (fixed);
+* one fixed link per other device, named as the ``frame_id`` of its
+  messages (Imu, DeviceState): the accelerometer, and the motors and
+  encoders where their boards sit;
 * the two passive rear wheels as fixed links: nothing measures them, and a
   movable joint without a ``JointState`` would leave robot_state_publisher
   without their transforms.
@@ -23,6 +25,7 @@ compare the committed file byte for byte.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 from xml.sax.saxutils import quoteattr
@@ -258,7 +261,6 @@ def build_urdf(desc: Mapping[str, Any], source: str = 'config/brak.yaml') -> str
 
 
 def _check_unique(text: str) -> None:
-    import re
     for tag in ('link', 'joint'):
         names = re.findall(rf'<{tag} name="([^"]*)"', text)
         dup = sorted({n for n in names if names.count(n) > 1})
