@@ -1,0 +1,250 @@
+"""What one RDI stream knows about the robot, and the frames built from it.
+
+Pure Python (no ROS, no sockets). The gateway node converts ROS messages into
+the plain values below and hands them to the stream's event loop; the stream
+builds one frame per tick from the newest values (newest state wins: a value
+is replaced as soon as a newer one arrives, and a frame is always built from
+the latest values at the moment it is sent).
+
+Mapping onto RDI packets (001 chapter 5):
+
+========================  ==================================================
+device / source           RDI packet
+========================  ==================================================
+ultrasonic n              RDI-Sn ULTRASONIC id n: delay (us), statval
+relative_encoder n        RDI-Sn RELENCODER id n: d_count, d_statval, count, statval
+absolute_encoder n        RDI-Sn ABSENCODER id n: count, statval
+accelerometer n           RDI-Sn ACCEL id n: accel (g), statval
+dc_motor n                RDI-Mt DC id n: speedval, statval
+pservo_motor n            RDI-Mt DC id ``pservo_id_offset + n`` (RDI has one
+                          motor subclass), and RDI-Ac STEER id n: angle (rad)
+relative_encoder n        RDI-Ac DRIVE id n: wheel rotations (position / 2 pi)
+pose estimate             RDI-RbOr EGO: x, y (m), heading (rad)
+odometry twist            RDI-RbOr OMNI: direction of motion (rad), speed (m/s)
+base time                 RDI-Ms BASETIME (sent by the fan-out, not in frames)
+========================  ==================================================
+
+Several devices of one kind go out as one group packet when their ids are
+consecutive, as one poly packet otherwise (both save bytes over general
+packets), at most 255 items per packet.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..protocol import (AbsEncoderReading, AccelReading, DcMotorReading, DriveReading, Form,
+                        RdiActuator, RdiActuatorType, RdiMotor, RdiMotorType, RdiOrientEgo,
+                        RdiOrientOmni, RdiSensor, RdiSensorType, RelEncoderReading,
+                        Statval, SteerReading, Timeval, UltrasonicReading)
+
+__all__ = ["DeviceData", "StreamState", "id_packets", "ULTRASONIC", "RELATIVE_ENCODER",
+           "ABSOLUTE_ENCODER", "ACCELEROMETER", "DC_MOTOR", "PSERVO_MOTOR"]
+
+ULTRASONIC = "ultrasonic"
+RELATIVE_ENCODER = "relative_encoder"
+ABSOLUTE_ENCODER = "absolute_encoder"
+ACCELEROMETER = "accelerometer"
+DC_MOTOR = "dc_motor"
+PSERVO_MOTOR = "pservo_motor"
+CLASSES = (ULTRASONIC, RELATIVE_ENCODER, ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,
+           PSERVO_MOTOR)
+TWO_PI = 2.0 * math.pi
+
+
+@dataclass(slots=True)
+class DeviceData:
+    """One device's newest state, raw BSAL values as the hardware node gives them.
+
+    ``statval``/``d_statval`` are raw statvals relative to the hardware base
+    time; ``position`` (encoders) and ``motor_position`` (pservo) are in rad.
+    ``stamp`` (s, any clock) orders updates: an older update never replaces a
+    newer one.
+    """
+
+    device_class: str
+    id: int
+    statval: int = 0
+    delay: int = 0
+    d_count: int = 0
+    d_statval: int = 0
+    count: int = 0
+    accel: float = 0.0
+    speedval: int = 0
+    mposval: int = 0
+    position: float = 0.0
+    motor_position: float = 0.0
+    stamp: float = 0.0
+
+
+def id_packets(cls, sub, pairs):
+    """``pairs`` = [(id, data)] -> packets in the cheapest form (group for
+    consecutive ids, poly otherwise, general for one item), <= 255 items each."""
+    pairs = sorted(pairs, key=lambda p: p[0])
+    out = []
+    for i in range(0, len(pairs), 255):
+        chunk = pairs[i:i + 255]
+        n = len(chunk)
+        if n == 1:
+            out.append(cls(sub, chunk, Form.GENERAL))
+        elif chunk[-1][0] - chunk[0][0] == n - 1:
+            out.append(cls(sub, chunk, Form.GROUP))
+        else:
+            out.append(cls(sub, chunk, Form.POLY))
+    return out
+
+
+def _i16(v) -> int:
+    v = int(v)
+    return -32768 if v < -32768 else (32767 if v > 32767 else v)
+
+
+def _u(v, bits) -> int:
+    v = int(v)
+    m = (1 << bits) - 1
+    return 0 if v < 0 else (m if v > m else v)
+
+
+def _f32(v) -> float:
+    v = float(v)
+    if math.isnan(v):
+        return v
+    return max(-3.4e38, min(3.4e38, v))
+
+
+class StreamState:
+    """Newest robot state of one RDI stream. Not thread-safe: mutate it from the
+    stream's event loop only (the node uses ``loop.call_soon_threadsafe``)."""
+
+    def __init__(self, pservo_id_offset: int = 1):
+        self.pservo_id_offset = int(pservo_id_offset)
+        self.devices: dict[tuple[str, int], DeviceData] = {}
+        self.base_time: Timeval | None = None
+        self.ego: tuple[float, float, float, float] | None = None      # x, y, th, stamp
+        self.omni: tuple[float, float, float] | None = None            # dir, speed, stamp
+        self.version = 0            # bumped on every change
+        self.base_version = 0       # bumped when the base time moves
+
+    # ------------------------------------------------------------- updates
+    def clear(self) -> None:
+        """Forget every device and the orientation (keeps the base time)."""
+        self.devices.clear()
+        self.ego = None
+        self.omni = None
+        self.version += 1
+
+    def update_devices(self, devices) -> int:
+        """Store newer device states; returns how many were taken."""
+        taken = 0
+        store = self.devices
+        for d in devices:
+            key = (d.device_class, d.id)
+            old = store.get(key)
+            if old is not None and d.stamp < old.stamp:
+                continue
+            store[key] = d
+            taken += 1
+        if taken:
+            self.version += 1
+        return taken
+
+    def merge_device(self, d: DeviceData, fields) -> None:
+        """Update only ``fields`` of a device (creating it with defaults if new),
+        e.g. the control-application view learns data and status separately."""
+        key = (d.device_class, d.id)
+        cur = self.devices.get(key)
+        if cur is None:
+            cur = self.devices[key] = DeviceData(d.device_class, d.id)
+        for f in fields:
+            setattr(cur, f, getattr(d, f))
+        cur.stamp = max(cur.stamp, d.stamp)
+        self.version += 1
+
+    def set_base_time(self, tv: Timeval) -> bool:
+        """Returns True when the base time moved."""
+        tv = Timeval(int(tv[0]), int(tv[1]))
+        if tv == self.base_time:
+            return False
+        self.base_time = tv
+        self.base_version += 1
+        self.version += 1
+        return True
+
+    def set_ego(self, x: float, y: float, heading: float, stamp: float) -> None:
+        if self.ego is None or stamp >= self.ego[3]:
+            self.ego = (float(x), float(y), float(heading), float(stamp))
+            self.version += 1
+
+    def set_omni_from_twist(self, heading: float, vx: float, stamp: float) -> None:
+        """Direction of motion in the odometry frame and |speed|, from the body
+        heading and the body-frame forward speed (a tricycle moves along its
+        heading, backwards when vx < 0)."""
+        if self.omni is not None and stamp < self.omni[2]:
+            return
+        vx = float(vx)
+        direction = heading if vx >= 0 else heading + math.pi
+        direction = math.atan2(math.sin(direction), math.cos(direction))
+        self.omni = (direction, abs(vx), float(stamp))
+        self.version += 1
+
+    # -------------------------------------------------------------- frames
+    def statval_at(self, stamp: float, on=True, up=True, ok=True) -> int:
+        """statval for an absolute time (s since the epoch) against the base time."""
+        if self.base_time is None:
+            return Statval(on, up, ok, 0).pack()
+        base = self.base_time.sec + self.base_time.usec / 1e6
+        return Statval.at(stamp - base, on, up, ok).pack()
+
+    def build_frame(self) -> list:
+        """The packets of one frame, from the newest values."""
+        by_class: dict[str, list[DeviceData]] = {c: [] for c in CLASSES}
+        for d in self.devices.values():
+            lst = by_class.get(d.device_class)
+            if lst is not None:
+                lst.append(d)
+        out = []
+        us = by_class[ULTRASONIC]
+        if us:
+            out += id_packets(RdiSensor, RdiSensorType.ULTRASONIC,
+                              [(d.id, UltrasonicReading(_u(d.delay, 16), _u(d.statval, 32)))
+                               for d in us])
+        rel = by_class[RELATIVE_ENCODER]
+        if rel:
+            out += id_packets(RdiSensor, RdiSensorType.RELENCODER,
+                              [(d.id, RelEncoderReading(_i16(d.d_count), _u(d.d_statval, 32),
+                                                        _i16(d.count), _u(d.statval, 32)))
+                               for d in rel])
+        ab = by_class[ABSOLUTE_ENCODER]
+        if ab:
+            out += id_packets(RdiSensor, RdiSensorType.ABSENCODER,
+                              [(d.id, AbsEncoderReading(_i16(d.count), _u(d.statval, 32)))
+                               for d in ab])
+        acc = by_class[ACCELEROMETER]
+        if acc:
+            out += id_packets(RdiSensor, RdiSensorType.ACCEL,
+                              [(d.id, AccelReading(_f32(d.accel), _u(d.statval, 32)))
+                               for d in acc])
+        ps = by_class[PSERVO_MOTOR]
+        motors = [(d.id, DcMotorReading(_u(d.speedval, 16), _u(d.statval, 32)))
+                  for d in by_class[DC_MOTOR]]
+        motors += [(self.pservo_id_offset + d.id,
+                    DcMotorReading(_u(d.speedval, 16), _u(d.statval, 32))) for d in ps]
+        motors = [(i, r) for i, r in motors if 0 <= i <= 0xFFFF]
+        if motors:
+            out += id_packets(RdiMotor, RdiMotorType.DC, motors)
+        if ps:
+            out += id_packets(RdiActuator, RdiActuatorType.STEER,
+                              [(d.id, SteerReading(_f32(d.motor_position), _u(d.statval, 32)))
+                               for d in ps])
+        if rel:
+            out += id_packets(RdiActuator, RdiActuatorType.DRIVE,
+                              [(d.id, DriveReading(_f32(d.position / TWO_PI), _u(d.statval, 32)))
+                               for d in rel])
+        if self.ego is not None:
+            x, y, th, st = self.ego
+            out.append(RdiOrientEgo(_f32(x), _f32(y), _f32(th), self.statval_at(st)))
+        if self.omni is not None:
+            direction, speed, st = self.omni
+            out.append(RdiOrientOmni(_f32(direction), _f32(speed), self.statval_at(st)))
+        return out
