@@ -193,3 +193,20 @@ def test_every_file_read_from_the_share_exists_and_is_installed(tree):
     for rel in sorted(paths):
         assert (ROOT / rel).is_file(), f'{rel} is read by the launch file but missing'
         assert any(fnmatch.fnmatch(rel, p) for p in patterns), f'setup.py does not install {rel}'
+
+
+def test_viewers_get_our_files(tree):
+    by_package = {n.get('package'): n['_call'] for n in nodes(tree)}
+    rviz_args = _kw(by_package['rviz2'], 'arguments')
+    assert '-d' in [e.value for e in rviz_args.elts if isinstance(e, ast.Constant)]
+    assert share_paths(rviz_args) == {'config/brak.rviz'}
+    assert share_paths(_kw(by_package['diagnostic_aggregator'], 'parameters')) == {
+        'config/diagnostics_analyzers.yaml'}
+    # robot_state_publisher gets the URDF text as its robot_description parameter
+    rsp_params = _kw(by_package['robot_state_publisher'], 'parameters')
+    keys = {k.value for d in ast.walk(rsp_params) if isinstance(d, ast.Dict)
+            for k in d.keys if isinstance(k, ast.Constant)}
+    assert 'robot_description' in keys
+    # the committed URDF, or the generator run on the config argument
+    assert ('urdf/brak.urdf' in share_paths(tree)
+            or 'bsal_ros.description' in LAUNCH.read_text(encoding='utf-8'))
