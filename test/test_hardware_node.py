@@ -140,7 +140,8 @@ def test_action_homes_with_feedback_rejects_a_second_goal(env):
     phases = [f.phase for f in feedback]
     assert "seeking" in phases and "centering" in phases
     prog = [f.progress for f in feedback]
-    assert prog == sorted(prog) and max(f.angle for f in feedback) > 1.2
+    assert prog == sorted(prog)
+    assert max(f.angle for f in feedback) > 0.9
     r = states(p, "pservo_motor", [0]).states[0]
     assert r.homed and not r.homing
 
@@ -245,10 +246,10 @@ def test_pose_is_settable_from_initialpose_and_set_pose(env):
         m.pose.covariance[0] = 0.04
         assert wait_for(lambda: pub.get_subscription_count() > 0)
         pub.publish(m)
-        got = p.wait_msg("pose", lambda q: abs(q.pose.pose.position.x - x) < 1e-6)
+        got = p.wait_msg("pose", lambda q: abs(q.pose.pose.position.x - x) < 0.01)
         assert got is not None and got.pose.covariance[0] >= 0.04
         yaw = 2 * math.atan2(got.pose.pose.orientation.z, got.pose.pose.orientation.w)
-        assert yaw == pytest.approx(0.5, abs=1e-6)
+        assert yaw == pytest.approx(0.5, abs=0.01)
 
 
 def test_sim_control_and_reset(env):

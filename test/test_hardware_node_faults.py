@@ -46,6 +46,8 @@ def test_missing_board_error_refusal_and_recovery(env):
     p = env.probe
     assert p.wait_msg("/diagnostics", lambda a: level_of(a, "dc_motor 0").level == DiagnosticStatus.OK)
     assert sim(p, command="set_fault", target="drive", fault="missing").code == Result.OK
+    p.clear("/diagnostics")
+    p.clear("device_states")
     arr = p.wait_msg("/diagnostics", lambda a: level_of(a, "dc_motor 0").level == DiagnosticStatus.ERROR)
     st = level_of(arr, "dc_motor 0")
     assert "ENXIO" in st.message
@@ -61,6 +63,7 @@ def test_missing_board_error_refusal_and_recovery(env):
         device_class="dc_motor", commands=[MotorCommand(id=0, mode=1, value=0.5)])).result
     assert r.code == Result.HARDWARE_FAULT and "ENXIO" in r.message
     assert sim(p, command="clear_faults", target="drive").code == Result.OK
+    p.clear("/diagnostics")
     assert p.wait_msg("/diagnostics", lambda a: level_of(a, "dc_motor 0").level == DiagnosticStatus.OK)
     r = p.call(SetMotors, "set_motors", SetMotors.Request(
         device_class="dc_motor", commands=[MotorCommand(id=0, mode=1, value=0.0)])).result
@@ -70,9 +73,11 @@ def test_missing_board_error_refusal_and_recovery(env):
 def test_stuck_board_goes_error_then_recovers(env):
     p = env.probe
     assert sim(p, command="set_fault", target="sonar_b", fault="stuck").code == Result.OK
+    p.clear("/diagnostics")
     arr = p.wait_msg("/diagnostics", lambda a: level_of(a, "ultrasonic 6").level == DiagnosticStatus.ERROR)
     assert "stuck" in level_of(arr, "ultrasonic 6").message
     assert sim(p, command="clear_faults", target="").code == Result.OK
+    p.clear("/diagnostics")
     assert p.wait_msg("/diagnostics", lambda a: level_of(a, "ultrasonic 6").level == DiagnosticStatus.OK)
     p.clear("sonar_06")
     assert p.wait_msg("sonar_06") is not None          # data flows again
@@ -91,11 +96,13 @@ def test_error_rate_keeps_data_flowing(env):
 def test_stale_when_polling_stops(env):
     p = env.probe
     env.node.poller.stop()
+    p.clear("/diagnostics")
     try:
         arr = p.wait_msg("/diagnostics",
                          lambda a: level_of(a, "accelerometer 0").level == DiagnosticStatus.STALE)
         assert "no data" in level_of(arr, "accelerometer 0").message
     finally:
         env.node.poller.start()
+        p.clear("/diagnostics")
     assert p.wait_msg("/diagnostics",
                       lambda a: level_of(a, "accelerometer 0").level == DiagnosticStatus.OK)

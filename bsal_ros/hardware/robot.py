@@ -506,7 +506,7 @@ class Robot:
             limit = float(self.geo["steering_limit"])
             total = max(1e-6, (limit - start) + limit)
             if b.phase == R.PHASE_SEEKING:
-                swept = max(0.0, angle - start)
+                swept = max(0.0, min(angle, limit) - start)
             elif b.phase in (R.PHASE_BACKING_OFF, R.PHASE_CENTERING):
                 swept = (limit - start) + max(0.0, limit - angle)
             else:
