@@ -248,3 +248,14 @@ def test_rate_scaling_for_tests_and_the_bench():
             assert period == pytest.approx(0.02)
         else:
             assert b["poll_hz"] == 50.0 and b["update_hz"] > 50.0
+
+
+def test_base_time_moves_before_the_statval_ms_field_wraps():
+    robot, clock = make_robot()
+    base = robot.base_time
+    assert not robot.maybe_roll_base_time(base + 3600.0)
+    assert robot.maybe_roll_base_time(base + 14400.5)
+    assert robot.base_time == math.floor(base + 14400.5)
+    # the rollover never exceeds what 24 bits of milliseconds hold (4.66 h)
+    r2, _ = make_robot(base_time_rollover_s=1e9)
+    assert r2.base_time_rollover_s < (1 << 24) / 1000.0

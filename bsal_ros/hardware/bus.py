@@ -21,6 +21,7 @@ import errno
 import os
 import random
 import threading
+import time
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
@@ -179,6 +180,7 @@ class SimBus:
         self._rng = random.Random(seed ^ 0x5EED)
         self._lock = threading.Lock()
         self.before_access = before_access  # e.g. advance the simulated world
+        self.sim_cpu_s = 0.0  # thread CPU spent simulating (world + virtual boards)
 
     def attach(self, addr: int, device: VirtualDevice) -> None:
         _check(addr, 0)
@@ -227,9 +229,16 @@ class SimBus:
         if f is not None and f.error_rate > 0.0 and self._rng.random() < f.error_rate:
             self.stats.errors += 1
             raise bus_error(self._rng.choice(_RANDOM_ERRNOS), f"{addr:#04x} on {self.name}")
-        if self.before_access is not None:
-            self.before_access()
         return dev, f
+
+    def _simulate(self, fn, *args):
+        t0 = time.thread_time()
+        try:
+            if self.before_access is not None:
+                self.before_access()
+            return fn(*args)
+        finally:
+            self.sim_cpu_s += time.thread_time() - t0
 
     def read_i2c_block_data(self, addr, reg, length):
         _check(addr, reg, length)
@@ -240,10 +249,10 @@ class SimBus:
                     f.frozen = {}
                 key = (reg, length)
                 if key not in f.frozen:
-                    f.frozen[key] = list(dev.read(reg, length))
+                    f.frozen[key] = list(self._simulate(dev.read, reg, length))
                 out = list(f.frozen[key])
             else:
-                out = list(dev.read(reg, length))
+                out = list(self._simulate(dev.read, reg, length))
             self.stats.bytes_read += length
             return out
 
@@ -258,7 +267,7 @@ class SimBus:
             self.stats.bytes_written += len(data)
             if f is not None and f.stuck:
                 return
-            dev.write(reg, data)
+            self._simulate(dev.write, reg, data)
 
     def write_byte_data(self, addr, reg, value):
         self.write_i2c_block_data(addr, reg, [value])
