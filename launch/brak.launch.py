@@ -22,6 +22,7 @@ from launch_ros.actions import Node
 def generate_launch_description():
     share = get_package_share_directory('bsal_ros')
     config = LaunchConfiguration('config')
+    gateways_config = LaunchConfiguration('gateways_config')
     namespace = LaunchConfiguration('namespace')
 
     def arg(name, default, description):
@@ -30,7 +31,9 @@ def generate_launch_description():
     arguments = [
         arg('namespace', '', 'ROS namespace for every node (two robots need two)'),
         arg('config', os.path.join(share, 'config', 'brak.yaml'),
-            'robot description and node parameters (YAML)'),
+            'robot description and hardware node parameters (YAML)'),
+        arg('gateways_config', os.path.join(share, 'config', 'gateways.yaml'),
+            'RCI and RDI gateway parameters (YAML)'),
         arg('bus_backend', 'sim', 'I2C backend: sim (simulated Brak) or smbus2 (/dev/i2c-N)'),
         arg('i2c_bus', '1', 'I2C bus number N of /dev/i2c-N for the smbus2 backend'),
         arg('users_file', os.path.join(share, 'config', 'users.yaml'),
@@ -61,7 +64,7 @@ def generate_launch_description():
         package='bsal_ros', executable='rci_gateway', name='rci_gateway',
         namespace=namespace, output='screen',
         condition=IfCondition(LaunchConfiguration('rci')),
-        parameters=[config, {
+        parameters=[gateways_config, {
             'host': LaunchConfiguration('rci_host'),
             'port': LaunchConfiguration('rci_port'),
             'users_file': LaunchConfiguration('users_file'),
@@ -71,7 +74,7 @@ def generate_launch_description():
         package='bsal_ros', executable='rdi_gateway', name='rdi_gateway',
         namespace=namespace, output='screen',
         condition=IfCondition(LaunchConfiguration('rdi')),
-        parameters=[config, {
+        parameters=[gateways_config, {
             'host': LaunchConfiguration('rdi_host'),
             'realtime_port': LaunchConfiguration('rdi_realtime_port'),
             'ca_port': LaunchConfiguration('rdi_ca_port'),
