@@ -286,6 +286,10 @@ class RdiGateway:
         self._ready = threading.Event()
         self._error: BaseException | None = None
         self._stop: asyncio.Event | None = None
+        # calls made before the loop runs (e.g. a latched ROS message delivered
+        # while the node starts) are kept, in order, and applied in the loop
+        self._early_lock = threading.Lock()
+        self._early: list | None = []
 
     def start(self, timeout: float = 10.0) -> dict[str, int]:
         """Start the loop thread; returns {stream name: bound port}."""
@@ -325,6 +329,10 @@ class RdiGateway:
                 await s.stop()
             self._ready.set()
             return
+        with self._early_lock:
+            early, self._early = self._early, None
+        for stream, method, args in early or ():
+            getattr(self.states[stream], method)(*args)
         self._ready.set()
         await self._stop.wait()
         for s in self.servers.values():
@@ -332,10 +340,16 @@ class RdiGateway:
 
     def call(self, stream: str, method: str, *args) -> None:
         """Thread-safe: run ``states[stream].<method>(*args)`` in the loop."""
+        fn = getattr(self.states[stream], method)
+        if self._early is not None:
+            with self._early_lock:
+                if self._early is not None:
+                    if len(self._early) < 10000:        # bounded
+                        self._early.append((stream, method, args))
+                    return
         loop = self.loop
         if loop is None or loop.is_closed():
             return
-        fn = getattr(self.states[stream], method)
         try:
             loop.call_soon_threadsafe(fn, *args)
         except RuntimeError:     # loop closing

@@ -1,0 +1,245 @@
+"""RDI gateway node: BSAL's two GUI processes (001 section 1.1) as RDI streams
+(001 chapter 5) for legacy display clients.
+
+* **real-time stream** (``realtime_port``, default 7651): the robot as the
+  hardware node reads it: ``device_states`` (every device, raw BSAL values),
+  ``base_time``, ``pose`` (ego-centric orientation) and ``odom`` (omni-centric
+  direction and speed);
+* **control-application stream** (``ca_port``, default 7652): only what the
+  control application has been told over RCI, from the RCI gateway's
+  ``rci/ca_states`` (data and status answers, merged per device) and
+  ``rci/session`` (a new session starts from an empty view), plus the base
+  time.
+
+Thin: state, frames, queues and sockets live in :mod:`bsal_ros.rdi` (no ROS).
+Threads: the rclpy executor spins in its own thread; the streams run in an
+asyncio loop in another; subscription callbacks only convert messages to plain
+values and hand them over with ``loop.call_soon_threadsafe``; no executor
+thread ever touches a socket. See docs/RDI.md.
+
+    rdi_gateway --ros-args -p realtime_rate_hz:=20.0 -p max_clients:=32
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import rclpy
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import PoseWithCovarianceStamped
+from nav_msgs.msg import Odometry
+from std_msgs.msg import String
+
+from bsal_interfaces.msg import DeviceStateArray
+
+from bsal_ros.protocol import Timeval
+from bsal_ros.rdi import DeviceData, RdiGateway, StreamConfig
+
+REALTIME, CA = "realtime", "ca"
+
+PARAMETERS = {
+    # name: (default, description)
+    "host": ("127.0.0.1", "bind address of both streams (loopback by default)"),
+    "realtime_port": (7651, "TCP port of the real-time state stream (0: any free port)"),
+    "ca_port": (7652, "TCP port of the control-application view stream (0: any free port)"),
+    "realtime_rate_hz": (10.0, "frames per second on the real-time stream (0.1..200)"),
+    "ca_rate_hz": (10.0, "frames per second on the control-application stream (0.1..200)"),
+    "byteorder": ("big", "'big' (network order, default) or 'little'"),
+    "max_clients": (64, "clients per stream; the next one is refused with a log line"),
+    "client_queue_frames": (8, "frames queued per client; when full the oldest is dropped"),
+    "max_client_lag_s": (5.0, "a client whose oldest unsent frame is older is disconnected"),
+    "write_buffer_bytes": (16384, "per-client transport buffer high-water mark"),
+    "socket_send_buffer": (16384, "per-client SO_SNDBUF (0: kernel default)"),
+    "pservo_motor_rdi_id_offset": (1, "RDI-Mt id of pseudo-servo motor n = offset + n "
+                                      "(RDI has only the DC motor subclass)"),
+    "hardware_namespace": ("", "namespace of the hardware node's topics ('' = ours)"),
+    "rci_namespace": ("", "namespace of the RCI gateway's rci/* topics ('' = ours)"),
+}
+
+RELIABLE = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
+                      reliability=ReliabilityPolicy.RELIABLE)
+STATES_QOS = QoSProfile(depth=50, history=HistoryPolicy.KEEP_LAST,
+                        reliability=ReliabilityPolicy.RELIABLE)
+LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
+                     reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+# which DeviceState fields a control application learns from each answer
+DATA_FIELDS = ("delay", "d_count", "count", "accel", "speedval", "mposval", "position",
+               "motor_position")
+STATUS_FIELDS = ("statval", "d_statval")
+
+
+def stamp_s(t) -> float:
+    return float(t.sec) + float(t.nanosec) * 1e-9
+
+
+def yaw_of(q) -> float:
+    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+
+
+def device_data(m, stamp: float) -> DeviceData:
+    """bsal_interfaces/DeviceState -> DeviceData (plain values, raw BSAL units)."""
+    return DeviceData(m.device_class, int(m.id), int(m.statval), int(m.delay_us),
+                      int(m.d_count), int(m.d_statval), int(m.count), float(m.accel_g),
+                      int(m.speedval), int(m.mposval), float(m.position),
+                      float(m.motor_position), stamp)
+
+
+class _RosLogHandler(logging.Handler):
+    def __init__(self, node: Node):
+        super().__init__()
+        self.node = node
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            msg = record.getMessage()
+            lg = self.node.get_logger()
+            if record.levelno >= logging.ERROR:
+                lg.error(msg)
+            elif record.levelno >= logging.WARNING:
+                lg.warning(msg)
+            else:
+                lg.info(msg)
+        except Exception:   # noqa: BLE001 - logging must never raise
+            pass
+
+
+class RdiGatewayNode(Node):
+    """The RDI gateway. ``start()`` opens both streams (asyncio thread) and
+    returns their ports; the caller spins the node in an executor."""
+
+    def __init__(self, node_name: str = "rdi_gateway", **kwargs):
+        super().__init__(node_name, **kwargs)
+        self.p = {n: self.declare_parameter(n, d[0]).value for n, d in PARAMETERS.items()}
+        p = self.p
+        common = dict(host=p["host"], byteorder=p["byteorder"], max_clients=int(p["max_clients"]),
+                      queue_frames=int(p["client_queue_frames"]),
+                      max_lag_s=float(p["max_client_lag_s"]),
+                      write_buffer_bytes=int(p["write_buffer_bytes"]),
+                      socket_send_buffer=int(p["socket_send_buffer"]))
+        configs = [StreamConfig(REALTIME, port=int(p["realtime_port"]),
+                                rate_hz=float(p["realtime_rate_hz"]), **common),
+                   StreamConfig(CA, port=int(p["ca_port"]), rate_hz=float(p["ca_rate_hz"]),
+                                **common)]
+        for c in configs:
+            c.validate()          # ValueError: refuse to start with a bad parameter
+        self._pylog = logging.getLogger(f"bsal_ros.rdi.{self.get_name()}")
+        if not self._pylog.handlers:
+            self._pylog.addHandler(_RosLogHandler(self))
+            self._pylog.setLevel(logging.INFO)
+            self._pylog.propagate = False
+        self.gateway = RdiGateway(configs, log=self._pylog,
+                                  pservo_id_offset=int(p["pservo_motor_rdi_id_offset"]))
+        self.ports: dict[str, int] = {}
+
+        hw = p["hardware_namespace"].rstrip("/")
+        rci = p["rci_namespace"].rstrip("/")
+        hwn = (lambda s: f"{hw}/{s}") if hw else (lambda s: s)
+        rcin = (lambda s: f"{rci}/{s}") if rci else (lambda s: s)
+        grp = MutuallyExclusiveCallbackGroup()
+        sub = self.create_subscription
+        sub(DeviceStateArray, hwn("device_states"), self._on_states, STATES_QOS,
+            callback_group=grp)
+        sub(Time, hwn("base_time"), self._on_base_time, LATCHED, callback_group=grp)
+        sub(PoseWithCovarianceStamped, hwn("pose"), self._on_pose, RELIABLE, callback_group=grp)
+        sub(Odometry, hwn("odom"), self._on_odom, RELIABLE, callback_group=grp)
+        sub(DeviceStateArray, rcin("rci/ca_states"), self._on_ca_states, RELIABLE,
+            callback_group=grp)
+        sub(String, rcin("rci/session"), self._on_session, LATCHED, callback_group=grp)
+        self.received = {"device_states": 0, "base_time": 0, "pose": 0, "odom": 0,
+                         "ca_states": 0, "session": 0}
+
+    # ------------------------------------------------------------ life cycle
+    def start(self, timeout: float = 10.0) -> dict[str, int]:
+        self.ports = self.gateway.start(timeout)
+        self.get_logger().info(f"RDI gateway: real-time stream on {self.p['host']}:"
+                               f"{self.ports[REALTIME]}, control-application stream on "
+                               f"{self.p['host']}:{self.ports[CA]}")
+        return self.ports
+
+    def stop(self) -> None:
+        self.gateway.stop()
+
+    def destroy_node(self):
+        self.stop()
+        return super().destroy_node()
+
+    def stats(self) -> dict:
+        return self.gateway.stats()
+
+    # --------------------------------------------- ROS callbacks (executor)
+    # Each converts the message to plain values and hands them to the loop.
+    def _on_states(self, msg: DeviceStateArray) -> None:
+        self.received["device_states"] += 1
+        devs = [device_data(m, stamp_s(m.header.stamp)) for m in msg.states]
+        self.gateway.call(REALTIME, "update_devices", devs)
+
+    def _on_base_time(self, msg: Time) -> None:
+        self.received["base_time"] += 1
+        tv = Timeval(int(msg.sec), int(msg.nanosec) // 1000)
+        self.gateway.call_all("set_base_time", tv)
+
+    def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
+        self.received["pose"] += 1
+        p = msg.pose.pose
+        self.gateway.call(REALTIME, "set_ego", p.position.x, p.position.y, yaw_of(p.orientation),
+                          stamp_s(msg.header.stamp))
+
+    def _on_odom(self, msg: Odometry) -> None:
+        self.received["odom"] += 1
+        self.gateway.call(REALTIME, "set_omni_from_twist", yaw_of(msg.pose.pose.orientation),
+                          msg.twist.twist.linear.x, stamp_s(msg.header.stamp))
+
+    def _on_ca_states(self, msg: DeviceStateArray) -> None:
+        self.received["ca_states"] += 1
+        fields = STATUS_FIELDS if msg.header.frame_id == "status" else DATA_FIELDS
+        st = self.gateway
+        for m in msg.states:
+            d = device_data(m, stamp_s(m.header.stamp))
+            if fields is STATUS_FIELDS:
+                d.d_statval = d.statval      # the CA receives one statval per device
+            st.call(CA, "merge_device", d, fields)
+
+    def _on_session(self, msg: String) -> None:
+        self.received["session"] += 1
+        if msg.data.startswith("connected"):
+            self.gateway.call(CA, "clear")      # a new control application: empty view
+
+
+def main(args=None) -> int:
+    rclpy.init(args=args)
+    node = None
+    executor = MultiThreadedExecutor(num_threads=2)
+    try:
+        try:
+            node = RdiGatewayNode()
+        except ValueError as exc:
+            rclpy.logging.get_logger("rdi_gateway").fatal(f"bad parameter: {exc}")
+            return 2
+        executor.add_node(node)
+        try:
+            node.start()
+        except OSError as exc:
+            node.get_logger().fatal(f"cannot open the RDI streams: {exc}")
+            return 2
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        executor.shutdown()
+        if rclpy.ok():
+            rclpy.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
