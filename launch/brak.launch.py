@@ -2,8 +2,8 @@
 
     ros2 launch bsal_ros brak.launch.py                       # simulated robot
     ros2 launch bsal_ros brak.launch.py bus_backend:=smbus2 i2c_bus:=1
-    ros2 launch bsal_ros brak.launch.py namespace:=brak2 rci_port:=7660 \
-        rdi_realtime_port:=7661 rdi_ca_port:=7662            # a second robot
+    ros2 launch bsal_ros brak.launch.py namespace:=brak2 frame_prefix:=brak2/ \
+        rci_port:=7660 rdi_realtime_port:=7661 rdi_ca_port:=7662   # a second robot
     ros2 launch bsal_ros brak.launch.py rviz:=true diagnostics_aggregator:=true
 
 Machines without `ros2 launch` (PyPI wheels) use `brak_bringup`, which starts
@@ -34,6 +34,8 @@ def generate_launch_description():
             'robot description and hardware node parameters (YAML)'),
         arg('gateways_config', os.path.join(share, 'config', 'gateways.yaml'),
             'RCI and RDI gateway parameters (YAML)'),
+        arg('frame_prefix', '', 'prefix of every frame id (e.g. brak2/), so two robots '
+            'keep separate TF trees'),
         arg('bus_backend', 'sim', 'I2C backend: sim (simulated Brak) or smbus2 (/dev/i2c-N)'),
         arg('i2c_bus', '1', 'I2C bus number N of /dev/i2c-N for the smbus2 backend'),
         arg('users_file', os.path.join(share, 'config', 'users.yaml'),
@@ -58,6 +60,7 @@ def generate_launch_description():
         parameters=[config, {
             'bus_backend': LaunchConfiguration('bus_backend'),
             'i2c_bus': LaunchConfiguration('i2c_bus'),
+            'frame_prefix': LaunchConfiguration('frame_prefix'),
         }],
     )
     rci = Node(
@@ -87,10 +90,12 @@ def generate_launch_description():
         package='robot_state_publisher', executable='robot_state_publisher',
         namespace=namespace, output='screen',
         condition=IfCondition(LaunchConfiguration('robot_state_publisher')),
-        parameters=[{'robot_description': robot_description}],
+        parameters=[{'robot_description': robot_description,
+                     'frame_prefix': LaunchConfiguration('frame_prefix')}],
     )
     rviz = Node(
-        package='rviz2', executable='rviz2', name='rviz2', namespace=namespace,
+        # No name=: renaming rviz2 duplicates the names of its internal nodes.
+        package='rviz2', executable='rviz2', namespace=namespace,
         arguments=['-d', os.path.join(share, 'config', 'brak.rviz')],
         condition=IfCondition(LaunchConfiguration('rviz')),
     )
