@@ -208,27 +208,30 @@ class Robot:
             return min((b.next_due for b in self.boards.values()), default=self.clock() + 1.0)
 
     def cycle(self, now: float | None = None) -> list[CycleUpdate]:
-        """Poll every board that is due; returns one update per polled board."""
-        with self.lock:
-            now = self.clock() if now is None else now
-            wall = self.wall()
-            out = []
-            for b in self.boards.values():
+        """Poll every board that is due; returns one update per polled board.
+
+        The lock is taken per board, so a command waits for at most one board
+        transfer (with its retries), not for a whole cycle.
+        """
+        now = self.clock() if now is None else now
+        out = []
+        for b in list(self.boards.values()):
+            with self.lock:
                 if b.next_due > now + 1e-9:
                     continue
                 period = b.poll_period()
                 b.next_due += period
                 if b.next_due <= now:  # fell behind: skip, never burst
                     b.next_due = now + period
-                fresh = b.poll(now, wall)
+                fresh = b.poll(now, self.wall())
                 if fresh and isinstance(b, DcMotorBoard):
                     self._integrate_odometry(b, now)
                 if isinstance(b, DcMotorBoard):
                     self._drive_tick(now)
                 out.append(CycleUpdate(b, fresh, [d.snapshot(self.base_time, self)
                                                   for d in self.by_board[b.name]]))
-            self.cycles += 1
-            return out
+        self.cycles += 1
+        return out
 
     def _steer_angle(self) -> float:
         enc = self.devices_of(ABSOLUTE_ENCODER)
