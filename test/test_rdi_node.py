@@ -281,3 +281,16 @@ def test_parameters_refuse_bad_values(rig):
     with pytest.raises(ValueError):
         RdiGatewayNode(context=rig.context, node_name="rdi_bad",
                        parameter_overrides=[Parameter("realtime_rate_hz", value=0.0)])
+
+
+def test_viewer_snapshot_of_the_simulated_robot(rig, tmp_path, capsys):
+    Image = pytest.importorskip("PIL.Image")
+    from bsal_ros.viewer import main as viewer_main
+    rig.wait(lambda: has_all_kinds(rig), what="hardware data in the gateway")
+    out = tmp_path / "brak.png"
+    assert viewer_main(["--port", str(rig.ports["realtime"]), "--snapshot", str(out),
+                        "--duration", "2.0", "--size", "800x600"]) == 0
+    img = Image.open(out).convert("RGB")
+    assert img.size == (800, 600)
+    colors = img.getcolors(maxcolors=1 << 20)
+    assert len(colors) > 20 and max(c for c, _ in colors) < 800 * 600 * 0.95   # not blank

@@ -1,0 +1,182 @@
+"""rdi_viewer: the reference RDI display client (issue 6).
+
+Connects to an RDI stream (the RDI gateway's real-time stream, port 7651, or
+control-application stream, 7652), decodes it with :mod:`bsal_ros.protocol`
+and shows the robot: sonar cones and echoes, pose trail, motors, steering,
+encoders, device status.
+
+    rdi_viewer                                  # live window (tkinter)
+    rdi_viewer --stream ca --snapshot ca.png    # headless PNG after --duration s
+    rdi_viewer --dump --duration 2              # one line per packet
+    rdi_viewer --port 7661 --byteorder little --dump
+
+Exit status: 0 ok, 1 no data / bad usage, 2 cannot connect or no display,
+3 protocol error in the stream. No ROS needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+import time
+
+from ..protocol import ProtocolError, RdiDecoder
+from .model import ViewerModel, describe
+
+__all__ = ["main", "ViewerModel", "describe", "StreamReader"]
+
+PORTS = {"realtime": 7651, "ca": 7652}
+
+
+class StreamReader:
+    """Blocking RDI stream reader: ``poll(timeout)`` returns decoded packets."""
+
+    def __init__(self, host: str, port: int, byteorder: str = "big", timeout: float = 5.0):
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.dec = RdiDecoder(byteorder)
+        self.eof = False
+
+    def poll(self, timeout: float) -> list:
+        if self.eof:
+            return []
+        self.sock.settimeout(max(timeout, 0.001))
+        try:
+            data = self.sock.recv(65536)
+        except socket.timeout:
+            return []
+        except OSError:
+            self.eof = True
+            return []
+        if not data:
+            self.eof = True
+            self.dec.feed_eof()
+            return []
+        return self.dec.feed(data)
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def _size(s: str) -> tuple[int, int]:
+    w, _, h = s.lower().partition("x")
+    return max(200, int(w)), max(150, int(h))
+
+
+def _args(argv):
+    ap = argparse.ArgumentParser(prog="rdi_viewer", description=__doc__.splitlines()[0])
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--stream", choices=sorted(PORTS), default="realtime",
+                    help="which gateway stream (sets the default port)")
+    ap.add_argument("--port", type=int, default=None, help="TCP port (overrides --stream)")
+    ap.add_argument("--byteorder", choices=("big", "little"), default="big")
+    ap.add_argument("--dump", action="store_true", help="print one line per packet")
+    ap.add_argument("--snapshot", metavar="FILE.png", help="write a PNG and exit (headless)")
+    ap.add_argument("--duration", type=float, default=None,
+                    help="seconds to read (default: 2 for --snapshot, forever otherwise)")
+    ap.add_argument("--count", type=int, default=0, help="--dump: stop after N packets")
+    ap.add_argument("--size", type=_size, default=(800, 600), help="image size WxH")
+    ap.add_argument("--speed-of-sound", type=float, default=343.0, help="m/s, for sonar ranges")
+    ap.add_argument("--view-radius", type=float, default=6.0, help="m shown around the robot")
+    return ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    a = _args(argv)
+    port = a.port if a.port is not None else PORTS[a.stream]
+    if not a.dump and not a.snapshot:
+        return _window(a, port)
+    duration = a.duration if a.duration is not None else (2.0 if a.snapshot else float("inf"))
+    try:
+        rd = StreamReader(a.host, port, a.byteorder)
+    except OSError as exc:
+        print(f"rdi_viewer: cannot connect to {a.host}:{port}: {exc}", file=sys.stderr)
+        return 2
+    model = ViewerModel(a.speed_of_sound)
+    t0 = time.monotonic()
+    n = 0
+    try:
+        while True:
+            left = duration - (time.monotonic() - t0)
+            if left <= 0 or rd.eof:
+                break
+            for p in rd.poll(min(left, 0.25)):
+                model.apply(p)
+                n += 1
+                if a.dump:
+                    print(f"{time.monotonic() - t0:9.3f} {describe(p)}", flush=False)
+                    if a.count and n >= a.count:
+                        left = 0
+                        break
+            if a.dump:
+                sys.stdout.flush()
+            if left <= 0:
+                break
+    except ProtocolError as exc:
+        print(f"rdi_viewer: bad RDI stream: {exc}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        pass
+    finally:
+        rd.close()
+    if a.snapshot:
+        from .render import render
+        render(model, a.size, a.view_radius).save(a.snapshot)
+        print(f"rdi_viewer: {a.snapshot} ({a.size[0]}x{a.size[1]}, {model.packets} packets, "
+              f"{model.frames} frames)")
+    return 0 if n else 1
+
+
+def _window(a, port) -> int:
+    try:
+        import tkinter as tk
+        from PIL import ImageTk
+        root = tk.Tk()
+    except Exception as exc:   # noqa: BLE001 - no display, no tkinter, no Pillow
+        print(f"rdi_viewer: no window available ({exc}); use --snapshot FILE.png or --dump",
+              file=sys.stderr)
+        return 2
+    from .render import render
+    try:
+        rd = StreamReader(a.host, port, a.byteorder)
+    except OSError as exc:
+        print(f"rdi_viewer: cannot connect to {a.host}:{port}: {exc}", file=sys.stderr)
+        root.destroy()
+        return 2
+    model = ViewerModel(a.speed_of_sound)
+    root.title(f"rdi_viewer {a.host}:{port}")
+    label = tk.Label(root)
+    label.pack()
+    state = {"rc": 0}
+
+    def tick():
+        try:
+            t_end = time.monotonic() + 0.05
+            while time.monotonic() < t_end:
+                pk = rd.poll(0.01)
+                if not pk:
+                    break
+                for p in pk:
+                    model.apply(p)
+        except ProtocolError as exc:
+            print(f"rdi_viewer: bad RDI stream: {exc}", file=sys.stderr)
+            state["rc"] = 3
+            root.destroy()
+            return
+        img = ImageTk.PhotoImage(render(model, a.size, a.view_radius))
+        label.configure(image=img)
+        label.image = img
+        if rd.eof:
+            root.title(f"rdi_viewer {a.host}:{port} (stream closed)")
+        root.after(100, tick)
+
+    root.after(0, tick)
+    try:
+        root.mainloop()
+    except KeyboardInterrupt:
+        pass
+    rd.close()
+    return state["rc"]

@@ -1,0 +1,155 @@
+"""What a display client knows after reading an RDI stream (pure Python).
+
+:class:`ViewerModel` applies decoded RDI packets (newest wins) and keeps a
+bounded pose trail and a bounded cloud of sonar echoes in world coordinates
+(what outlines the room). :func:`describe` turns one packet into one line of
+text (the ``--dump`` mode), decoding statval/speedval into readable units.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+from ..protocol import (Form, RdiActuator, RdiActuatorType, RdiBaseTime, RdiMotor, RdiOrientEgo,
+                        RdiOrientOmni, RdiSensor, RdiSensorType, Statval, Timeval,
+                        speedval_unpack)
+
+__all__ = ["ViewerModel", "describe", "sonar_layout", "fmt_statval", "fmt_speedval"]
+
+DEFAULT_SPEED_OF_SOUND = 343.0
+
+
+def sonar_layout() -> dict[int, tuple[float, float, float]]:
+    """Sonar id -> (x, y, yaw) in the robot frame: from the project's robot
+    description when available, else a 12-sensor ring."""
+    try:
+        from ..hardware.description import load_description
+        devs = load_description(None)["robot"]["devices"]["ultrasonic"]
+        out = {int(d["id"]): tuple(float(v) for v in d["pose"]) for d in devs.values()}
+        if out:
+            return out
+    except Exception:   # noqa: BLE001 - the viewer also works outside the project
+        pass
+    return {i: (0.25 + 0.28 * math.cos(i * math.pi / 6), 0.28 * math.sin(i * math.pi / 6),
+                i * math.pi / 6) for i in range(12)}
+
+
+def fmt_statval(raw: int) -> str:
+    s = Statval.unpack(raw)
+    flags = ",".join(n for n, v in (("on", s.on), ("up", s.up), ("ok", s.ok)) if v) or "-"
+    return f"{flags}@{s.ms}ms"
+
+
+def fmt_speedval(raw: int) -> str:
+    duty, v = speedval_unpack(raw)
+    return f"{v:+.1f}%" if duty else f"{v:+.3f}rad/s"
+
+
+def _items_text(p) -> str:
+    parts = []
+    sub = p.sub_code
+    for ident, d in p.items:
+        if isinstance(p, RdiSensor):
+            if sub == RdiSensorType.ULTRASONIC:
+                parts.append(f"{ident}:delay={d.delay}us st={fmt_statval(d.status)}")
+            elif sub == RdiSensorType.RELENCODER:
+                parts.append(f"{ident}:d_count={d.d_count} d_st={fmt_statval(d.d_status)} "
+                             f"count={d.count} st={fmt_statval(d.status)}")
+            elif sub == RdiSensorType.ABSENCODER:
+                parts.append(f"{ident}:count={d.count} st={fmt_statval(d.status)}")
+            else:
+                parts.append(f"{ident}:accel={d.accel:.4f}g st={fmt_statval(d.status)}")
+        elif isinstance(p, RdiMotor):
+            parts.append(f"{ident}:speed=0x{d.speed:04x}({fmt_speedval(d.speed)}) "
+                         f"st={fmt_statval(d.status)}")
+        elif sub == RdiActuatorType.STEER:
+            parts.append(f"{ident}:angle={d.angle:.4f}rad st={fmt_statval(d.status)}")
+        else:
+            parts.append(f"{ident}:rotations={d.rotations:.4f} st={fmt_statval(d.status)}")
+    return " ".join(parts)
+
+
+def describe(p) -> str:
+    """One line of text for one packet."""
+    if isinstance(p, RdiBaseTime):
+        return f"RDI-Ms BASETIME sec={p.time.sec} usec={p.time.usec}"
+    if isinstance(p, RdiOrientEgo):
+        return (f"RDI-RbOr EGO x={p.xpos:.4f}m y={p.ypos:.4f}m angle={p.angle:.4f}rad "
+                f"st={fmt_statval(p.status)}")
+    if isinstance(p, RdiOrientOmni):
+        return (f"RDI-RbOr OMNI direction={p.direction:.4f}rad speed={p.speed:.4f}m/s "
+                f"st={fmt_statval(p.status)}")
+    code = {RdiSensor: "RDI-Sn", RdiMotor: "RDI-Mt", RdiActuator: "RDI-Ac"}[type(p)]
+    form = {Form.GENERAL: "general", Form.POLY: "poly", Form.GROUP: "group"}[p.form]
+    return f"{code} {p.sub_code.name} {form} n={len(p.items)} {_items_text(p)}"
+
+
+class ViewerModel:
+    def __init__(self, speed_of_sound: float = DEFAULT_SPEED_OF_SOUND,
+                 layout: dict | None = None, trail: int = 2000, echoes: int = 4000):
+        self.c = float(speed_of_sound)
+        self.layout = layout if layout is not None else sonar_layout()
+        self.base_time: Timeval | None = None
+        self.sonars: dict[int, tuple[int, int]] = {}
+        self.relenc: dict = {}
+        self.absenc: dict = {}
+        self.accel: dict = {}
+        self.motors: dict = {}
+        self.steer: dict = {}
+        self.drive: dict = {}
+        self.ego: RdiOrientEgo | None = None
+        self.omni: RdiOrientOmni | None = None
+        self.trail: deque = deque(maxlen=trail)
+        self.echoes: deque = deque(maxlen=echoes)
+        self.packets = 0
+        self.frames = 0
+        self._pending_echoes = None
+
+    def range_m(self, delay_us: int) -> float:
+        return delay_us * self.c / 2e6
+
+    def apply(self, p) -> None:
+        self.packets += 1
+        if isinstance(p, RdiSensor):
+            tgt = {RdiSensorType.ULTRASONIC: self.sonars, RdiSensorType.RELENCODER: self.relenc,
+                   RdiSensorType.ABSENCODER: self.absenc, RdiSensorType.ACCEL: self.accel}
+            table = tgt[p.sub_code]
+            for ident, d in p.items:
+                table[ident] = d
+            if p.sub_code == RdiSensorType.ULTRASONIC:
+                self._pending_echoes = p.items    # placed when this frame's pose arrives
+        elif isinstance(p, RdiMotor):
+            self.motors.update(p.items)
+        elif isinstance(p, RdiActuator):
+            (self.steer if p.sub_code == RdiActuatorType.STEER else self.drive).update(p.items)
+        elif isinstance(p, RdiOrientEgo):
+            self.ego = p
+            if self._pending_echoes:
+                self._echoes(self._pending_echoes)
+                self._pending_echoes = None
+            if not self.trail or math.hypot(self.trail[-1][0] - p.xpos,
+                                            self.trail[-1][1] - p.ypos) > 0.01:
+                self.trail.append((p.xpos, p.ypos))
+        elif isinstance(p, RdiOrientOmni):
+            self.omni = p
+            self.frames += 1          # omni closes every frame the gateway builds
+        elif isinstance(p, RdiBaseTime):
+            self.base_time = p.time
+
+    def _echoes(self, items) -> None:
+        if self.ego is None:
+            return
+        x, y, th = self.ego.xpos, self.ego.ypos, self.ego.angle
+        for ident, d in items:
+            pose = self.layout.get(ident)
+            if pose is None or d.delay == 0 or not Statval.unpack(d.status).ok:
+                continue
+            r = self.range_m(d.delay)
+            if r > 5.0:
+                continue
+            sx, sy, syaw = pose
+            wx = x + math.cos(th) * sx - math.sin(th) * sy
+            wy = y + math.sin(th) * sx + math.cos(th) * sy
+            a = th + syaw
+            self.echoes.append((wx + r * math.cos(a), wy + r * math.sin(a)))
