@@ -4,8 +4,7 @@ import math
 
 import pytest
 
-from bsal_ros.hardware import registers as R
-from bsal_ros.hardware.robot import (BAD_REQUEST, BUSY, HARDWARE_FAULT, INVALID_ID,
+from bsal_ros.hardware.robot import (BAD_REQUEST, BUSY, INVALID_ID,
                                      MODE_DUTY_CYCLE, MODE_VELOCITY, NOT_SUPPORTED, OK, REFUSED,
                                      Robot, scale_rates)
 from bsal_ros.hardware.values import statval_fields

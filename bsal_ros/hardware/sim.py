@@ -24,7 +24,8 @@ from typing import Callable
 
 from . import registers as R
 from .bus import SimBus
-from .values import (mposval_encode, speedval_decode, speedval_sign, wrap_angle)
+from .values import (mposval_decode, mposval_encode, speedval_decode, speedval_from_rad_s,
+                     speedval_sign, wrap_angle)
 
 G = 9.80665
 SOUND_SPEED = 343.0  # the simulated air; the node's parameter converts back
@@ -449,7 +450,6 @@ class VirtualDcMotorBoard(VirtualBoard):
             self.meas = w.w
             self.seq = (self.seq + dk) & 0xFF
         st = R.ST_READY | self.status_extra | (R.ST_STALLED if w.stalled["drive"] else 0)
-        from .values import speedval_from_rad_s
         return list(R.DC_BLOCK.pack(st, self.seq, self.speed_set, speedval_from_rad_s(self.meas),
                                     R.to_i16(self.count)))
 
@@ -507,7 +507,6 @@ class VirtualPservoBoard(VirtualBoard):
             if not w.homed:
                 self.status_extra |= R.ST_REFUSED
                 return
-            from .values import mposval_decode
             self.status_extra &= ~R.ST_REFUSED
             w.steer_target = max(-w.limit, min(w.limit, mposval_decode(R.from_u32(data))))
             w.steer_mode = "position"

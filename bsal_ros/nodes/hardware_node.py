@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 
 import rclpy
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
@@ -36,7 +35,7 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import Imu, JointState, Range
 
 from bsal_interfaces.action import HomeSteering
-from bsal_interfaces.msg import DeviceState, DeviceStateArray
+from bsal_interfaces.msg import DeviceStateArray
 from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates, ListDevices,
                                  Reset, SetMotors, SetSonarTiming, SimControl)
 
