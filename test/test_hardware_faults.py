@@ -111,3 +111,15 @@ def test_missing_board_at_start_up_node_keeps_running():
     run(robot, clock, 1.0)
     assert robot.boards["sonar_a"].ok and not robot.boards["sonar_b"].up
     assert robot2_events == [] or all(e.level for e in robot2_events)
+
+
+def test_frequency_check_warns_when_data_comes_too_slowly():
+    robot, clock = make_robot()
+    run(robot, clock, 1.0)
+    assert diag(robot, "accelerometer 0").level == D.OK
+    assert float(diag(robot, "accelerometer 0").values["rate_hz"]) > 19.0
+    for _ in range(20):          # the poll thread gets the CPU only every 0.12 s
+        clock.t += 0.12
+        robot.cycle()
+    d = diag(robot, "accelerometer 0")
+    assert d.level == D.WARN and "expected 20.00 Hz" in d.message

@@ -104,12 +104,15 @@ def test_state_topics_and_base_time(env):
 
 
 def test_diagnostics_one_status_per_device(env):
-    arr = env.probe.wait_msg("/diagnostics", lambda a: len(a.status) == 17)
+    def dc_ok(a):
+        return len(a.status) == 17 and any(
+            s.name.endswith("dc_motor 0") and s.level == DiagnosticStatus.OK for s in a.status)
+    arr = env.probe.wait_msg("/diagnostics", dc_ok)
     names = [s.name for s in arr.status]
     assert "/hardware_node: ultrasonic 0" in names and "/hardware_node: pservo_motor 0" in names
     st = {s.name: s for s in arr.status}["/hardware_node: dc_motor 0"]
     assert st.level == DiagnosticStatus.OK and st.hardware_id == "sim:0x30"
-    assert {"statval", "age_s", "speedval"} <= {kv.key for kv in st.values}
+    assert {"statval", "age_s", "rate_hz", "speedval"} <= {kv.key for kv in st.values}
 
 
 def test_list_devices_and_get_states(env):

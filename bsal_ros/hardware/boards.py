@@ -63,6 +63,8 @@ class Board:
         self.stamp: float | None = None      # wall time of the last good data
         self.mono: float | None = None       # clock time of the last good data
         self.prev_stamp: float | None = None
+        self.rate_hz = 0.0                   # measured rate of new data (EMA)
+        self.fresh_reads = 0
         self.next_due = 0.0
         self.polls = 0
         self.poll_failures = 0
@@ -185,6 +187,10 @@ class Board:
         self._same_seq = 0
         self.seq = seq
         self._mark_good()
+        if self.mono is not None and mono > self.mono:
+            inst = 1.0 / (mono - self.mono)
+            self.rate_hz = inst if self.fresh_reads < 2 else 0.8 * self.rate_hz + 0.2 * inst
+        self.fresh_reads += 1
         self.prev_stamp = self.stamp
         self.stamp, self.mono = wall, mono
         self.decode(data, mono)

@@ -6,7 +6,8 @@ Level from the statval bits and the age of the data:
   errno after retries, stuck sequence counter, wrong WHO_AM_I);
 * STALE - the device is on but no good data arrived for ``stale_factor``
   poll periods;
-* WARN  - a motor reports a stall, or the board refused the last command;
+* WARN  - a motor reports a stall, the board refused the last command, or
+  new data arrives at less than half the expected poll rate (frequency check);
 * OK    - otherwise (a device that is off is OK: "off").
 """
 
@@ -40,7 +41,8 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                 age = math.inf if b.mono is None else max(0.0, now_mono - b.mono)
                 values = {"on": s.on, "up": s.up, "ok": s.ok, "statval": f"{s.statval:#010x}",
                           "board": b.name, "age_s": "never" if math.isinf(age) else f"{age:.3f}",
-                          "poll_hz": f"{1.0 / period:.2f}", "polls": b.polls,
+                          "poll_hz": f"{1.0 / period:.2f}", "rate_hz": f"{b.rate_hz:.2f}",
+                          "polls": b.polls,
                           "poll_failures": b.poll_failures}
                 if b.errno is not None:
                     values["errno"] = b.errno
@@ -67,6 +69,9 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                     level, msg = WARN, "motor stalled"
                 elif getattr(b, "refused", False):
                     level, msg = WARN, "board refused the last command"
+                elif s.on and b.fresh_reads >= 5 and b.rate_hz < 0.5 / period:
+                    level, msg = WARN, (f"data at {b.rate_hz:.2f} Hz, expected "
+                                        f"{1.0 / period:.2f} Hz")
                 else:
                     level, msg = OK, "ok" if s.on else "off"
                 out.append(DeviceDiag(f"{cls} {d.id}", level, msg, b.hardware_id, values))
