@@ -274,6 +274,9 @@ def test_ca_stream_shows_only_what_the_control_application_received(rig):
     assert all(r.status == 0 for _, r in us.items)
     assert kinds(s.packets) <= {("RdiBaseTime", None), ("RdiSensor", 1)}
     c.close()
+    # the session's end empties the view for the next control application
+    ca = rig.rdi.gateway.states["ca"]
+    rig.wait(lambda: rig.rdi.gateway.run_sync(lambda: not ca.devices), what="empty CA view")
     s.close()
 
 

@@ -8,8 +8,8 @@
 * **control-application stream** (``ca_port``, default 7652): only what the
   control application has been told over RCI, from the RCI gateway's
   ``rci/ca_states`` (data and status answers, merged per device) and
-  ``rci/session`` (a new session starts from an empty view), plus the base
-  time.
+  ``rci/session`` (the view is emptied when a session ends, so the next
+  control application starts from nothing), plus the base time.
 
 Thin: state, frames, queues and sockets live in :mod:`bsal_ros.rdi` (no ROS).
 Threads: the rclpy executor spins in its own thread; the streams run in an
@@ -209,8 +209,12 @@ class RdiGatewayNode(Node):
 
     def _on_session(self, msg: String) -> None:
         self.received["session"] += 1
-        if msg.data.startswith("connected"):
-            self.gateway.call(CA, "clear")      # a new control application: empty view
+        # A session that ends empties the view, so the next control application
+        # starts from nothing. (Not on "connected": rci/session and rci/ca_states
+        # are separate topics, so that event may be handled after the new
+        # session's first answers.)
+        if msg.data.startswith("closed"):
+            self.gateway.call(CA, "clear")
 
 
 def main(args=None) -> int:
