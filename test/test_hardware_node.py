@@ -270,3 +270,25 @@ def test_sim_control_and_reset(env):
     r = p.call(SetMotors, "set_motors", SetMotors.Request(
         device_class="dc_motor", commands=[mc(0, MotorCommand.MODE_VELOCITY, 1.0)]))
     assert r.result.code == Result.REFUSED and "not active" in r.result.message
+
+
+def test_run_time_parameters_and_read_only_ones(env):
+    from rclpy.parameter import Parameter
+    node, p = env.node, env.probe
+    assert p.call(ActivateDevices, "activate_devices", ActivateDevices.Request(
+        device_class="ultrasonic", ids=[0], active=[True])).result.code == Result.OK
+    p.clear("sonar_00")
+    base = p.wait_msg("sonar_00", lambda m: math.isfinite(m.range)).range
+    res = node.set_parameters([Parameter("speed_of_sound", value=686.0)])
+    assert res[0].successful
+    p.clear("sonar_00")
+    m = p.wait_msg("sonar_00", lambda m: math.isfinite(m.range) and m.range > 1.5 * base)
+    assert m.range == pytest.approx(2 * base, rel=0.1)
+    assert node.set_parameters([Parameter("speed_of_sound", value=343.0)])[0].successful
+    res = node.set_parameters([Parameter("bus_backend", value="smbus2")])
+    assert not res[0].successful and "restart" in res[0].reason
+    res = node.set_parameters([Parameter("sonar_no_return", value="zero")])
+    assert not res[0].successful
+    assert node.get_parameter("bus_backend").value == "sim"
+    desc = node.describe_parameter("cmd_vel_timeout")
+    assert "cmd_vel" in desc.description

@@ -26,7 +26,7 @@ from rclpy.parameter import Parameter
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
                        qos_profile_sensor_data)
 from rclpy.task import Future
-from rcl_interfaces.msg import ParameterDescriptor
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
@@ -117,6 +117,7 @@ class HardwareNode(Node):
         p = {name: self.get_parameter(name).value for name in PARAMETERS}
         self.p = p
         self.log = self.get_logger()
+        self.add_on_set_parameters_callback(self._on_set_parameters)
 
         # robot description: built-in, then robot_description_file, then robot.* parameters
         desc = load_description(p["robot_description_file"] or None)
@@ -244,6 +245,32 @@ class HardwareNode(Node):
     def destroy_node(self):
         self.close()
         return super().destroy_node()
+
+    DYNAMIC = ("speed_of_sound", "sonar_no_return", "cmd_vel_timeout", "stale_factor")
+
+    def _on_set_parameters(self, params) -> SetParametersResult:
+        """A few parameters change at run time; the others need a restart."""
+        if not hasattr(self, "robot"):
+            return SetParametersResult(successful=True)  # declaration at start-up
+        for prm in params:
+            if prm.name not in self.DYNAMIC:
+                return SetParametersResult(successful=False, reason=(
+                    f"{prm.name} is read at start-up: restart the node to change it "
+                    f"(run-time: {', '.join(self.DYNAMIC)})"))
+            v = prm.value
+            if prm.name == "sonar_no_return" and v not in ("inf", "max_range"):
+                return SetParametersResult(successful=False,
+                                           reason="sonar_no_return must be 'inf' or 'max_range'")
+            if prm.name != "sonar_no_return" and (not isinstance(v, (int, float)) or v <= 0):
+                return SetParametersResult(successful=False, reason=f"{prm.name} must be > 0")
+        with self.robot.lock:
+            for prm in params:
+                self.p[prm.name] = prm.value
+                if prm.name == "speed_of_sound":
+                    self.robot.speed_of_sound = float(prm.value)
+                elif prm.name == "cmd_vel_timeout":
+                    self.robot.cmd_timeout = float(prm.value)
+        return SetParametersResult(successful=True)
 
     # ---- helpers ---------------------------------------------------------------
     def _log(self, level: str, msg: str) -> None:
