@@ -3,6 +3,8 @@ ok with the errno, commands refused with the reason, recovery by itself, and
 the diagnostics levels."""
 import errno
 
+import pytest
+
 from bsal_ros.hardware import diagnostics as D
 from bsal_ros.hardware.robot import HARDWARE_FAULT, MODE_VELOCITY
 from bsal_ros.hardware.values import statval_fields
@@ -123,3 +125,18 @@ def test_frequency_check_warns_when_data_comes_too_slowly():
         robot.cycle()
     d = diag(robot, "accelerometer 0")
     assert d.level == D.WARN and "expected 20.00 Hz" in d.message
+
+
+def test_bus_status_counts_transfers_and_levels():
+    robot, clock = make_robot()
+    bd = D.BusDiagnostics()
+    assert bd(robot, clock.t).level == D.OK
+    run(robot, clock, 1.0)
+    d = bd(robot, clock.t)
+    assert d.level == D.OK and d.message == "5/5 boards answering"
+    assert float(d.values["transactions_per_s"]) == pytest.approx(76.0, abs=3.0)
+    for name in robot.boards:
+        robot.sim_control("set_fault", name, "missing")
+    run(robot, clock, 0.5)
+    d = bd(robot, clock.t)
+    assert d.level == D.ERROR and d.values["last_errno"] == errno.ENXIO

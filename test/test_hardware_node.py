@@ -26,6 +26,7 @@ from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 
+NS = "hw_node_test"
 FAST = dict(rate_scale=2.0, diagnostics_period=0.25,
             robot={"sim": {"homing_speed": 4.0, "initial_steering": 0.2}})
 
@@ -33,8 +34,9 @@ FAST = dict(rate_scale=2.0, diagnostics_period=0.25,
 @pytest.fixture(scope="module")
 def env():
     e = RosEnv()
-    node = e.add(HardwareNode(context=e.context, auto_home=False, **FAST))
-    probe = e.add(Probe(e))
+    # own namespace: other test modules start a /hardware_node in the same domain
+    node = e.add(HardwareNode(namespace=NS, context=e.context, auto_home=False, **FAST))
+    probe = e.add(Probe(e, namespace=NS))
     for i in range(12):
         probe.listen(Range, f"sonar_{i:02d}", "sensor")
     probe.listen(JointState, "joint_states")
@@ -74,7 +76,7 @@ def test_sonar_ranges_frames_and_qos(env):
     assert m.range == pytest.approx(4.47, abs=0.1)      # the wall at x = 5 m
     assert m.min_range == pytest.approx(0.15) and m.max_range == pytest.approx(5.0)
     assert p.wait_msg("sonar_11") is not None
-    pubs = env.node.get_publishers_info_by_topic("/sonar_05")
+    pubs = env.node.get_publishers_info_by_topic(f"/{NS}/sonar_05")
     assert pubs and pubs[0].qos_profile.reliability.name == "BEST_EFFORT"
 
 
@@ -105,12 +107,17 @@ def test_state_topics_and_base_time(env):
 
 def test_diagnostics_one_status_per_device(env):
     def dc_ok(a):
-        return len(a.status) == 17 and any(
-            s.name.endswith("dc_motor 0") and s.level == DiagnosticStatus.OK for s in a.status)
+        return len(a.status) == 18 and any(
+            s.name == f"/{NS}/hardware_node: dc_motor 0" and s.level == DiagnosticStatus.OK
+            for s in a.status)
     arr = env.probe.wait_msg("/diagnostics", dc_ok)
     names = [s.name for s in arr.status]
-    assert "/hardware_node: ultrasonic 0" in names and "/hardware_node: pservo_motor 0" in names
-    st = {s.name: s for s in arr.status}["/hardware_node: dc_motor 0"]
+    assert f"/{NS}/hardware_node: ultrasonic 0" in names
+    assert f"/{NS}/hardware_node: pservo_motor 0" in names
+    bus = {s.name: s for s in arr.status}[f"/{NS}/hardware_node: bus"]    # one bus-wide status
+    assert bus.level == DiagnosticStatus.OK and bus.hardware_id == "sim"
+    assert {"transactions", "errors", "boards_ok"} <= {kv.key for kv in bus.values}
+    st = {s.name: s for s in arr.status}[f"/{NS}/hardware_node: dc_motor 0"]
     assert st.level == DiagnosticStatus.OK and st.hardware_id == "sim:0x30"
     assert {"statval", "age_s", "rate_hz", "speedval"} <= {kv.key for kv in st.values}
 

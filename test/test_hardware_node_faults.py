@@ -16,14 +16,16 @@ from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
+NS = "hw_faults_test"
 
 
 @pytest.fixture(scope="module")
 def env():
     e = RosEnv()
-    e.node = e.add(HardwareNode(context=e.context, auto_home=False, rate_scale=2.0,
-                                diagnostics_period=0.2))
-    p = e.probe = e.add(Probe(e))
+    # own namespace: other test modules start a /hardware_node in the same domain
+    e.node = e.add(HardwareNode(namespace=NS, context=e.context, auto_home=False,
+                                rate_scale=2.0, diagnostics_period=0.2))
+    p = e.probe = e.add(Probe(e, namespace=NS))
     p.listen(DiagnosticArray, "/diagnostics")
     p.listen(DeviceStateArray, "device_states", keep=200)
     p.listen(Range, "sonar_06", "sensor")
@@ -31,11 +33,15 @@ def env():
     e.close()
 
 
+MISSING = DiagnosticStatus(level=b"\xff", name="missing")
+
+
 def level_of(arr, name):
+    """Our node's status ending in name (arrays of other nodes: MISSING)."""
     for s in arr.status:
-        if s.name.endswith(name):
+        if s.name.startswith(f"/{NS}/") and s.name.endswith(name):
             return s
-    return None
+    return MISSING
 
 
 def sim(p, **kw):
@@ -54,6 +60,8 @@ def test_missing_board_error_refusal_and_recovery(env):
     assert {kv.key: kv.value for kv in st.values}["errno"] == str(errno.ENXIO)
     assert level_of(arr, "relative_encoder 0").level == DiagnosticStatus.ERROR
     assert level_of(arr, "ultrasonic 0").level == DiagnosticStatus.OK   # other boards fine
+    bus = level_of(arr, ": bus")
+    assert bus.level == DiagnosticStatus.WARN and "4/5 boards ok" in bus.message
     # device_states carry the cleared ok/up bits and the reason
     ds = p.wait_msg("device_states", lambda a: any(s.device_class == "dc_motor" and not s.up
                                                    for s in a.states))

@@ -76,9 +76,9 @@ def test_smbus2_backend_node_on_a_fake_bus(monkeypatch):
     monkeypatch.setitem(sys.modules, "smbus2", types.SimpleNamespace(SMBus=Empty))
     env = RosEnv()
     try:
-        node = env.add(HardwareNode(context=env.context, bus_backend="smbus2", i2c_bus=7,
-                                    diagnostics_period=0.2))
-        p = env.add(Probe(env))
+        node = env.add(HardwareNode(namespace="hw_smbus_test", context=env.context,
+                                    bus_backend="smbus2", i2c_bus=7, diagnostics_period=0.2))
+        p = env.add(Probe(env, namespace="hw_smbus_test"))
         r = p.call(SimControl, "sim_control", SimControl.Request(command="teleport",
                                                                  values=[0.0, 0.0, 0.0]))
         assert r.result.code == Result.NOT_SUPPORTED

@@ -76,3 +76,41 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                     level, msg = OK, "ok" if s.on else "off"
                 out.append(DeviceDiag(f"{cls} {d.id}", level, msg, b.hardware_id, values))
     return out
+
+
+class BusDiagnostics:
+    """The bus as a whole ("<node>: bus"): backend, transfer counts and rates,
+    errors, retries, the boards answering, the last errno."""
+
+    def __init__(self):
+        self._prev = None  # (clock time, BusStats snapshot)
+
+    def __call__(self, robot, now_mono: float) -> DeviceDiag:
+        with robot.lock:
+            st = robot.bus.stats.snapshot()
+            boards = list(robot.boards.values())
+            down = [b for b in boards if not (b.up and b.ok)]
+            errnos = [b.errno for b in boards if b.errno is not None]
+            retried = sum(b.transfers_retried for b in boards)
+        values = {"backend": robot.backend, "bus": robot.bus.name,
+                  "transactions": st.transactions, "errors": st.errors,
+                  "bytes_read": st.bytes_read, "bytes_written": st.bytes_written,
+                  "transfers_retried": retried,
+                  "boards_ok": f"{len(boards) - len(down)}/{len(boards)}"}
+        if self._prev is not None and now_mono > self._prev[0]:
+            dt = now_mono - self._prev[0]
+            p = self._prev[1]
+            clock_hz = float(robot.desc.get("bus", {}).get("clock_hz", 100000))
+            values["transactions_per_s"] = f"{(st.transactions - p.transactions) / dt:.1f}"
+            values["errors_per_s"] = f"{(st.errors - p.errors) / dt:.2f}"
+            values["wire_busy"] = f"{100.0 * (st.wire_bits - p.wire_bits) / clock_hz / dt:.1f} %"
+        self._prev = (now_mono, st)
+        if errnos:
+            values["last_errno"] = errnos[-1]
+        if not down:
+            level, msg = OK, f"{len(boards)}/{len(boards)} boards answering"
+        else:
+            why = "; ".join(f"{b.name}: {b.fault}" for b in down)
+            level = ERROR if len(down) == len(boards) else WARN
+            msg = f"{len(boards) - len(down)}/{len(boards)} boards ok; {why}"
+        return DeviceDiag("bus", level, msg, robot.bus.name, values)

@@ -204,6 +204,7 @@ class HardwareNode(Node):
             self, HomeSteering, "home_steering", execute_callback=self._execute_home,
             goal_callback=self._goal_home, cancel_callback=self._cancel_home,
             callback_group=self._action_group)
+        self._bus_diag = hwdiag.BusDiagnostics()
         self.create_timer(float(p["diagnostics_period"]), self._on_diagnostics,
                           callback_group=MutuallyExclusiveCallbackGroup())
 
@@ -442,8 +443,10 @@ class HardwareNode(Node):
         arr = DiagnosticArray()
         arr.header.stamp = self.get_clock().now().to_msg()
         prefix = f"{self.get_fully_qualified_name()}: "
-        arr.status = [diag_status_msg(dd, prefix)
-                      for dd in hwdiag.device_diagnostics(r, r.clock(), float(self.p["stale_factor"]))]
+        now = r.clock()
+        diags = [self._bus_diag(r, now)]
+        diags += hwdiag.device_diagnostics(r, now, float(self.p["stale_factor"]))
+        arr.status = [diag_status_msg(dd, prefix) for dd in diags]
         self.pub_diag.publish(arr)
         if self._auto_homing:
             st = r.homing_status(0)
