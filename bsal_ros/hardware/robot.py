@@ -406,6 +406,8 @@ class Robot:
                 return Result(HARDWARE_FAULT, str(e))
             if cls == DC_MOTOR:
                 self._drive_target = None  # an explicit command overrides cmd_vel
+            elif self._drive_target is not None:
+                self._drive_target = (self._drive_target[0], None)  # steering: no longer cmd_vel's
             return Result(OK, f"{cls}: {len(planned)} set")
 
     def clear_encoders(self, ids: list[int]) -> Result:
