@@ -178,7 +178,8 @@ class Board:
             if self._same_seq >= self.stuck_polls:
                 msg = (f"board {self.name} ({self.hardware_id}) stuck: sequence counter "
                        f"frozen at {seq} for {self._same_seq} polls")
-                if self.ok or not self.fault.startswith(f"board {self.name} ({self.hardware_id}) stuck"):
+                stuck_prefix = f"board {self.name} ({self.hardware_id}) stuck"
+                if self.ok or not self.fault.startswith(stuck_prefix):
                     self.events.append(BoardEvent(self.name, "error", msg))
                 self.up, self.ok, self.fault = True, False, msg
             else:

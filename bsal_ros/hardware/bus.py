@@ -172,7 +172,8 @@ class SimBus:
       the image taken when the fault was set; writes are acknowledged and lost).
     """
 
-    def __init__(self, name: str = "sim", seed: int = 0, before_access: Callable[[], None] | None = None):
+    def __init__(self, name: str = "sim", seed: int = 0,
+                 before_access: Callable[[], None] | None = None):
         self.name = name
         self.stats = BusStats()
         self._devices: dict[int, VirtualDevice] = {}

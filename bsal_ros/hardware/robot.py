@@ -250,7 +250,8 @@ class Robot:
         with self.lock:
             return dev.snapshot(self.base_time, self)
 
-    def get_states(self, device_class: str = "", ids: Iterable[int] = ()) -> tuple[Result, list[DeviceSnapshot]]:
+    def get_states(self, device_class: str = "",
+                   ids: Iterable[int] = ()) -> tuple[Result, list[DeviceSnapshot]]:
         ids = list(ids)
         with self.lock:
             if device_class and device_class not in CLASS_NAMES:
@@ -266,7 +267,8 @@ class Robot:
                 if bad:
                     return Result(INVALID_ID, f"no {device_class} with id {bad}"), []
                 devs = [self.device(device_class, i) for i in ids]
-            return Result(OK, f"{len(devs)} devices"), [d.snapshot(self.base_time, self) for d in devs]
+            snaps = [d.snapshot(self.base_time, self) for d in devs]
+            return Result(OK, f"{len(devs)} devices"), snaps
 
     def list_devices(self) -> list[dict]:
         with self.lock:
@@ -329,7 +331,8 @@ class Robot:
                 return err
             for d, on in zip(devs, active):
                 if not on and cls == PSERVO_MOTOR and d.board.homing:
-                    return Result(REFUSED, f"{d.name}: steering homing in progress: nothing changed")
+                    return Result(REFUSED,
+                                  f"{d.name}: steering homing in progress: nothing changed")
             masks: dict[str, int] = {}
             for d, on in zip(devs, active):
                 m = masks.get(d.board.name, d.board.enable_mask)
@@ -362,7 +365,8 @@ class Robot:
     def set_motors(self, cls: str, commands: list[tuple[int, int, float]]) -> Result:
         """RCI Set Motor with speedval data: commands = [(id, mode, value)]."""
         if cls not in (DC_MOTOR, PSERVO_MOTOR):
-            return Result(BAD_REQUEST, f"set_motors needs class dc_motor or pservo_motor, not {cls!r}")
+            return Result(BAD_REQUEST,
+                          f"set_motors needs class dc_motor or pservo_motor, not {cls!r}")
         if not commands:
             return Result(BAD_REQUEST, "no commands")
         with self.lock:
@@ -375,7 +379,8 @@ class Robot:
                     return Result(BAD_REQUEST, f"{d.name}: value is not a number")
                 if mode == MODE_DUTY_CYCLE:
                     if abs(value) > 100.0:
-                        return Result(BAD_REQUEST, f"{d.name}: duty cycle {value} outside -100..100 %")
+                        return Result(BAD_REQUEST,
+                                      f"{d.name}: duty cycle {value} outside -100..100 %")
                     sv = speedval_from_duty(value)
                 elif mode == MODE_VELOCITY:
                     if abs(value) > SPEED_RAD_MAX + 1e-9:
@@ -387,7 +392,8 @@ class Robot:
                 if not d.on:
                     return Result(REFUSED, f"{d.name} is not active: nothing changed")
                 if isinstance(d.board, PservoBoard) and d.board.homing:
-                    return Result(REFUSED, f"{d.name}: steering homing in progress: nothing changed")
+                    return Result(REFUSED,
+                                  f"{d.name}: steering homing in progress: nothing changed")
                 cur = speedval_sign(d.board.speed_set)
                 new = speedval_sign(sv)
                 motion = d.motion_sign()
@@ -442,11 +448,13 @@ class Robot:
                 slots, iv = plan.get(b.name, (list(b.slots), b.interval_ms))
                 if slot != -1:
                     if not 0 <= slot < b.channels:
-                        return Result(BAD_REQUEST, f"{d.name}: firing slot {slot} outside 0..{b.channels - 1}")
+                        return Result(BAD_REQUEST,
+                                      f"{d.name}: firing slot {slot} outside 0..{b.channels - 1}")
                     slots[d.channel] = int(slot)
                 if interval != -1:
                     if not 5 <= interval <= 1000:
-                        return Result(BAD_REQUEST, f"{d.name}: interval {interval} ms outside 5..1000")
+                        return Result(BAD_REQUEST,
+                                      f"{d.name}: interval {interval} ms outside 5..1000")
                     if asked.get(b.name, interval) != interval:
                         return Result(BAD_REQUEST, f"{d.name}: one firing interval per board "
                                                    f"({b.name}): {asked[b.name]} vs {interval} ms")
@@ -587,7 +595,8 @@ class Robot:
             s = sts[0]
             b = s.board
             if not s.on:
-                self._warn_once("steer_off", "warn", "cmd_vel steering ignored: pservo_motor 0 is not active")
+                self._warn_once("steer_off", "warn",
+                                "cmd_vel steering ignored: pservo_motor 0 is not active")
             elif b.homing:
                 pass
             elif not b.homed:
@@ -605,7 +614,8 @@ class Robot:
     def sim_control(self, command: str, target: str = "", fault: str = "",
                     values: list[float] = ()) -> Result:
         if self.world is None:
-            return Result(NOT_SUPPORTED, f"sim_control needs the sim backend (bus is {self.backend})")
+            return Result(NOT_SUPPORTED,
+                          f"sim_control needs the sim backend (bus is {self.backend})")
         values = [float(v) for v in values]
         with self.lock:
             w, bus = self.world, self.bus
@@ -615,7 +625,8 @@ class Robot:
                     return Result(BAD_REQUEST, "teleport needs values [x, y, yaw]")
                 w.sync()
                 w.teleport(*values)
-                return Result(OK, f"teleported to ({values[0]:.3f}, {values[1]:.3f}, {values[2]:.3f})")
+                return Result(OK,
+                              f"teleported to ({values[0]:.3f}, {values[1]:.3f}, {values[2]:.3f})")
             if command == "add_obstacle":
                 if not target:
                     return Result(BAD_REQUEST, "add_obstacle needs a target name")
@@ -645,19 +656,22 @@ class Robot:
                 b = self.boards[target]
                 if fault == "stall":
                     if b.type not in ("dc_motor", "pservo_motor"):
-                        return Result(BAD_REQUEST, f"stall needs a motor board, {target} is {b.type}")
+                        return Result(BAD_REQUEST,
+                                      f"stall needs a motor board, {target} is {b.type}")
                     w.sync()
                     w.stall["drive" if b.type == "dc_motor" else "steering"] = True
                     return Result(OK, f"{target}: motor stalled")
                 if fault == "error_rate":
                     if len(values) != 1 or not 0.0 <= values[0] <= 1.0:
-                        return Result(BAD_REQUEST, "error_rate needs values [rate] with 0 <= rate <= 1")
+                        return Result(BAD_REQUEST,
+                                      "error_rate needs values [rate] with 0 <= rate <= 1")
                     bus.set_fault(b.address, "error_rate", values[0])
                     return Result(OK, f"{target}: error rate {values[0]:.3f}")
                 if fault in ("stuck", "missing"):
                     bus.set_fault(b.address, fault)
                     return Result(OK, f"{target}: {fault}")
-                return Result(BAD_REQUEST, f"unknown fault {fault!r} (error_rate, stuck, missing, stall)")
+                return Result(BAD_REQUEST,
+                              f"unknown fault {fault!r} (error_rate, stuck, missing, stall)")
             return Result(BAD_REQUEST, f"unknown sim command {command!r}")
 
     def ground_truth(self) -> tuple[float, float, float] | None:

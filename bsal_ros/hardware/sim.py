@@ -194,7 +194,8 @@ class SimWorld:
         self.stalled["steering"] = False
         self._still["steering"] = 0.0
         backoff = float(self.sim["homing_backoff"])
-        self.homing_expected = max(1e-6, (self.limit - self.steer) + backoff + (self.limit - backoff))
+        self.homing_expected = max(1e-6, (self.limit - self.steer) + backoff
+                                   + (self.limit - backoff))
         return True
 
     def abort_homing(self, phase: int = R.PHASE_CANCELLED) -> None:

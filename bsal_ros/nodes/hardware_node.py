@@ -233,7 +233,8 @@ class HardwareNode(Node):
             res = self.robot.start_homing(0)
             self._auto_homing = res.ok
             self._log("info" if res.ok else "warn",
-                      f"auto-home: {res.message}" if res.ok else f"auto-home not started: {res.message}")
+                      f"auto-home: {res.message}" if res.ok
+                      else f"auto-home not started: {res.message}")
         self.poller.start()
 
     def close(self) -> None:
@@ -510,8 +511,9 @@ class HardwareNode(Node):
 
     def _srv_list_devices(self, req, resp):
         devs = self.robot.list_devices()
-        resp.devices = [device_info_msg(d, self._frame_of(self.robot.device(d["device_class"], d["id"])))
-                        for d in devs]
+        resp.devices = [
+            device_info_msg(d, self._frame_of(self.robot.device(d["device_class"], d["id"])))
+            for d in devs]
         resp.result = result_msg(Result(OK, f"{len(devs)} devices"))
         return resp
 
