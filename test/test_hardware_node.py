@@ -286,7 +286,7 @@ def test_run_time_parameters_and_read_only_ones(env):
         device_class="ultrasonic", ids=[0], active=[True])).result.code == Result.OK
     p.clear("sonar_00")
     base = p.wait_msg("sonar_00", lambda m: math.isfinite(m.range)).range
-    res = node.set_parameters([Parameter("speed_of_sound", value=686.0)])
+    res = node.set_parameters([Parameter("speed_of_sound", value=686)])   # an int is fine
     assert res[0].successful
     p.clear("sonar_00")
     m = p.wait_msg("sonar_00", lambda m: math.isfinite(m.range) and m.range > 1.5 * base)

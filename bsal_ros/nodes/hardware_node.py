@@ -113,8 +113,17 @@ class HardwareNode(Node):
                          parameter_overrides=params)
         defaults = DEFAULT_DESCRIPTION["hardware_node"]
         for name, text in PARAMETERS.items():
-            self.declare_parameter(name, defaults[name], ParameterDescriptor(description=text))
+            # float parameters also take integers (speed_of_sound:=343 on a command line)
+            is_float = isinstance(defaults[name], float)
+            self.declare_parameter(name, defaults[name], ParameterDescriptor(
+                description=text, dynamic_typing=is_float))
         p = {name: self.get_parameter(name).value for name in PARAMETERS}
+        for name in PARAMETERS:
+            if isinstance(defaults[name], float):
+                try:
+                    p[name] = float(p[name])
+                except (TypeError, ValueError):
+                    raise ValueError(f"parameter {name} must be a number, not {p[name]!r}")
         self.p = p
         self.log = self.get_logger()
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -267,7 +276,8 @@ class HardwareNode(Node):
                 return SetParametersResult(successful=False, reason=f"{prm.name} must be > 0")
         with self.robot.lock:
             for prm in params:
-                self.p[prm.name] = prm.value
+                self.p[prm.name] = (prm.value if prm.name == "sonar_no_return"
+                                    else float(prm.value))
                 if prm.name == "speed_of_sound":
                     self.robot.speed_of_sound = float(prm.value)
                 elif prm.name == "cmd_vel_timeout":
