@@ -509,7 +509,8 @@ class Campaign:
     def start_hw(self) -> Child:
         n = len(self.hw_instances)
         hw = self.spawn(f"hardware_node_{n}", self.ros_cmd(
-            "bsal_ros.nodes.hardware_node", "--params-file", str(shipped("config", "brak.yaml"))))
+            "bsal_ros.nodes.hardware_node", "--params-file", str(shipped("config", "brak.yaml")),
+            "-p", f"diagnostics_period:={self.a.diag_period}"))
         self.hw_instances.append(hw)
         self.hw = hw
         return hw
@@ -669,6 +670,9 @@ class Campaign:
                 break
             dev = BOARD_DEVICE[board]
             base = mon.wait(mon.watch("diag", mon.diag_level(dev, OK_LEVEL)), 10)
+            # inject at a random phase of the 1 s diagnostics period (the wait
+            # above returns right after a publication)
+            time.sleep(self.rng.uniform(0.0, a.diag_period))
             ca.tag = f"{fault}:{board}"
             w_state = mon.watch("states", mon.state_bad(dev))
             w_diag = mon.watch("diag", mon.diag_level(dev, ERROR_LEVEL))
@@ -677,7 +681,7 @@ class Campaign:
             t_ack = now()
             hs = mon.wait(w_state, 10)
             hd = mon.wait(w_diag, 10)
-            time.sleep(a.fault_hold)
+            time.sleep(a.fault_hold + self.rng.uniform(0.0, a.diag_period))
             w_state_ok = mon.watch("states", mon.state_good(dev))
             w_ok = mon.watch("diag", mon.diag_level(dev, OK_LEVEL))
             t1 = now()
@@ -711,7 +715,7 @@ class Campaign:
                           for k in ("to_state_bad", "to_error", "clear_to_state_ok", "clear_to_ok")}
         self.report["steps"]["A_i2c_faults"] = {
             "injections": rows, "summary": summary, "error_rate": a.error_rate,
-            "hold_s": a.fault_hold,
+            "hold_s": a.fault_hold, "diag_period_s": a.diag_period,
             "ca_answers": {k: dict(v) for k, v in seen.items()},
             "recovered_all": all(r["clear_to_ok"] is not None for r in rows) and bool(rows),
             "detected_all": all(r["to_error"] is not None for r in rows) and bool(rows)}
@@ -1237,8 +1241,10 @@ def markdown(r: dict) -> str:
     A = st.get("A_i2c_faults")
     if A:
         w("")
-        w(f"A. I2C faults (sim_control set_fault, error rate {A['error_rate']}; fault held "
-          f"{A['hold_s']} s after ERROR), ms p50 / max over {len(A['injections'])} injections:")
+        w(f"A. I2C faults (sim_control set_fault, error rate {A['error_rate']}; injected at a "
+          f"random phase of the {A['diag_period_s']:g} s diagnostics period, held "
+          f"{A['hold_s']} s + a random part of a period after ERROR), ms p50 / max over "
+          f"{len(A['injections'])} injections:")
         w("")
         w("| fault | injection -> device_states not ok | injection -> /diagnostics ERROR | "
           "clear -> device_states ok | clear -> /diagnostics OK |")
@@ -1365,7 +1371,10 @@ def parse_args(argv=None):
     p.add_argument("--hardware-gone", type=float, default=3.0, help="rci_gateway hardware_gone_s")
     p.add_argument("--error-rate", type=float, default=0.9, help="injected I2C error rate")
     p.add_argument("--fault-hold", type=float, default=0.3,
-                   help="s a fault stays after its ERROR was seen")
+                   help="s a fault stays after its ERROR was seen (plus a random part of "
+                        "the diagnostics period)")
+    p.add_argument("--diag-period", type=float, default=1.0,
+                   help="hardware_node diagnostics_period (the shipped default)")
     p.add_argument("--fault-reps", type=int, default=2, help="long version: rounds of faults")
     p.add_argument("--ca-kills", type=int)
     p.add_argument("--ca-silent", type=int)
