@@ -76,13 +76,16 @@ class Layout:
     ``allowed``: optional set of legal values (scalar only), checked on decode.
     """
 
-    __slots__ = ("fmt", "k", "kind", "cls", "allowed", "size")
+    __slots__ = ("fmt", "k", "kind", "cls", "allowed", "size", "gen_enc", "gen_dec")
 
     def __init__(self, fmt: str, kind: str = "scalar", cls=None, allowed=None):
         self.fmt, self.kind, self.cls = fmt, kind, cls
         self.k = len(fmt)
         self.allowed = frozenset(allowed) if allowed is not None else None
         self.size = struct.calcsize("<" + fmt)
+        # precompiled general-form Structs per byte order (the most common form)
+        self.gen_enc = {p: struct.Struct(p + "HBH" + fmt) for p in "<>"}
+        self.gen_dec = {p: struct.Struct(p + "H" + fmt) for p in "<>"}
 
     # --- decode helpers
     def build(self, vals):
@@ -143,7 +146,7 @@ class Layout:
 def decode_fixed(buf, p, form, lay: Layout, pfx: str):
     """Items after the ``id_sub_code`` byte at ``p``; returns (items, end)."""
     if form is F_GENERAL:
-        st = S(pfx + "H" + lay.fmt)
+        st = lay.gen_dec[pfx]
         vals = st.unpack_from(buf, p)
         items = [(vals[0], lay.one(vals[1:]))]
         end = p + st.size
@@ -234,6 +237,17 @@ def check_items(items, form) -> int:
 
 
 def encode_fixed(pfx, code, sub, items, form, lay: Layout, checked: bool = False) -> bytes:
+    if form is F_GENERAL and len(items) == 1:      # fast path, the most common form
+        try:
+            ident, d = items[0]
+            if not (checked or lay.accepts(d)):
+                raise ProtocolError(f"item data must be "
+                                    f"{lay.cls.__name__ if lay.cls else 'int'}")
+            return lay.gen_enc[pfx].pack(code, sub, ident, *lay.vals(d))
+        except (struct.error, TypeError, ValueError, OverflowError) as exc:
+            if isinstance(exc, ProtocolError):
+                raise
+            raise ProtocolError(f"cannot encode: {exc}") from None
     n = check_items(items, form)
     datas = list(map(_get1, items))
     if not checked and not lay.accepts_all(datas):
