@@ -133,7 +133,10 @@ def main(argv=None) -> int:
 def _window(a, port) -> int:
     try:
         import tkinter as tk
-        from PIL import ImageTk
+        try:
+            from PIL import ImageTk
+        except ImportError:        # Pillow without Tk support: hand Tk a PNG instead
+            ImageTk = None
         root = tk.Tk()
     except Exception as exc:   # noqa: BLE001 - no display, no tkinter, no Pillow
         print(f"rdi_viewer: no window available ({exc}); use --snapshot FILE.png or --dump",
@@ -166,7 +169,15 @@ def _window(a, port) -> int:
             state["rc"] = 3
             root.destroy()
             return
-        img = ImageTk.PhotoImage(render(model, a.size, a.view_radius))
+        pil = render(model, a.size, a.view_radius)
+        if ImageTk is not None:
+            img = ImageTk.PhotoImage(pil)
+        else:
+            import base64
+            import io
+            buf = io.BytesIO()
+            pil.save(buf, "PNG")
+            img = tk.PhotoImage(data=base64.b64encode(buf.getvalue()))
         label.configure(image=img)
         label.image = img
         if rd.eof:
