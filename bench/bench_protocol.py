@@ -10,6 +10,7 @@ against a floor measured in the same run: one precompiled ``struct.Struct``
 packing and unpacking the same bytes (flat values, no objects).
 
 Run:  python3 bench/bench_protocol.py [--seconds 1.0]
+Output: Markdown (figures in a code block), for bench/run_all.py.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     args = ap.parse_args(argv)
     sec = args.seconds
+    print("```text")
     print(f"python {platform.python_version()} on {platform.machine()}, "
           f"{args.seconds:.1f} s per measurement, best of 3\n")
 
@@ -184,6 +186,7 @@ def main(argv=None):
                 [("encode_rdi_frame", timeit(enc_b, sec)), ("RdiDecoder.feed", timeit(dec_b, sec))],
                 timeit(objfloor_b, sec))
     goal = 3.0
+    print("```")
     print(f"\ngoal: within {goal:.0f}x of the floor -> A {'met' if ra <= goal else 'NOT met'} "
           f"({ra:.2f}x), B {'met' if rb <= goal else 'NOT met'} ({rb:.2f}x)")
 

@@ -18,6 +18,7 @@ then with the lag limit off, so the stalled client stays connected and only
 the bounded queues hold memory back).
 
 Run:  python3 bench/bench_rdi.py [--seconds 5] [--memory-seconds 60]
+Output: Markdown (figures in a code block), for bench/run_all.py.
 """
 
 from __future__ import annotations
@@ -197,6 +198,7 @@ def main(argv=None):
     ap.add_argument("--clients", default="1,16,64")
     ap.add_argument("--rates", default="10,50")
     a = ap.parse_args(argv)
+    print("```text")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, "
           f"{a.seconds:g} s per case (after 1 s warm-up)\n")
     print(f"{'clients':>7} {'rate':>5} {'gw CPU':>7} {'frames/s':>13} {'lag p50':>8} "
@@ -219,6 +221,7 @@ def main(argv=None):
             print(f"\nmemory, 16 readers + 1 stalled client, 50 Hz, {a.memory_seconds:g} s, {what}:")
             print(f"  gateway RSS kB: start {s[0]}, after 10 s {s[min(10, len(s) - 1)]}, "
                   f"max {max(s)}, end {s[-1]} (growth after 10 s: {s[-1] - s[min(10, len(s) - 1)]} kB)")
+    print("```")
 
 
 if __name__ == "__main__":
