@@ -30,6 +30,7 @@ setup(
             'rdi_gateway = bsal_ros.nodes.rdi_gateway:main',
             'brak_bringup = bsal_ros.nodes.bringup:main',
             'rdi_viewer = bsal_ros.viewer:main',
+            'brak_drive = bsal_ros.tools.drive:main',
         ],
     },
 )

@@ -55,7 +55,7 @@ def test_readme_colcon_command_finds_both_packages(tmp_path):
 
 
 @pytest.mark.parametrize('script', ['hardware_node', 'rci_gateway', 'rdi_gateway',
-                                    'brak_bringup', 'rdi_viewer'])
+                                    'brak_bringup', 'rdi_viewer', 'brak_drive'])
 def test_console_scripts_resolve(script):
     """Every console script named in setup.py points at a real main()."""
     import importlib

@@ -1,0 +1,1 @@
+"""Small command-line tools for machines without the ros2 CLI."""
