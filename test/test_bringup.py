@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bsal_ros.protocol import RdiBaseTime, RdiDecoder, RdiSensor
+from bsal_ros.protocol import RdiBaseTime, RdiDecoder, RdiOrientEgo, RdiSensor
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
@@ -110,6 +110,25 @@ def test_legacy_client_drives_the_bridge_and_rdi_streams_it(bridge):
     assert len(set(counts)) > 1, 'encoder count never changed while driving'
     # Driving in reverse (the example's MOTOR_REVERSE at 20 %): counts fall.
     assert counts[-1] < counts[0], counts
+
+
+def last_pose(port):
+    poses = [p for p in read_rdi(port, 1.0) if isinstance(p, RdiOrientEgo)]
+    assert poses, 'no ego-centric orientation on the real-time stream'
+    return poses[-1]
+
+
+def test_brak_drive_moves_the_robot_through_cmd_vel(bridge):
+    _, rt_port, _ = bridge.ports
+    bridge.wait_for(re.compile(r'auto-home done'), timeout=60)   # cmd_vel steers once homed
+    before = last_pose(rt_port)
+    drive = subprocess.run([sys.executable, '-m', 'bsal_ros.tools.drive', '0.3', '0.0',
+                            '--seconds', '2'], capture_output=True, text=True, timeout=60)
+    assert drive.returncode == 0, drive.stdout + drive.stderr
+    assert 'stopped (zero Twist sent)' in drive.stdout + drive.stderr
+    after = last_pose(rt_port)
+    travelled = ((after.xpos - before.xpos) ** 2 + (after.ypos - before.ypos) ** 2) ** 0.5
+    assert travelled > 0.2, (before, after)     # ~0.6 m commanded, minus motor lag
 
 
 def test_sigterm_stops_the_robot_and_exits_cleanly(bridge):
