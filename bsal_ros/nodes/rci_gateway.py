@@ -89,7 +89,20 @@ class _Bridge:
             else:
                 afut.set_result(f.result())
 
-        rfut.add_done_callback(lambda f: self.loop.call_soon_threadsafe(transfer, f))
+        loop = self.loop
+
+        def hand_over(f=rfut):
+            loop.call_soon_threadsafe(transfer, f)
+        # rclpy runs done callbacks as new executor tasks (one more wait-set
+        # round trip); handing the result to asyncio is thread-safe, so it is
+        # done right where the executor sets the result. `transfer` ignores
+        # a second hand-over.
+        try:
+            rfut._schedule_or_invoke_done_callbacks = hand_over
+        except AttributeError:
+            rfut.add_done_callback(lambda f: hand_over())
+        if rfut.done():
+            hand_over()
         try:
             return await asyncio.wait_for(afut, timeout)
         except asyncio.TimeoutError:
@@ -137,6 +150,7 @@ class RosRobotPort(P.RobotPort):
         self.pub_session = node.create_publisher(String, "rci/session", latched)
         self._bridge: _Bridge | None = None
         self._out: collections.deque = collections.deque(maxlen=_DELIVERED_QUEUE)
+        self._latest: dict = {}
         self._out_event = threading.Event()
         self._out_stop = False
         self.dropped = 0
@@ -311,35 +325,44 @@ class RosRobotPort(P.RobotPort):
 
     # ------------------------------------------------- control-application view
     def delivered(self, device_class, snapshots, what) -> None:
-        if len(self._out) == self._out.maxlen:
-            self.dropped += 1          # newest wins: the oldest is dropped
-        self._out.append((snapshots, what))
+        # newest wins per (class, kind); the worker publishes at most
+        # ca_states_max_hz batches per second, so a control application
+        # polling at kHz rates costs the gateway nothing extra
+        key = (device_class, what)
+        if key in self._latest:
+            self.dropped += 1
+        self._latest[key] = snapshots
         self._out_event.set()
 
     def session_event(self, event: str, detail: str = "") -> None:
-        self._out.append((None, f"{event} {detail}".strip()))
+        self._out.append(f"{event} {detail}".strip())
         self._out_event.set()
 
     def _publish_loop(self) -> None:
+        period = 1.0 / max(self.node.p["ca_states_max_hz"], 0.1)
+        last = 0.0
         while not self._out_stop:
             self._out_event.wait(0.5)
             self._out_event.clear()
-            while self._out:
-                try:
-                    snaps, what = self._out.popleft()
-                except IndexError:
-                    break
-                try:
-                    if snaps is None:
-                        self.pub_session.publish(String(data=what))
-                        continue
+            try:
+                while self._out:
+                    self.pub_session.publish(String(data=self._out.popleft()))
+                if not self._latest:
+                    continue
+                wait = last + period - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+                latest, self._latest = self._latest, {}
+                last = time.monotonic()
+                stamp = self.node.get_clock().now().to_msg()
+                for (cls, what), snaps in latest.items():
                     arr = DeviceStateArray()
-                    arr.header.stamp = self.node.get_clock().now().to_msg()
+                    arr.header.stamp = stamp
                     arr.header.frame_id = what
-                    arr.states = [s.msg for s in snaps if getattr(s, "msg", None) is not None]
+                    arr.states = [x.msg for x in snaps if getattr(x, "msg", None) is not None]
                     self.pub_ca.publish(arr)
-                except Exception:   # noqa: BLE001 - context shutting down
-                    return
+            except Exception:   # noqa: BLE001 - context shutting down
+                return
 
 
 class RciGatewayNode(Node):
@@ -363,6 +386,7 @@ class RciGatewayNode(Node):
             "cache_min_age_s": d("cache_min_age_s", 0.02).value,
             "states_qos_sensor_data": d("states_qos_sensor_data", False).value,
             "hardware_namespace": d("hardware_namespace", "").value,
+            "ca_states_max_hz": d("ca_states_max_hz", 20.0).value,
         }
         ns = self.p["hardware_namespace"].rstrip("/")
         self.hw_name = (lambda s: f"{ns}/{s}") if ns else (lambda s: s)
@@ -430,6 +454,10 @@ class RciGatewayNode(Node):
         finally:
             try:
                 loop.run_until_complete(self.server.close())
+                tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
+                for t in tasks:
+                    t.cancel()
+                loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
             finally:
                 loop.close()
 
