@@ -76,7 +76,8 @@ class Layout:
     ``allowed``: optional set of legal values (scalar only), checked on decode.
     """
 
-    __slots__ = ("fmt", "k", "kind", "cls", "allowed", "size", "gen_enc", "gen_dec")
+    __slots__ = ("fmt", "k", "kind", "cls", "clsset", "allowed", "size", "gen_enc", "gen_dec",
+                 "grp_enc", "grp_dec", "poly_dec")
 
     def __init__(self, fmt: str, kind: str = "scalar", cls=None, allowed=None):
         self.fmt, self.kind, self.cls = fmt, kind, cls
@@ -86,19 +87,45 @@ class Layout:
         # precompiled general-form Structs per byte order (the most common form)
         self.gen_enc = {p: struct.Struct(p + "HBH" + fmt) for p in "<>"}
         self.gen_dec = {p: struct.Struct(p + "H" + fmt) for p in "<>"}
+        self.clsset = frozenset((cls,))
+        # group/poly Structs per byte order, keyed by the item count (filled lazily)
+        self.grp_enc = {"<": {}, ">": {}}
+        self.grp_dec = {"<": {}, ">": {}}
+        self.poly_dec = {"<": {}, ">": {}}
+
+    def grp_enc_struct(self, pfx: str, n: int) -> struct.Struct:
+        """``id_code sub count first_id {data} x n``."""
+        st = self.grp_enc[pfx].get(n)
+        if st is None:
+            st = self.grp_enc[pfx][n] = struct.Struct(pfx + "HBBH" + self.fmt * n)
+        return st
+
+    def grp_dec_struct(self, pfx: str, n: int) -> struct.Struct:
+        """``first_id {data} x n`` (after the count byte)."""
+        st = self.grp_dec[pfx].get(n)
+        if st is None:
+            st = self.grp_dec[pfx][n] = struct.Struct(pfx + "H" + self.fmt * n)
+        return st
+
+    def poly_dec_struct(self, pfx: str, n: int) -> struct.Struct:
+        """``{id data} x n`` (after the count byte)."""
+        st = self.poly_dec[pfx].get(n)
+        if st is None:
+            st = self.poly_dec[pfx][n] = struct.Struct(pfx + ("H" + self.fmt) * n)
+        return st
 
     # --- decode helpers
     def build(self, vals):
-        """Flat value tuple (k values per item) -> list of item data."""
+        """Flat value tuple (k values per item) -> iterable of item data."""
         kind = self.kind
         if kind == "scalar":
             return vals
         if kind == "named":
             if self.k == 1:
-                return list(map(_tuple_new, repeat(self.cls), zip(vals)))
+                return map(_tuple_new, repeat(self.cls), zip(vals))
             it = iter(vals)
-            return list(map(_tuple_new, repeat(self.cls), zip(*([it] * self.k))))
-        return list(map(_tuple_new, repeat(self.cls), zip(vals, repeat(None))))
+            return map(_tuple_new, repeat(self.cls), zip(*([it] * self.k)))
+        return map(_tuple_new, repeat(self.cls), zip(vals, repeat(None)))
 
     def one(self, vals):
         if self.kind == "scalar":
@@ -108,13 +135,14 @@ class Layout:
         return _tuple_new(self.cls, (vals[0], None))
 
     # --- encode helpers
-    def flat(self, datas):
+    def flat_items(self, items):
+        """Flat wire values of the data of ``(id, data)`` items (C-level iterators)."""
         kind = self.kind
         if kind == "scalar":
-            return datas
+            return map(_get1, items)
         if kind == "named":
-            return chain.from_iterable(datas)
-        return map(_get0, datas)
+            return chain.from_iterable(map(_get1, items))
+        return map(_get0, map(_get1, items))
 
     def vals(self, d) -> tuple:
         kind = self.kind
@@ -124,13 +152,21 @@ class Layout:
             return d
         return (d[0],)
 
+    def accepts_items(self, items) -> bool:
+        """Type check of the data of all ``(id, data)`` items (C-level for the common cases)."""
+        kind = self.kind
+        if kind == "scalar":
+            return not any(map(_is_tuple, map(_get1, items)))
+        if set(map(type, map(_get1, items))) != self.clsset:
+            return False
+        return kind == "named" or all(d[1] is None for d in map(_get1, items))
+
     def accepts_all(self, datas) -> bool:
         """Type check of all item data (C-level for the common cases)."""
         kind = self.kind
         if kind == "scalar":
             return not any(map(_is_tuple, datas))
-        types = set(map(type, datas))
-        if types != {self.cls}:
+        if set(map(type, datas)) != self.clsset:
             return False
         return kind == "named" or all(d[1] is None for d in datas)
 
@@ -159,7 +195,7 @@ def decode_fixed(buf, p, form, lay: Layout, pfx: str):
     if n == 0:
         raise Bad("zero count", p)
     if form is F_GROUP:
-        st = S(pfx + "H" + lay.fmt * n)
+        st = lay.grp_dec[pfx].get(n) or lay.grp_dec_struct(pfx, n)
         vals = st.unpack_from(buf, p + 1)
         first = vals[0]
         if first + n - 1 > 0xFFFF:
@@ -169,12 +205,10 @@ def decode_fixed(buf, p, form, lay: Layout, pfx: str):
             for i, d in enumerate(datas):
                 if d not in lay.allowed:
                     raise Bad("undefined data byte", p + 3 + i * lay.size, lay.size)
-        items = list(zip(range(first, first + n), lay.build(datas)))
-        return items, p + 1 + st.size
+        return list(zip(range(first, first + n), lay.build(datas))), p + 1 + st.size
     # poly
-    st = S(pfx + ("H" + lay.fmt) * n)
+    st = lay.poly_dec[pfx].get(n) or lay.poly_dec_struct(pfx, n)
     vals = st.unpack_from(buf, p + 1)
-    k1 = lay.k + 1
     if lay.kind == "scalar":
         items = list(zip(vals[0::2], vals[1::2]))
         if lay.allowed is not None and not lay.allowed.issuperset(vals[1::2]):
@@ -182,8 +216,13 @@ def decode_fixed(buf, p, form, lay: Layout, pfx: str):
                 if d not in lay.allowed:
                     raise Bad("undefined data byte", p + 1 + i * (2 + lay.size) + 2, lay.size)
     else:
-        one = lay.one
-        items = [(vals[j], one(vals[j + 1:j + k1])) for j in range(0, len(vals), k1)]
+        k1 = lay.k + 1
+        ids = vals[0::k1]
+        if k1 == 2:
+            datas = vals[1::2]
+        else:
+            datas = [v for j in range(0, len(vals), k1) for v in vals[j + 1:j + k1]]
+        items = list(zip(ids, lay.build(datas)))
     return items, p + 1 + st.size
 
 
@@ -249,15 +288,15 @@ def encode_fixed(pfx, code, sub, items, form, lay: Layout, checked: bool = False
                 raise
             raise ProtocolError(f"cannot encode: {exc}") from None
     n = check_items(items, form)
-    datas = list(map(_get1, items))
-    if not checked and not lay.accepts_all(datas):
+    if not checked and not lay.accepts_items(items):
         raise ProtocolError(f"item data must be {lay.cls.__name__ if lay.cls else 'int'}")
     try:
         if form is F_GROUP:
-            return S(pfx + "HBBH" + lay.fmt * n).pack(code, sub, n, items[0][0], *lay.flat(datas))
+            st = lay.grp_enc[pfx].get(n) or lay.grp_enc_struct(pfx, n)
+            return st.pack(code, sub, n, items[0][0], *lay.flat_items(items))
         if form is F_GENERAL:
             ident, d = items[0]
-            return S(pfx + "HBH" + lay.fmt).pack(code, sub, ident, *lay.vals(d))
+            return lay.gen_enc[pfx].pack(code, sub, ident, *lay.vals(d))
         vals = lay.vals
         return S(pfx + "HBB" + ("H" + lay.fmt) * n).pack(
             code, sub, n, *chain.from_iterable((i, *vals(d)) for i, d in items))

@@ -50,41 +50,50 @@ class StreamDecoder:
             raise ProtocolError("decoder stopped after an earlier error: " + self._failed.message,
                                 self._failed.offset, self._failed.data)
         buf = self._buf
-        try:
-            buf += data
-        except TypeError:
-            raise ProtocolError(f"feed() takes bytes, not {type(data).__name__}") from None
+        if not buf and type(data) is bytes:
+            # fast path: nothing buffered, parse the caller's bytes in place (no
+            # copy); only an unfinished tail is copied into the buffer below
+            src = data
+        else:
+            try:
+                buf += data
+            except TypeError:
+                raise ProtocolError(f"feed() takes bytes, not {type(data).__name__}") from None
+            src = buf
         out: list = []
         pos = 0
-        n = len(buf)
+        n = len(src)
         parse = self._parse
         try:
             while pos < n:
                 try:
-                    pkt, end = parse(buf, pos)
+                    pkt, end = parse(src, pos)
                 except (Incomplete, struct.error, IndexError):
                     break
                 out.append(pkt)
                 pos = end
         except Bad as b:
-            err = ProtocolError(b.msg, self._offset + b.pos, bytes(buf[b.pos:b.pos + b.size]), out)
+            err = ProtocolError(b.msg, self._offset + b.pos, bytes(src[b.pos:b.pos + b.size]), out)
             err.packet_offset = self._offset + pos
             self._fail(err, pos)
             raise err from None
         except ProtocolError as e:        # raised by a helper with its own message
-            err = ProtocolError(e.message, self._offset + pos, bytes(buf[pos:pos + 16]), out)
+            err = ProtocolError(e.message, self._offset + pos, bytes(src[pos:pos + 16]), out)
             err.packet_offset = self._offset + pos
             self._fail(err, pos)
             raise err from None
         except Exception as exc:          # safety net: never leak anything else
             err = ProtocolError(f"internal decoder error: {exc!r}", self._offset + pos,
-                                bytes(buf[pos:pos + 16]), out)
+                                bytes(src[pos:pos + 16]), out)
             err.packet_offset = self._offset + pos
             self._fail(err, pos)
             raise err from None
-        if pos:
-            del buf[:pos]
-            self._offset += pos
+        if src is buf:
+            if pos:
+                del buf[:pos]
+        elif pos < n:                     # keep the unfinished tail
+            buf += memoryview(data)[pos:]
+        self._offset += pos
         if len(buf) > MAX_PACKET:        # cannot happen with valid framing; bound anyway
             err = ProtocolError("packet larger than any legal packet", self._offset,
                                 bytes(buf[:16]), out)

@@ -520,7 +520,7 @@ def _enc_reply(base):
         if items:
             d0 = items[0][1] if len(items[0]) == 2 else None
             lay = _reply_layout_for(base, sub, d0)
-            if lay.accepts_all(list(map(_get1, items))):
+            if lay.accepts_items(items):
                 return encode_fixed(pfx, code, sub, items, p.form, lay, True)
 
         def item(d):

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter
 from typing import NamedTuple, Union
 
 from ._items import F_GENERAL, F_GROUP, F_POLY, Bad, Layout, S, decode_fixed, encode_fixed, prefix_of
@@ -169,23 +171,38 @@ ALL_CODES = frozenset(int(c) for c in RdiCode)
 
 def _enc_id(base):
     ibase = int(base)
+    # id_sub_code -> (sub-code enum, Layout, item class, general-form Structs per byte order)
+    subs = {s: (_SUB_BY_INT[(c, s)], lay, lay.cls, lay.gen_enc)
+            for (c, s), lay in _LAYOUT_BY_INT.items() if c == ibase}
 
     def enc(pfx, p):
         try:
-            sub = _SUB_BY_INT[(ibase, p.sub_code)]
+            sub, lay, icls, gen = subs[p.sub_code]
             flag = _FORM_FLAG[p.form]
         except (KeyError, TypeError):
             raise ProtocolError(f"RDI {base.name}: bad id_sub_code {p.sub_code!r} "
                                 f"or form {p.form!r}") from None
-        return encode_fixed(pfx, ibase | flag, sub, p.items, p.form,
-                            _LAYOUT_BY_INT[(ibase, sub)])
+        items = p.items
+        if flag == 0 and p.form is F_GENERAL and len(items) == 1:
+            # fast path: one well-formed item; anything else takes encode_fixed,
+            # which raises the exact error
+            it = items[0]
+            if type(it) is tuple and len(it) == 2 and type(it[1]) is icls:
+                try:
+                    return gen[pfx].pack(ibase, sub, it[0], *it[1])
+                except (struct.error, TypeError, ValueError, OverflowError):
+                    pass
+        return encode_fixed(pfx, ibase | flag, sub, items, p.form, lay)
     return enc
 
 
 def _enc_plain(fmt, code, sub, attrs):
+    structs = {p: struct.Struct(p + "HB" + fmt) for p in "<>"}
+    get = attrgetter(*attrs)
+
     def enc(pfx, p):
         try:
-            return S(pfx + "HB" + fmt).pack(code, sub, *[getattr(p, a) for a in attrs])
+            return structs[pfx].pack(code, sub, *get(p))
         except (struct.error, TypeError, OverflowError) as exc:
             raise ProtocolError(f"{type(p).__name__}: {exc}") from None
     return enc
@@ -243,6 +260,30 @@ def encode_rdi_frame(packets, byteorder: str = "big") -> bytes:
     return b"".join(out)
 
 
+_tnew = tuple.__new__
+
+
+def _plans(pfx: str) -> dict:
+    """Decode plans of the valid (id_code, id_sub_code) pairs, keyed by
+    ``id_code << 8 | id_sub_code``: one dict lookup replaces the code, flag and
+    sub-code checks of a valid packet header (invalid headers take the checked
+    path, :meth:`RdiDecoder._parse_checked`, for the exact error)."""
+    plans = {}
+    for (base, sub), lay in _LAYOUT_BY_INT.items():
+        cls, sub_e = _CLASS_OF[base], _SUB_BY_INT[(base, sub)]
+        gen = struct.Struct(pfx + "xxxH" + lay.fmt)
+        plans[base << 8 | sub] = (0, cls, sub_e, lay, gen, lay.cls, gen.size)
+        plans[(base | _POLY) << 8 | sub] = (1, cls, sub_e, lay, None, None, 0)
+        plans[(base | _GROUP) << 8 | sub] = (2, cls, sub_e, lay, None, lay.cls, lay.k)
+    plans[0x0040 << 8 | 1] = (3, RdiOrientEgo, None, None, struct.Struct(pfx + "xxxfffI"), None, 19)
+    plans[0x0040 << 8 | 2] = (3, RdiOrientOmni, None, None, struct.Struct(pfx + "xxxffI"), None, 15)
+    plans[0x0800 << 8 | 1] = (4, RdiBaseTime, None, None, struct.Struct(pfx + "xxxii"), None, 11)
+    return plans
+
+
+_PLANS = {p: _plans(p) for p in "<>"}
+
+
 class RdiDecoder(StreamDecoder):
     """Streaming RDI decoder: ``feed(data) -> list[packet]`` (see StreamDecoder)."""
 
@@ -250,11 +291,50 @@ class RdiDecoder(StreamDecoder):
         super().__init__(byteorder)
         pfx = self._pfx
         self._u16 = S(pfx + "H")
+        self._hb = S(pfx + "HB")
+        self._plans = _PLANS[pfx]
         self._ego = S(pfx + "fffI")
         self._omni = S(pfx + "ffI")
         self._tv = S(pfx + "ii")
 
     def _parse(self, buf, pos):
+        try:
+            code, sub = self._hb.unpack_from(buf, pos)
+        except struct.error:
+            return self._parse_checked(buf, pos)
+        plan = self._plans.get(code << 8 | sub)
+        if plan is None:
+            return self._parse_checked(buf, pos)
+        kind, cls, sub_e, lay, st, icls, k = plan
+        if kind == 0:                       # general form: one Struct for the packet
+            v = st.unpack_from(buf, pos)
+            return cls(sub_e, [(v[0], _tnew(icls, v[1:]))], F_GENERAL), pos + k
+        if kind == 2:                       # group form
+            p = pos + 3
+            n = buf[p]
+            if n == 0:
+                raise Bad("zero count", p)
+            st = lay.grp_dec[self._pfx].get(n) or lay.grp_dec_struct(self._pfx, n)
+            v = st.unpack_from(buf, p + 1)
+            first = v[0]
+            if first + n - 1 > 0xFFFF:
+                raise Bad("group ids run past 0xFFFF", p + 1, 2)
+            if k == 1:
+                datas = zip(v[1:])
+            else:
+                it = iter(v)
+                next(it)
+                datas = zip(*([it] * k))
+            return cls(sub_e, list(zip(range(first, first + n), map(_tnew, repeat(icls), datas))),
+                       F_GROUP), p + 1 + st.size
+        if kind == 3:                       # orientation
+            return cls(*st.unpack_from(buf, pos)), pos + k
+        if kind == 4:                       # base time
+            return RdiBaseTime(_tnew(Timeval, st.unpack_from(buf, pos))), pos + k
+        items, end = decode_fixed(buf, pos + 3, F_POLY, lay, self._pfx)
+        return cls(sub_e, items, F_POLY), end
+
+    def _parse_checked(self, buf, pos):
         (code,) = self._u16.unpack_from(buf, pos)
         base = code & 0x3FFF
         if base not in ALL_CODES:
