@@ -150,6 +150,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--warmup", type=int, default=200)
+    ap.add_argument("--ca-states-max-hz", type=float, default=20.0,
+                    help="the gateway's rci/ca_states rate cap (default as deployed)")
     a = ap.parse_args(argv)
     n, warm = a.n, a.warmup
 
@@ -160,7 +162,9 @@ def main(argv=None):
     hw = HardwareNode(context=ctx, namespace=ns, auto_home=False)
     gw = RciGatewayNode(context=ctx, namespace=ns,
                         parameter_overrides=[Parameter("port", value=0),
-                                             Parameter("watchdog_s", value=30.0)])
+                                             Parameter("watchdog_s", value=30.0),
+                                             Parameter("ca_states_max_hz",
+                                                       value=a.ca_states_max_hz)])
     floor_srv = Node("bench_floor_server", context=ctx, namespace=ns)
     floor_srv.create_service(Trigger, "bench_floor_trigger",
                              lambda req, resp: (setattr(resp, "success", True), resp)[1])

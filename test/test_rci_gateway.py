@@ -609,3 +609,14 @@ def test_fuzzing_socket_gateway_survives():
         assert gw.thread.is_alive()
     finally:
         gw.stop()
+
+
+def test_session_logic_imports_no_ros():
+    import subprocess
+    import sys
+    code = ("import sys, bsal_ros.rci, bsal_ros.rci.session, bsal_ros.rci.server, "
+            "bsal_ros.rci.client, bsal_ros.rci.fake, bsal_ros.rci.users\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] in "
+            "('rclpy', 'rosidl_runtime_py', 'bsal_interfaces', 'std_msgs')]\n"
+            "assert not bad, bad\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -92,7 +92,10 @@ class _Bridge:
         loop = self.loop
 
         def hand_over(f=rfut):
-            loop.call_soon_threadsafe(transfer, f)
+            try:
+                loop.call_soon_threadsafe(transfer, f)
+            except RuntimeError:       # gateway stopped: the loop is closed
+                pass
         # rclpy runs done callbacks as new executor tasks (one more wait-set
         # round trip); handing the result to asyncio is thread-safe, so it is
         # done right where the executor sets the result. `transfer` ignores

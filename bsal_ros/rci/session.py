@@ -550,7 +550,9 @@ class RciSession:
             return self._inquiry_failed(RciCode.CGtMtIq, CStRpStatus.INVALID_ID, pkt.rq_ack)
         if any(s == GetMotorStatus.TIME for _, s in pkt.items):
             return self._inquiry_failed(RciCode.CGtMtIq, CStRpStatus.NO_SUPPORT, pkt.rq_ack)
-        snaps = await self._states(cls, ids)
+        snaps = self.port.cached(cls, ids)
+        if snaps is None:
+            snaps = await self._call_fetch(cls, ids)
         if snaps is None:
             return self._inquiry_failed(RciCode.CGtMtIq, CStRpStatus.ABORT, pkt.rq_ack)
         items = []
@@ -571,15 +573,6 @@ class RciSession:
     def _inquiry_failed(self, base: int, status: CStRpStatus, rq_ack: bool) -> None:
         self._status[base] = status
         self._send(CStRp(base, status))
-
-    async def _states(self, cls: str, ids: list[int]):
-        snaps = self.port.cached(cls, ids)
-        if snaps is not None:
-            return snaps
-        try:
-            return await self._call_fetch(cls, ids)
-        except _End:
-            raise
 
     async def _call_fetch(self, cls, ids):
         try:
