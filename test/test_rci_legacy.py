@@ -1,0 +1,156 @@
+"""The C++ rci-client library (legacy/) against the gateway logic with a fake
+robot (no ROS): return codes of the book's example, termination codes seen by
+connectToServer and mid-session, guests, little-endian. The same example on
+the simulated robot through ROS is in test_rci_node.py."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from test_rci_gateway import ServerThread
+from bsal_ros.rci.client import RciClient
+from bsal_ros.rci.fake import FakeRobotPort
+from bsal_ros.rci.users import DEMO_KEY
+
+pytestmark = pytest.mark.timeout(180)
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "legacy" / "build" / "client-app"
+
+
+@pytest.fixture(scope="module")
+def app():
+    assert shutil.which("g++") and shutil.which("make"), "g++ and make build legacy/"
+    subprocess.run(["make", "-s", "-C", str(ROOT / "legacy")], check=True)
+    selftest = subprocess.run([str(ROOT / "legacy" / "build" / "wire-selftest")],
+                              capture_output=True, text=True)
+    assert selftest.returncode == 0, selftest.stdout
+    return APP
+
+
+class MovingRobot(FakeRobotPort):
+    """Each cache read moves the fake robot, so readings change."""
+
+    def cached(self, cls, ids):
+        self.advance(3)
+        return super().cached(cls, ids)
+
+
+def run(app, port, *args, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run([str(app), "127.0.0.1", str(port), *args], capture_output=True,
+                       text=True, timeout=60, env=e)
+    rows = []
+    for line in p.stdout.splitlines():
+        kind, _, rest = line.partition(" ")
+        rows.append((kind, dict(kv.split("=", 1) for kv in rest.split() if "=" in kv)))
+    return p.returncode, rows
+
+
+def rcs(rows):
+    return [(r["call"], r["name"]) for k, r in rows if k == "rc"]
+
+
+def term(rows):
+    return next(r["name"] for k, r in rows if k == "term")
+
+
+def test_example_against_fake_robot(app):
+    gw = ServerThread(MovingRobot())
+    try:
+        code, rows = run(app, gw.port)
+        assert code == 0, rows
+        calls = rcs(rows)
+        assert calls[0] == ("connectToServer", "NO_ERROR")
+        assert ("resetRobot", "RCI_CSTRP_BUSY") in calls and ("homeRobot", "RCI_CSTRP_BUSY") in calls
+        assert all(name in ("NO_ERROR", "RCI_CSTRP_BUSY", "RCI_CSTRP_IDLE") for _, name in calls)
+        counts = [int(r["count"]) for k, r in rows if k == "encoder"]
+        assert len(counts) == 10 and len(set(counts)) == 10
+        delays = [int(r["delay_us"]) for k, r in rows if k == "ultra" and r["id"] == "0"]
+        assert len(delays) == 10 and len(set(delays)) > 1
+        kinds = [c[0] for c in gw.robot.calls]
+        assert kinds[:2] == ["reset", "activate"] and "home" in kinds
+        gw.wait_idle()
+        assert gw.robot.stop_calls       # the library closed: safety stop ran
+    finally:
+        gw.stop()
+
+
+@pytest.mark.parametrize("user,key,name", [
+    ("demo", "ffffffffffffffffffffffffffffffff", "RCI_CSVTM_AUTHENTICATE"),
+    ("nobody", DEMO_KEY.hex(), "RCI_CSVTM_USER"),
+])
+def test_connect_refused(app, user, key, name):
+    gw = ServerThread()
+    try:
+        code, rows = run(app, gw.port, user, key)
+        assert code == 3
+        assert rcs(rows) == [("connectToServer", "ERR_SERVER_TERMINATE")]
+        assert term(rows) == name
+    finally:
+        gw.stop()
+
+
+def test_second_control_application_refused(app):
+    gw = ServerThread()
+    try:
+        first = RciClient("127.0.0.1", gw.port)
+        first.handshake("demo", DEMO_KEY)
+        code, rows = run(app, gw.port)
+        assert code == 3 and term(rows) == "RCI_CSVTM_ACCESS"
+        first.close()
+    finally:
+        gw.stop()
+
+
+def test_connection_refused_without_server(app):
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    code, rows = run(app, port)
+    assert code == 2 and rcs(rows) == [("connectToServer", "ERR_CONNECT_FAILED")]
+
+
+def test_server_termination_mid_session(app):
+    """The example sleeps 1 s after homeRobot; a 0.3 s watchdog ends the session
+    meanwhile: the next call sees the CSvTm."""
+    gw = ServerThread(watchdog_s=0.3)
+    try:
+        code, rows = run(app, gw.port)
+        assert code == 3
+        assert rcs(rows)[-1] == ("startEncoders", "ERR_SERVER_TERMINATE")
+        assert term(rows) == "RCI_CSVTM_NOACK"
+    finally:
+        gw.stop()
+
+
+def test_guest_reads_but_may_not_drive(app):
+    gw = ServerThread(MovingRobot())
+    try:
+        code, rows = run(app, gw.port, "guest", "00000000000000000000000000000000")
+        calls = dict(rcs(rows))
+        assert code == 1                      # the write calls did not do what the book says
+        assert calls["connectToServer"] == "NO_ERROR"
+        assert calls["resetRobot"] == "RCI_CSTRP_NO_SUPPORT"   # refused locally, never sent
+        assert calls["setDriveMotor"] == "RCI_CSTRP_NO_SUPPORT"
+        assert calls["readUltrasonics"] == "RCI_CSTRP_IDLE"
+        assert not [c for c in gw.robot.calls if c[0] != "home"] and not gw.robot.speed
+    finally:
+        gw.stop()
+
+
+def test_little_endian(app):
+    gw = ServerThread(MovingRobot(), byteorder="little")
+    try:
+        code, rows = run(app, gw.port, env={"BSAL_RCI_BYTEORDER": "little"})
+        assert code == 0, rows
+    finally:
+        gw.stop()
