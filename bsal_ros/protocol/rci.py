@@ -51,6 +51,7 @@ import struct
 from collections import deque
 from dataclasses import dataclass, field
 from enum import IntEnum
+from itertools import chain
 from typing import NamedTuple, Union
 
 from ._items import (Bad, Layout, S, decode_fixed, decode_var, encode_fixed,
@@ -515,11 +516,26 @@ def _reply_layout_for(base, sub, d):
 def _enc_reply(base):
     def enc(pfx, p):
         sub = _sub(base, p.sub_code)
-        code = _code(p, base, p.form)
+        form = p.form
+        code = _code(p, base, form)
         items = p.items
         if items:
-            d0 = items[0][1] if len(items[0]) == 2 else None
+            it0 = items[0]
+            d0 = it0[1] if len(it0) == 2 else None
             lay = _reply_layout_for(base, sub, d0)
+            if form is F_GROUP and lay.kind == "named":
+                # fast path: a group of one data type (one type check, one
+                # pack); anything else takes encode_fixed, which raises the exact error
+                n = len(items)
+                datas = list(map(_get1, items))
+                first = it0[0]
+                if (n <= 255 and set(map(type, datas)) == lay.clsset and type(first) is int
+                        and list(map(_get0, items)) == list(range(first, first + n))):
+                    try:
+                        return (lay.grp_enc[pfx].get(n) or lay.grp_enc_struct(pfx, n)).pack(
+                            code, sub, n, first, *chain.from_iterable(datas))
+                    except (struct.error, TypeError, ValueError, OverflowError) as exc:
+                        raise ProtocolError(f"cannot encode: {exc}") from None
             if lay.accepts_items(items):
                 return encode_fixed(pfx, code, sub, items, p.form, lay, True)
 
@@ -622,9 +638,7 @@ class RciDecoder(StreamDecoder):
         if isinstance(inquiry, (CGtMtIq, CGtSnIq)):
             # precompute the reply context: uniform status code, asked ids
             items = list(inquiry.items)
-            statuses = set(map(_get1, items))
-            ctx = (inquiry.sub_code, next(iter(statuses)) if len(statuses) == 1 else None,
-                   frozenset(map(_get0, items)), items)
+            ctx = _reply_context(inquiry.sub_code, items)
         self._pending.append([inquiry, ctx])
 
     def clear_expectations(self) -> None:
@@ -808,23 +822,33 @@ class RciDecoder(StreamDecoder):
             qtype, table = CGtMtIq, _MT_REPLY
         else:
             qtype, table = CGtSnIq, _SN_REPLY
-        for entry in self._pending:
+        pending = self._pending
+        for entry in pending:
             if type(entry[0]) is qtype:
                 break
         else:
             raise Bad(f"{RciCode(base).name} without a pending {qtype.__name__} "
                       f"(call expect_reply)", pos, 2)
-        sub_code, uniform, asked_ids, asked_items = entry[1]
-        sub = self._sub_of(buf, pos, base)
+        sub_code, uniform, ids, id_range, asked_items = entry[1]
+        s = buf[pos + 2]
+        sub = _SUBS[base].get(s)
+        if sub is None:
+            raise Bad(f"bad id_sub_code 0x{s:02x} for {RciCode(base).name}", pos + 2)
         if sub != sub_code:
             raise Bad(f"reply subcode 0x{sub:02x} differs from the inquiry's", pos + 2)
-        form = self._form(flags)
+        form = F_GROUP if flags & _FLAG_GROUP else (F_POLY if flags & _FLAG_POLY else F_GENERAL)
         if uniform is not None:
             lay = table.get((sub, uniform))
             if lay is None:
                 raise Bad(f"no reply layout for status code 0x{uniform:02x}", pos, 2)
             items, end = decode_fixed(buf, pos + 3, form, lay, self._pfx)
-            if not asked_ids.issuperset(map(_get0, items)):
+            if form is F_GROUP and id_range is not None:
+                # group reply to an inquiry about consecutive ids: a range check
+                first = items[0][0]
+                ok = id_range[0] <= first and first + len(items) <= id_range[1]
+            else:
+                ok = frozenset(ids).issuperset(map(_get0, items))
+            if not ok:
                 raise Bad("reply carries an id that was not asked", pos + 3, 3)
         else:
             asked: dict = {}
@@ -842,8 +866,30 @@ class RciDecoder(StreamDecoder):
                 st = S(pfx + lay.fmt)
                 return lay.one(st.unpack_from(b, p)), p + st.size
             items, end = decode_var(buf, pos + 3, form, item, pfx)
-        self._consume(entry)
+        if pending[0] is entry:
+            pending.popleft()
+        else:
+            self._consume(entry)
         return CLASS_OF[base](sub, items, form, bool(flags & _FLAG_RQ_ACK)), end
+
+
+def _reply_context(sub_code, items) -> tuple:
+    """(sub_code, uniform status code or None, asked ids, (first, stop) if the asked
+    ids are consecutive else None, items) of a motor/sensor inquiry."""
+    n = len(items)
+    try:
+        ids, statuses = zip(*items)
+    except (TypeError, ValueError):      # malformed or empty inquiry: the general way
+        ids = tuple(map(_get0, items))
+        sts = set(map(_get1, items))
+        return (sub_code, next(iter(sts)) if len(sts) == 1 else None, ids, None, items)
+    s0 = statuses[0]
+    uniform = s0 if statuses.count(s0) == n else None
+    first = ids[0]
+    id_range = None
+    if type(first) is int and ids == tuple(range(first, first + n)):
+        id_range = (first, first + n)
+    return (sub_code, uniform, ids, id_range, items)
 
 
 def decode_rci(data: bytes, byteorder: str = "big", role: str = "any",
