@@ -472,6 +472,8 @@ class Campaign:
         self.rci = self.rdi = None
         self.monitor: Monitor | None = None
         self.report: dict = {"config": {}, "steps": {}, "snapshots": {}, "notes": []}
+        self.rss_samples: dict = {}
+        self._sampling = threading.Event()
         self.cut_short: list[str] = []
         if args.logdir:
             self.logdir = Path(args.logdir)
@@ -514,6 +516,27 @@ class Campaign:
         self.hw_instances.append(hw)
         self.hw = hw
         return hw
+
+    def _sampler(self):
+        """RSS of every bridge process once a second (memory growth over time)."""
+        while not self._sampling.wait(1.0):
+            for name, ch in (("hardware_node", self.hw), ("rci_gateway", self.rci),
+                             ("rdi_gateway", self.rdi)):
+                if ch is not None and ch.alive():
+                    snap = S.snapshot(ch.pid)
+                    if snap:
+                        self.rss_samples.setdefault(ch.name, []).append(
+                            (now() - self.t_start, snap.rss))
+
+    def memory_trend(self) -> dict:
+        out = {}
+        for name, xs in self.rss_samples.items():
+            if len(xs) < 4:
+                continue
+            out[name] = {"samples": len(xs), "first_mib": xs[0][1] / 1048576,
+                         "max_mib": max(r for _, r in xs) / 1048576,
+                         "last_mib": xs[-1][1] / 1048576}
+        return out
 
     def snap_all(self, label: str):
         snaps = {}
@@ -590,7 +613,13 @@ class Campaign:
         c.close()
         for port in self.rdi_ports.values():
             self.rdi_check(port, need_sensor=False, timeout=3)
-        self.monitor.sim_control("clear_faults")
+        # concurrent service calls: the executors' thread pools grow lazily
+        calls = [threading.Thread(target=self.monitor.sim_control, args=("clear_faults",))
+                 for _ in range(8)]
+        for t in calls:
+            t.start()
+        for t in calls:
+            t.join(10)
         time.sleep(1.5)
 
     # --------------------------------------------------------------- checks
@@ -793,10 +822,60 @@ class Campaign:
             "goal_closed_met": ks.get("max", 1e9) < 0.1,
             "goal_silent_met": ss.get("max", 1e9) <= a.watchdog + wd_check + 0.1}
 
+    def step_fault_then_disconnect(self):
+        """The control application leaves while the drive board is faulted (its
+        safety stop cannot reach the board); does the drive stop once the board
+        is back on the bus?"""
+        a = self.a
+        mon = self.monitor
+        faults = ["missing"] if self.quick else ["missing", "stuck", "missing", "stuck"]
+        rows = []
+        for fault in faults:
+            if not self.budget("C3", 30):
+                break
+            row = {"fault": fault}
+            c = self.session()
+            row["activate"] = _outcome(c.request(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True)))
+            row["set_30"] = _outcome(c.request(CStMt.one(MotorType.DC, 0, MotorCommand(
+                MotorCommandKind.SPVAL, speedval_pack(True, 30.0)), rq_ack=True)))
+            row["moving"] = mon.wait(mon.watch("states", mon.drive_moving), 5) is not None
+            row["sim_control"] = mon.sim_control("set_fault", "drive", fault)
+            row["board_faulted"] = mon.wait(mon.watch("states", mon.state_bad(("dc_motor", 0))),
+                                            5) is not None
+            c.close()
+            t_close = now()
+            time.sleep(1.0)                     # the session ends, its safety stop runs
+            w_back = mon.watch("states", mon.state_good(("dc_motor", 0)))
+            t_clear = now()
+            mon.sim_control("clear_faults", "drive")
+            back = mon.wait(w_back, 10)
+            row["board_back_after_clear"] = back[0] - t_clear if back else None
+            row["speed_when_back"] = float(back[2].speed) if back else None
+            w_stop = mon.watch("states", mon.drive_stopped)
+            hit = mon.wait(w_stop, a.stop_wait)
+            row["stopped_after_close"] = hit[0] - t_close if hit else None
+            row["still_running_after_s"] = None if hit else (now() - t_close)
+            rows.append(row)
+            self.log(f"C3 {fault}: client left while the drive board was faulted; drive "
+                     + (f"stopped {_ms(row['stopped_after_close'])} ms after" if hit else
+                        f"STILL RUNNING at {row['speed_when_back'] or 0:.1f} % "
+                        f"{now() - t_close:.1f} s after"))
+            # leave the robot stopped for the next step (a session's own stop)
+            c = self.session()
+            c.request(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True))
+            c.request(CStMt.one(MotorType.DC, 0, MotorCommand(
+                MotorCommandKind.SPVAL, speedval_pack(True, 0.0)), rq_ack=True))
+            c.close()
+            mon.wait(mon.watch("states", mon.drive_stopped), 5)
+        self.report["steps"]["C3_disconnect_during_board_fault"] = {
+            "cases": rows, "stop_wait_s": a.stop_wait,
+            "all_stopped": bool(rows) and all(r["stopped_after_close"] is not None
+                                              for r in rows)}
+
     # ============================================================== step D
     def step_rdi(self):
         a = self.a
-        before = S.snapshot(self.rdi.pid)
+        before = mid = S.snapshot(self.rdi.pid)
         modes = ["close", "after_base_time", "reset", "after_frame"]
         errors = Counter()
         done = Counter()
@@ -813,6 +892,8 @@ class Campaign:
                 done[mode] += 1
             except OSError as exc:
                 errors[f"{mode}: {type(exc).__name__}"] += 1
+            if i + 1 == a.rdi_cycles // 2:
+                mid = S.snapshot(self.rdi.pid)
             if (i + 1) % check_every == 0 or i + 1 == a.rdi_cycles:
                 checks.append(self.rdi_check(self.rdi_ports["realtime"]) and
                               self.rdi_check(self.rdi_ports["ca"], need_sensor=False))
@@ -822,6 +903,8 @@ class Campaign:
         self.report["steps"]["D_rdi_churn"] = {
             "cycles": sum(done.values()), "by_mode": dict(done), "errors": dict(errors),
             "seconds": elapsed, "checks": len(checks), "checks_passed": sum(checks),
+            "rss_first_half": (mid.rss - before.rss) if mid and before else None,
+            "rss_second_half": (after.rss - mid.rss) if mid and after else None,
             "before": before.to_dict() if before else None,
             "after": after.to_dict() if after else None,
             "leak": S.leak_check(before.to_dict() if before else None,
@@ -856,7 +939,7 @@ class Campaign:
     def step_corpus(self):
         a = self.a
         corpus = build_corpus(a.corpus, a.seed)
-        before = S.snapshot(self.rci.pid)
+        before = mid = S.snapshot(self.rci.pid)
         rows = []
         served_t = []
         not_served = []
@@ -870,6 +953,8 @@ class Campaign:
             if not ok:
                 not_served.append(entry.describe())
             outcomes.setdefault(entry.category, Counter())[out] += 1
+            if k + 1 == len(corpus) // 2:
+                mid = S.snapshot(self.rci.pid)
             rows.append({"entry": entry.describe(), "outcome": out, "served": ok,
                          "served_after": dt, "refusals": refusals})
         after = S.snapshot(self.rci.pid)
@@ -883,6 +968,8 @@ class Campaign:
             "after": after.to_dict() if after else None,
             "leak": S.leak_check(before.to_dict() if before else None,
                                  after.to_dict() if after else None),
+            "rss_first_half": (mid.rss - before.rss) if mid and before else None,
+            "rss_second_half": (after.rss - mid.rss) if mid and after else None,
             "flood": flood, "rows": rows}
         self.log(f"E {len(rows)} malformed inputs, well-behaved client served after each: "
                  f"{sum(1 for r in rows if r['served'])}/{len(rows)}")
@@ -966,8 +1053,20 @@ class Campaign:
                 except socket.timeout:
                     blocked = True
                     break
-            time.sleep(1.0)      # let the gateway process what it read
-            during = S.snapshot(self.rci.pid)
+            # let the gateway work through what it read: until its CPU use settles
+            busy_until = now()
+            last = S.snapshot(self.rci.pid)
+            during = last
+            for _ in range(40):
+                time.sleep(0.5)
+                cur = S.snapshot(self.rci.pid)
+                if cur is None or last is None:
+                    break
+                during = cur if cur.rss >= during.rss else during
+                if cur.cpu_s - last.cpu_s < 0.15:
+                    break
+                busy_until = now()
+                last = cur
         finally:
             c.close()
         elapsed = now() - t0
@@ -975,7 +1074,7 @@ class Campaign:
         after = S.snapshot(self.rci.pid)
         ok, dt, _ = self.rci_check(timeout=20)
         res = {"bytes_offered": len(blob), "bytes_sent": sent, "inquiries": sent // len(pkt),
-               "sender_blocked": blocked, "seconds": elapsed,
+               "sender_blocked": blocked, "seconds": elapsed, "gateway_busy_s": busy_until - t0,
                "rss_before": before.rss if before else None,
                "rss_during": during.rss if during else None,
                "rss_after_close": after.rss if after else None,
@@ -1091,9 +1190,11 @@ class Campaign:
             self.start()
             self.warm_up()
             self.snap_all("baseline")
+            threading.Thread(target=self._sampler, daemon=True, name="rss-sampler").start()
             self.step_faults()
             self.snap_all("after_A")
             self.step_kill_ca()
+            self.step_fault_then_disconnect()
             self.snap_all("after_C")
             self.step_rdi()
             self.snap_all("after_D")
@@ -1115,6 +1216,8 @@ class Campaign:
         return self.report
 
     def shutdown(self):
+        self._sampling.set()
+        self.report["memory_trend"] = self.memory_trend()
         if self.monitor is not None:
             try:
                 self.monitor.close()
@@ -1158,6 +1261,8 @@ class Campaign:
             "faults_recovered": steps.get("A_i2c_faults", {}).get("recovered_all", False),
             "motors_stopped_after_killed_client":
                 steps.get("C_kill_ca", {}).get("all_stopped", False),
+            "motors_stopped_after_disconnect_during_board_fault":
+                steps.get("C3_disconnect_during_board_fault", {}).get("all_stopped", False),
             "commands_work_after_hw_restart":
                 steps.get("B_kill_hardware", {}).get("recovered_all", False),
             "rdi_checks_passed": (steps.get("D_rdi_churn", {}).get("checks_passed", -1)
@@ -1229,7 +1334,9 @@ def markdown(r: dict) -> str:
       f"+{S.THREAD_TOLERANCE} threads)")
     w(f"- I2C faults detected: {v.get('faults_detected')}, recovered: "
       f"{v.get('faults_recovered')}; motors stopped after every killed / silent client: "
-      f"{v.get('motors_stopped_after_killed_client')}; commands work after every hardware "
+      f"{v.get('motors_stopped_after_killed_client')}; drive stopped after a client left "
+      f"during a drive-board fault: {v.get('motors_stopped_after_disconnect_during_board_fault')}"
+      f"; commands work after every hardware "
       f"node restart: {v.get('commands_work_after_hw_restart')}")
     w(f"- RDI checks passed: {v.get('rdi_checks_passed')}; well-behaved RCI client served "
       f"after every malformed input: {v.get('rci_served_after_every_entry')}")
@@ -1280,6 +1387,21 @@ def markdown(r: dict) -> str:
         terms = Counter(str(x.get("terms")) for x in C["silent"])
         w("")
         w(f"Silent clients were sent: {dict(terms)}.")
+    C3 = st.get("C3_disconnect_during_board_fault")
+    if C3:
+        w("")
+        w("C3. The control application (drive at 30 %) leaves while the drive board is "
+          "faulted, the fault is cleared 1 s later; is the drive stopped within "
+          f"{C3['stop_wait_s']:g} s after the board is back?")
+        w("")
+        w("| fault | board back after clear (ms) | speed when back | drive stopped "
+          "(ms after the client left) |")
+        w("|---|---|---|---|")
+        for x in C3["cases"]:
+            spd = "-" if x["speed_when_back"] is None else f"{x['speed_when_back']:.1f} %"
+            stopped = (_ms(x["stopped_after_close"]) if x["stopped_after_close"] is not None
+                       else f"**no: still {spd} {x['still_running_after_s']:.1f} s later**")
+            w(f"| {x['fault']} | {_ms(x['board_back_after_clear'])} | {spd} | {stopped} |")
     D = st.get("D_rdi_churn")
     if D:
         lk = D["leak"]
@@ -1287,7 +1409,8 @@ def markdown(r: dict) -> str:
         w(f"D. RDI: {D['cycles']} connect/disconnect cycles in {D['seconds']:.1f} s "
           f"({D['by_mode']}), errors {D['errors'] or 'none'}; well-behaved client checks "
           f"{D['checks_passed']}/{D['checks']}; rdi_gateway fds {lk.get('fds'):+d}, threads "
-          f"{lk.get('threads'):+d}, RSS {_mib(lk.get('rss'))} MiB."
+          f"{lk.get('threads'):+d}, RSS {_mib(lk.get('rss'))} MiB (first half of the cycles "
+          f"{_mib(D['rss_first_half'])}, second half {_mib(D['rss_second_half'])})."
           if lk.get("checked") else f"D. RDI: {D}")
     E = st.get("E_rci_corpus")
     if E:
@@ -1296,7 +1419,9 @@ def markdown(r: dict) -> str:
         w(f"E. Malformed RCI input: {E['entries']} entries (seed {E['seed']}); a well-behaved "
           f"client was served after {E['served']}/{E['entries']} (time to served p50 / max "
           f"{_sum_cell(E['served_after'])} ms); rci_gateway fds {lk.get('fds', 0):+d}, "
-          f"threads {lk.get('threads', 0):+d}, RSS {_mib(lk.get('rss'))} MiB. Outcomes:")
+          f"threads {lk.get('threads', 0):+d}, RSS {_mib(lk.get('rss'))} MiB (first half of "
+          f"the entries {_mib(E['rss_first_half'])}, second half {_mib(E['rss_second_half'])}). "
+          "Outcomes:")
         w("")
         w("| category | what the gateway did (count) |")
         w("|---|---|")
@@ -1309,8 +1434,9 @@ def markdown(r: dict) -> str:
         if f:
             w("")
             w(f"Flood: a client sent {f['bytes_sent']} B ({f['inquiries']} Get inquiries) "
-              f"in {f['seconds']:.1f} s and never read a reply (sender blocked: "
-              f"{f['sender_blocked']}); rci_gateway RSS {_mib(f['rss_before'])} -> "
+              f"and never read a reply (sender blocked: {f['sender_blocked']}; the gateway "
+              f"worked on them for about {f['gateway_busy_s']:.1f} s); rci_gateway RSS "
+              f"{_mib(f['rss_before'])} -> "
               f"{_mib(f['rss_during'])} MiB while connected -> {_mib(f['rss_after_close'])} MiB "
               f"after close; next client served after {_ms(f['served_after'])} ms.")
     B = st.get("B_kill_hardware")
@@ -1334,6 +1460,12 @@ def markdown(r: dict) -> str:
               f"{' at ' + _ms(k['kill_to_term']) + ' ms' if k['kill_to_term'] else ''}; "
               f"commands ok {_ms(k['kill_to_commands_ok'])} ms after the kill; the application "
               f"saw {k['seen']}")
+    mt = r.get("memory_trend") or {}
+    if mt:
+        w("")
+        w("Memory over the run (RSS sampled every second): " + "; ".join(
+            f"{n}: {m['first_mib']:.1f} -> {m['last_mib']:.1f} MiB (max {m['max_mib']:.1f})"
+            for n, m in mt.items()))
     w("")
     w("Resources (fds / threads / RSS MiB / TCP sockets):")
     w("")
@@ -1380,15 +1512,17 @@ def parse_args(argv=None):
     p.add_argument("--ca-silent", type=int)
     p.add_argument("--hw-kills", type=int)
     p.add_argument("--restart-delay", type=float, default=1.0)
+    p.add_argument("--stop-wait", type=float,
+                   help="C3: s to wait for the drive to stop after the board is back")
     p.add_argument("--rdi-cycles", type=int)
     p.add_argument("--corpus", type=int)
     p.add_argument("--flood-bytes", type=int)
     p.add_argument("--max-seconds", type=float)
     a = p.parse_args(argv)
     quick = {"ca_kills": 2, "ca_silent": 1, "hw_kills": 1, "rdi_cycles": 60, "corpus": 24,
-             "flood_bytes": 64 * 1024, "max_seconds": 150.0}
+             "flood_bytes": 32 * 1024, "stop_wait": 3.0, "max_seconds": 150.0}
     long = {"ca_kills": 20, "ca_silent": 5, "hw_kills": 4, "rdi_cycles": 1000, "corpus": 240,
-            "flood_bytes": 1024 * 1024, "max_seconds": 1200.0}
+            "flood_bytes": 1024 * 1024, "stop_wait": 5.0, "max_seconds": 1200.0}
     for k, v in (quick if a.quick else long).items():
         if getattr(a, k) is None:
             setattr(a, k, v)

@@ -112,8 +112,13 @@ def test_quick_campaign_ran_every_step_without_crashes(report):
     assert v["crash_count"] == 0, _ctx(report)
     assert not v["unclean_exits"], _ctx(report)
     assert v["processes_left"] == [], _ctx(report)
-    assert set(report["steps"]) == {"A_i2c_faults", "C_kill_ca", "D_rdi_churn",
+    assert set(report["steps"]) == {"A_i2c_faults", "C_kill_ca",
+                                    "C3_disconnect_during_board_fault", "D_rdi_churn",
                                     "E_rci_corpus", "B_kill_hardware"}
+    # C3 is measured and reported, not asserted: the drive is NOT stopped when a
+    # control application leaves during a drive-board fault (docs/FAULTS.md,
+    # "Known bug: no safety stop after a board fault"); it ran:
+    assert report["steps"]["C3_disconnect_during_board_fault"]["cases"]
     assert not report["cut_short"], _ctx(report)
     assert report["config"]["discovery_range"] == "LOCALHOST"
 

@@ -28,6 +28,19 @@ def summary(xs) -> dict:
     return out
 
 
+def slope(points) -> float:
+    """Least-squares slope of [(x, y), ...] (0.0 with fewer than two points)."""
+    n = len(points)
+    if n < 2:
+        return 0.0
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    if sxx == 0:
+        return 0.0
+    return sum((x - mx) * (y - my) for x, y in points) / sxx
+
+
 def fmt_ms(s: dict, key: str = "p50") -> str:
     v = s.get(key)
     return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v * 1e3:.0f}"
