@@ -139,7 +139,7 @@ class RosRobotPort(P.RobotPort):
         self._cache: dict[tuple[str, int], tuple[RosSnapshot, float]] = {}
         self._interval: dict[tuple[str, int], float] = {}
         self._ids: dict[str, frozenset[int]] = {}
-        self._seen: dict[str, set[int]] = collections.defaultdict(set)
+        self._seen: dict[str, frozenset[int]] = {}
         self.max_age_factor = p["cache_max_age_cycles"]
         self.min_age = p["cache_min_age_s"]
         node.create_subscription(DeviceStateArray, n("device_states"), self._on_states,
@@ -182,7 +182,9 @@ class RosRobotPort(P.RobotPort):
                     prev = interval.get(key)
                     interval[key] = dt if prev is None else 0.8 * prev + 0.2 * dt
             cache[key] = (snapshot_from_msg(m), now)
-            self._seen[m.device_class].add(m.id)
+            seen = self._seen.get(m.device_class, frozenset())
+            if m.id not in seen:      # replaced, never mutated: readers in other threads
+                self._seen[m.device_class] = seen | {m.id}
 
     def now_ns(self) -> int:
         return time.time_ns()
@@ -219,7 +221,7 @@ class RosRobotPort(P.RobotPort):
             return known
         seen = self._seen.get(device_class)
         if seen:
-            return frozenset(seen)
+            return seen
         raise P.PortUnavailable("device list not known yet (hardware node not seen)")
 
     async def refresh_device_list(self) -> bool:
