@@ -585,6 +585,27 @@ def encode_rci(packet, byteorder: str = "big") -> bytes:
 
 
 # ====================================================================== decoding
+_VALID: dict = {}
+
+
+def _valid_codes(allowed: frozenset) -> dict:
+    """id_code -> (base, flags) for every id_code that passes the header checks of
+    :meth:`RciDecoder._parse` for a decoder receiving ``allowed`` base codes."""
+    table = _VALID.get(allowed)
+    if table is None:
+        table = {}
+        for base in allowed:
+            for flags in (0, _FLAG_RQ_ACK, _FLAG_POLY, _FLAG_POLY | _FLAG_RQ_ACK, _FLAG_GROUP,
+                          _FLAG_GROUP | _FLAG_RQ_ACK):
+                if (flags & (_FLAG_POLY | _FLAG_GROUP)) and not base & 0x0200:
+                    continue
+                if (flags & _FLAG_RQ_ACK) and base < 0x0100:
+                    continue
+                table[base | flags] = (base, flags)
+        _VALID[allowed] = table
+    return table
+
+
 _INQUIRY_TYPES = (ICaIq, CGtMtIq, CGtSnIq, CStIq)
 MAX_PENDING = 256
 
@@ -610,6 +631,7 @@ class RciDecoder(StreamDecoder):
             raise ValueError(f"role must be 'server', 'client' or 'any', not {role!r}")
         self.role = role
         self._pending: deque = deque()
+        self._valid = _valid_codes(self._allowed)
         pfx = self._pfx
         self._u16 = S(pfx + "H")
         self._parsers = {
@@ -659,6 +681,10 @@ class RciDecoder(StreamDecoder):
     # ------------------------------------------------------------- parsing
     def _parse(self, buf, pos):
         (code,) = self._u16.unpack_from(buf, pos)
+        hdr = self._valid.get(code)
+        if hdr is not None:                 # a valid id_code: one lookup for all checks
+            base, flags = hdr
+            return self._parsers[base](buf, pos, base, flags)
         base = code & ~_FLAGS
         if base not in ALL_CODES:
             raise Bad(f"unknown RCI code 0x{code:04x}", pos, 2)

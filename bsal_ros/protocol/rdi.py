@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from itertools import repeat
-from operator import attrgetter
+from itertools import chain, repeat
+from operator import attrgetter, itemgetter
 from typing import NamedTuple, Union
 
 from ._items import F_GENERAL, F_GROUP, F_POLY, Bad, Layout, S, decode_fixed, encode_fixed, prefix_of
@@ -183,15 +183,28 @@ def _enc_id(base):
             raise ProtocolError(f"RDI {base.name}: bad id_sub_code {p.sub_code!r} "
                                 f"or form {p.form!r}") from None
         items = p.items
-        if flag == 0 and p.form is F_GENERAL and len(items) == 1:
-            # fast path: one well-formed item; anything else takes encode_fixed,
-            # which raises the exact error
-            it = items[0]
-            if type(it) is tuple and len(it) == 2 and type(it[1]) is icls:
-                try:
-                    return gen[pfx].pack(ibase, sub, it[0], *it[1])
-                except (struct.error, TypeError, ValueError, OverflowError):
-                    pass
+        # fast paths for well-formed general and group packets; anything else
+        # takes encode_fixed, which raises the exact error
+        if flag == 0:
+            if p.form is F_GENERAL and len(items) == 1:
+                it = items[0]
+                if type(it) is tuple and len(it) == 2 and type(it[1]) is icls:
+                    try:
+                        return gen[pfx].pack(ibase, sub, it[0], *it[1])
+                    except (struct.error, TypeError, ValueError, OverflowError):
+                        pass
+        elif flag == _GROUP and p.form is F_GROUP:
+            n = len(items)
+            if 0 < n <= 255:
+                datas = list(map(_get1, items))
+                first = items[0][0]
+                if (set(map(type, datas)) == lay.clsset and type(first) is int
+                        and list(map(_get0, items)) == list(range(first, first + n))):
+                    try:
+                        return (lay.grp_enc[pfx].get(n) or lay.grp_enc_struct(pfx, n)).pack(
+                            ibase | _GROUP, sub, n, first, *chain.from_iterable(datas))
+                    except (struct.error, TypeError, ValueError, OverflowError):
+                        pass
         return encode_fixed(pfx, ibase | flag, sub, items, p.form, lay)
     return enc
 
@@ -261,6 +274,7 @@ def encode_rdi_frame(packets, byteorder: str = "big") -> bytes:
 
 
 _tnew = tuple.__new__
+_get0, _get1 = itemgetter(0), itemgetter(1)
 
 
 def _plans(pfx: str) -> dict:
