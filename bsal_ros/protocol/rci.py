@@ -51,10 +51,10 @@ import struct
 from collections import deque
 from dataclasses import dataclass, field
 from enum import IntEnum
-from itertools import chain
+from itertools import chain, repeat
 from typing import NamedTuple, Union
 
-from ._items import (Bad, Layout, S, decode_fixed, decode_var, encode_fixed,
+from ._items import (Bad, Incomplete, Layout, S, decode_fixed, decode_var, encode_fixed,
                      encode_var, prefix_of)
 from ._stream import StreamDecoder
 from ._items import F_GENERAL, F_GROUP, F_POLY, _get0, _get1
@@ -490,6 +490,7 @@ def _enc_cstsn(pfx, p: CStSn):
 
 
 _CGTMTRP = int(RciCode.CGtMtRp)
+_tnew = tuple.__new__
 _DC = int(MotorType.DC)
 
 
@@ -514,7 +515,37 @@ def _reply_layout_for(base, sub, d):
 
 
 def _enc_reply(base):
+    # (id_sub_code, item data type) -> (sub-code enum, Layout) for the item types
+    # whose layout follows from the type alone (not MotorData: DC vs PSERVO)
+    fast = {}
+    for s in _SUBS[base].values():
+        fast[(int(s), StatusData)] = (s, _L_STATUS)
+        if base != _CGTMTRP:
+            fast[(int(s), _SN_DATA[s].cls)] = (s, _SN_DATA[s])
+    group_code = base | _FLAG_GROUP
+
     def enc(pfx, p):
+        if p.form is F_GROUP and type(p.items) is list:
+            # fast path: a well-formed group of one item type, checked with one
+            # pass per property; anything else takes the general path below,
+            # which raises the exact error
+            try:
+                ids, datas = zip(*p.items)
+                hit = fast.get((p.sub_code, type(datas[0])))
+            except (TypeError, ValueError):
+                hit = None
+            if hit is not None:
+                sub, lay = hit
+                n = len(ids)
+                first = ids[0]
+                if (n <= 255 and type(first) is int and ids == tuple(range(first, first + n))
+                        and set(map(type, datas)) == lay.clsset):
+                    try:
+                        return (lay.grp_enc[pfx].get(n) or lay.grp_enc_struct(pfx, n)).pack(
+                            group_code | (_FLAG_RQ_ACK if p.rq_ack else 0), sub, n, first,
+                            *chain.from_iterable(datas))
+                    except (struct.error, TypeError, ValueError, OverflowError) as exc:
+                        raise ProtocolError(f"cannot encode: {exc}") from None
         sub = _sub(base, p.sub_code)
         form = p.form
         code = _code(p, base, form)
@@ -523,19 +554,6 @@ def _enc_reply(base):
             it0 = items[0]
             d0 = it0[1] if len(it0) == 2 else None
             lay = _reply_layout_for(base, sub, d0)
-            if form is F_GROUP and lay.kind == "named":
-                # fast path: a group of one data type (one type check, one
-                # pack); anything else takes encode_fixed, which raises the exact error
-                n = len(items)
-                datas = list(map(_get1, items))
-                first = it0[0]
-                if (n <= 255 and set(map(type, datas)) == lay.clsset and type(first) is int
-                        and list(map(_get0, items)) == list(range(first, first + n))):
-                    try:
-                        return (lay.grp_enc[pfx].get(n) or lay.grp_enc_struct(pfx, n)).pack(
-                            code, sub, n, first, *chain.from_iterable(datas))
-                    except (struct.error, TypeError, ValueError, OverflowError) as exc:
-                        raise ProtocolError(f"cannot encode: {exc}") from None
             if lay.accepts_items(items):
                 return encode_fixed(pfx, code, sub, items, p.form, lay, True)
 
@@ -651,6 +669,13 @@ class RciDecoder(StreamDecoder):
     def expect_reply(self, inquiry) -> None:
         """Register an inquiry we sent (ICaIq, CGtMtIq, CGtSnIq or CStIq) so that
         its reply can be decoded. Call it before feeding the reply's bytes."""
+        t = type(inquiry)
+        if t is CGtSnIq or t is CGtMtIq:     # fast path, the common inquiries
+            pending = self._pending
+            if len(pending) >= MAX_PENDING:
+                pending.popleft()
+            pending.append([inquiry, _reply_context(inquiry.sub_code, list(inquiry.items))])
+            return
         if not isinstance(inquiry, _INQUIRY_TYPES):
             raise TypeError(f"expect_reply takes ICaIq, CGtMtIq, CGtSnIq or CStIq, "
                             f"not {type(inquiry).__name__}")
@@ -867,13 +892,33 @@ class RciDecoder(StreamDecoder):
             lay = table.get((sub, uniform))
             if lay is None:
                 raise Bad(f"no reply layout for status code 0x{uniform:02x}", pos, 2)
-            items, end = decode_fixed(buf, pos + 3, form, lay, self._pfx)
-            if form is F_GROUP and id_range is not None:
-                # group reply to an inquiry about consecutive ids: a range check
-                first = items[0][0]
-                ok = id_range[0] <= first and first + len(items) <= id_range[1]
+            if form is F_GROUP and id_range is not None and lay.kind == "named":
+                # the common reply, inlined: a group answering an inquiry about
+                # consecutive ids (same steps as decode_fixed, then a range check)
+                p = pos + 3
+                if p >= len(buf):
+                    raise Incomplete
+                n = buf[p]
+                if n == 0:
+                    raise Bad("zero count", p)
+                pfx = self._pfx
+                st = lay.grp_dec[pfx].get(n) or lay.grp_dec_struct(pfx, n)
+                vals = st.unpack_from(buf, p + 1)
+                first = vals[0]
+                if first + n - 1 > 0xFFFF:
+                    raise Bad("group ids run past 0xFFFF", p + 1, 2)
+                k = lay.k
+                datas = zip(vals[1:]) if k == 1 else zip(*([iter(vals[1:])] * k))
+                items = list(zip(range(first, first + n), map(_tnew, repeat(lay.cls), datas)))
+                end = p + 1 + st.size
+                ok = id_range[0] <= first and first + n <= id_range[1]
             else:
-                ok = frozenset(ids).issuperset(map(_get0, items))
+                items, end = decode_fixed(buf, pos + 3, form, lay, self._pfx)
+                if form is F_GROUP and id_range is not None:
+                    first = items[0][0]
+                    ok = id_range[0] <= first and first + len(items) <= id_range[1]
+                else:
+                    ok = frozenset(ids).issuperset(map(_get0, items))
             if not ok:
                 raise Bad("reply carries an id that was not asked", pos + 3, 3)
         else:

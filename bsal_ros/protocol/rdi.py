@@ -31,7 +31,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from itertools import chain, repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import NamedTuple, Union
 
 from ._items import F_GENERAL, F_GROUP, F_POLY, Bad, Layout, S, decode_fixed, encode_fixed, prefix_of
@@ -193,13 +193,16 @@ def _enc_id(base):
                         return gen[pfx].pack(ibase, sub, it[0], *it[1])
                     except (struct.error, TypeError, ValueError, OverflowError):
                         pass
-        elif flag == _GROUP and p.form is F_GROUP:
-            n = len(items)
+        elif flag == _GROUP and p.form is F_GROUP and type(items) is list:
+            try:
+                ids, datas = zip(*items)
+            except (TypeError, ValueError):
+                ids = ()
+            n = len(ids)
             if 0 < n <= 255:
-                datas = list(map(_get1, items))
-                first = items[0][0]
-                if (set(map(type, datas)) == lay.clsset and type(first) is int
-                        and list(map(_get0, items)) == list(range(first, first + n))):
+                first = ids[0]
+                if (type(first) is int and ids == tuple(range(first, first + n))
+                        and set(map(type, datas)) == lay.clsset):
                     try:
                         return (lay.grp_enc[pfx].get(n) or lay.grp_enc_struct(pfx, n)).pack(
                             ibase | _GROUP, sub, n, first, *chain.from_iterable(datas))
@@ -274,7 +277,6 @@ def encode_rdi_frame(packets, byteorder: str = "big") -> bytes:
 
 
 _tnew = tuple.__new__
-_get0, _get1 = itemgetter(0), itemgetter(1)
 
 
 def _plans(pfx: str) -> dict:
