@@ -957,6 +957,7 @@ class Campaign:
                 mid = S.snapshot(self.rci.pid)
             rows.append({"entry": entry.describe(), "outcome": out, "served": ok,
                          "served_after": dt, "refusals": refusals})
+        time.sleep(1.0)       # let the last session finish closing
         after = S.snapshot(self.rci.pid)
         flood = self._flood() if self.budget("E", 20) else None
         self.report["steps"]["E_rci_corpus"] = {
@@ -1032,7 +1033,14 @@ class Campaign:
         terms = [p for p in pkts if isinstance(p, CSvTm)]
         if terms:
             return _outcome(terms[0]) + ("" if eof else " (open)")
-        return "closed by the gateway" if eof else "left open (client closed)"
+        # no termination: what the last answer was (IIId: the entry's own
+        # identification was accepted and the rest is incomplete)
+        said = ""
+        if pkts:
+            last = pkts[-1]
+            said = f"answered {type(last).__name__}" + (
+                f" {_outcome(last)}" if isinstance(last, CStRp) else "") + ", "
+        return said + ("closed by the gateway" if eof else "left open (client closed)")
 
     def _flood(self) -> dict:
         """A client that floods Get inquiries and never reads the replies."""
@@ -1105,11 +1113,11 @@ class Campaign:
             t_kill = old.kill()
             old.wait(10)
             time.sleep(delay)
+            w_states = mon.watch("states", lambda s: True)    # only the new node publishes
             t_restart = now()
             hw = self.start_hw()
             up = hw.wait_log(r"hardware node: backend sim", 60)
             t_up = now() if up else None
-            w_states = mon.watch("states", lambda s: True)
             hs = mon.wait(w_states, 30)
             # commands work again: the first acknowledged Set Motor after the restart
             t_ok = None
@@ -1520,7 +1528,7 @@ def parse_args(argv=None):
     p.add_argument("--max-seconds", type=float)
     a = p.parse_args(argv)
     quick = {"ca_kills": 2, "ca_silent": 1, "hw_kills": 1, "rdi_cycles": 60, "corpus": 24,
-             "flood_bytes": 32 * 1024, "stop_wait": 3.0, "max_seconds": 150.0}
+             "flood_bytes": 32 * 1024, "stop_wait": 2.0, "max_seconds": 150.0}
     long = {"ca_kills": 20, "ca_silent": 5, "hw_kills": 4, "rdi_cycles": 1000, "corpus": 240,
             "flood_bytes": 1024 * 1024, "stop_wait": 5.0, "max_seconds": 1200.0}
     for k, v in (quick if a.quick else long).items():
