@@ -1147,6 +1147,8 @@ class Campaign:
             self.log(f"B kill #{k} (restart after {delay:.1f} s): CA saw {dict(seen)}; "
                      f"commands ok {_ms(row['restart_to_commands_ok'])} ms after the restart")
         ca.stop()
+        rdi_ok = (self.rdi_check(self.rdi_ports["realtime"], timeout=5) and
+                  self.rdi_check(self.rdi_ports["ca"], need_sensor=False, timeout=5))
         gw_after = {n: S.snapshot(ch.pid) for n, ch in (("rci_gateway", self.rci),
                                                          ("rdi_gateway", self.rdi))}
         self.report["steps"]["B_kill_hardware"] = {
@@ -1157,6 +1159,7 @@ class Campaign:
                                   "kill_to_commands_ok")},
             "recovered_all": bool(rows) and all(r["restart_to_commands_ok"] is not None
                                                 for r in rows),
+            "rdi_serves_after_restarts": rdi_ok,
             "gateways_across_restarts": {
                 n: S.leak_check(gw_before[n].to_dict() if gw_before[n] else None,
                                 gw_after[n].to_dict() if gw_after[n] else None)
@@ -1461,6 +1464,9 @@ def markdown(r: dict) -> str:
         w(f"| {_sum_cell(s['kill_to_first_failure'])} | {_sum_cell(s['restart_to_node_up'])} | "
           f"{_sum_cell(s['restart_to_states'])} | {_sum_cell(s['restart_to_commands_ok'])} | "
           f"{_sum_cell(s['kill_to_commands_ok'])} |")
+        w("")
+        w(f"After the restarts both RDI streams still serve a well-behaved client: "
+          f"{B.get('rdi_serves_after_restarts')}.")
         w("")
         for k in B["kills"]:
             w(f"- restart after {k['restart_delay']:.1f} s: first failure {k['first_failure']} "

@@ -171,6 +171,7 @@ def test_commands_work_again_after_the_hardware_node_restart(report):
     for r in b["kills"]:
         assert r["restart_to_commands_ok"] is not None, r
         assert r["first_failure"] is not None, r     # the application was told (ABORT)
+    assert b["rdi_serves_after_restarts"]
 
 
 @pytest.mark.ros
