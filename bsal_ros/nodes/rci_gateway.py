@@ -154,6 +154,7 @@ class RosRobotPort(P.RobotPort):
         self._bridge: _Bridge | None = None
         self._out: collections.deque = collections.deque(maxlen=_DELIVERED_QUEUE)
         self._latest: dict = {}
+        self._published: dict = {}
         self._out_event = threading.Event()
         self._out_stop = False
         self.dropped = 0
@@ -361,6 +362,11 @@ class RosRobotPort(P.RobotPort):
                 last = time.monotonic()
                 stamp = self.node.get_clock().now().to_msg()
                 for (cls, what), snaps in latest.items():
+                    # the same readings delivered again change nothing in the view
+                    sig = tuple((x.id, x.stamp_ns, x.speedval) for x in snaps)
+                    if self._published.get((cls, what)) == sig:
+                        continue
+                    self._published[(cls, what)] = sig
                     arr = DeviceStateArray()
                     arr.header.stamp = stamp
                     arr.header.frame_id = what
@@ -391,7 +397,7 @@ class RciGatewayNode(Node):
             "cache_min_age_s": d("cache_min_age_s", 0.02).value,
             "states_qos_sensor_data": d("states_qos_sensor_data", False).value,
             "hardware_namespace": d("hardware_namespace", "").value,
-            "ca_states_max_hz": d("ca_states_max_hz", 20.0).value,
+            "ca_states_max_hz": d("ca_states_max_hz", 10.0).value,
         }
         ns = self.p["hardware_namespace"].rstrip("/")
         self.hw_name = (lambda s: f"{ns}/{s}") if ns else (lambda s: s)
