@@ -620,3 +620,38 @@ def test_session_logic_imports_no_ros():
             "('rclpy', 'rosidl_runtime_py', 'bsal_interfaces', 'std_msgs')]\n"
             "assert not bad, bad\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_client_that_does_not_read_is_throttled_not_buffered():
+    """A CA that floods inquiries without reading: the gateway stops reading it
+    while its answers are pending (bounded buffer) and answers everything, in
+    order, once it reads."""
+    import socket as so
+    gw = ServerThread(max_write_buffer=4096, watchdog_s=30.0)
+    try:
+        c = RciClient("127.0.0.1", gw.port)
+        c.sock.setsockopt(so.SOL_SOCKET, so.SO_RCVBUF, 4096)
+        c.handshake("demo", DEMO_KEY)
+        inq = CGtSnIq.group(SensorType.ULTRASONIC, 0, [GetSensorStatus.DATA] * 12)
+        n = 20000
+        data = encode_rci(inq) * n
+        sender = threading.Thread(target=c.sock.sendall, args=(data,), daemon=True)
+        sender.start()
+        time.sleep(0.5)
+        session = gw.server.session
+        assert session.writer.transport.get_write_buffer_size() <= 4096 + 64
+        reply = encode_rci(CGtSnRp(SensorType.ULTRASONIC, [
+            (i, UltrasonicData(gw.robot.delay_base + 100 * i)) for i in range(12)], Form.GROUP))
+        want = len(reply) * n
+        buf = bytearray()
+        c.sock.settimeout(20)
+        while len(buf) < want:
+            chunk = c.sock.recv(1 << 20)
+            assert chunk
+            buf += chunk
+        assert bytes(buf) == reply * n             # every answer, in order
+        sender.join(20)
+        assert c.request(CStIq(RciCode.CStIq)) == CStRp(RciCode.CStIq, CStRpStatus.IDLE)
+        c.close()
+    finally:
+        gw.stop()

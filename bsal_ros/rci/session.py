@@ -84,6 +84,10 @@ class SessionConfig:
     #: how long a closing socket is drained so the peer reads our last packet
     linger_s: float = 0.5
     server_name: bytes = b"bsal_ros"
+    #: answers buffered for a CA that does not read before we stop reading it
+    max_write_buffer: int = 64 * 1024
+    #: how long such a CA may take to catch up before CSvTm NOACK
+    drain_timeout_s: float = 5.0
 
 
 class _End(Exception):
@@ -357,11 +361,24 @@ class RciSession:
             self._busy = True
             try:
                 await h(pkt)
+                if self.writer.transport.get_write_buffer_size() > self.cfg.max_write_buffer:
+                    # the CA sends faster than it reads: stop reading it until
+                    # it catches up, so our buffer stays bounded
+                    await self._drain()
             except P.PortUnavailable as exc:     # e.g. device list unknown: robot gone
                 self._port_failed(pkt, exc)
             finally:
                 self._busy = False
                 self._last_rx = time.monotonic()
+
+    async def _drain(self) -> None:
+        try:
+            await asyncio.wait_for(self.writer.drain(), self.cfg.drain_timeout_s)
+        except asyncio.TimeoutError:
+            raise _End(f"control application does not read its answers "
+                       f"({self.writer.transport.get_write_buffer_size()} bytes pending for "
+                       f"{self.cfg.drain_timeout_s:.1f} s)", TermCode.NOACK,
+                       logging.WARNING) from None
 
     async def _h_ignore(self, pkt) -> None:
         self.log.debug("RCI client %s: ignoring unsolicited %s", self.peer, type(pkt).__name__)
