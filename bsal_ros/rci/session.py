@@ -527,6 +527,7 @@ class RciSession:
 
     async def _home(self, ids: list[int], rq_ack: bool) -> None:
         status = CStRpStatus.ABORT
+        end: _End | None = None
         try:
             # the book's CA homes right after a reset, without activating the
             # steering motor (001 3.3): the CP switches it on for the homing
@@ -535,29 +536,23 @@ class RciSession:
                 self._activated.setdefault(P.PSERVO_MOTOR, set()).update(ids)
             for i in ids:
                 if not res.ok:
-                    status = status_of(res)
                     break
                 res = await self._call(self.port.home_steering(i))
-                status = status_of(res)
-                if status != CStRpStatus.IDLE:
-                    break
+            status = status_of(res)
         except asyncio.CancelledError:
-            status = CStRpStatus.ABORT
-            if rq_ack:
-                self._ack_pending -= 1
-                self._finish_command(RciCode.CStMt, status, True)
+            status = CStRpStatus.ABORT      # reset, session end: the homing was cancelled
             raise
         except _End as e:
-            # the robot stayed unreachable while homing: end the whole session
+            end = e                         # the robot stayed unreachable while homing
+        except Exception:                   # never leave the session waiting for an ack
+            self.log.exception("RCI client %s: homing failed", self.peer)
+        finally:
             self._homing_ids = set()
             if rq_ack:
                 self._ack_pending -= 1
-            self._force_end(e)
-            return
-        self._homing_ids = set()
-        if rq_ack:
-            self._ack_pending -= 1
-        self._finish_command(RciCode.CStMt, status, rq_ack)
+            self._finish_command(RciCode.CStMt, status, rq_ack)
+            if end is not None:
+                self._force_end(end)
 
     async def _h_cgtmtiq(self, pkt: CGtMtIq) -> None:
         sub = pkt.sub_code
