@@ -22,6 +22,8 @@ A. I2C faults through ``sim_control``: error rate, stuck board, missing board;
 C. SIGKILL of a control application that is driving (closed socket), and a
    control application that goes silent (watchdog): time until
    ``device_states`` shows the drive motor stopped.
+C3. A control application that leaves while the drive board is faulted: is
+   the drive stopped once the board is back? (docs/FAULTS.md, known bug)
 D. RDI clients connecting and disconnecting (plain, after the base time,
    with RST, after a frame), a well-behaved client checked periodically.
 E. A seeded corpus of malformed RCI input (bsal_ros.faults.corpus), each entry
