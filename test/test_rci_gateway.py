@@ -655,3 +655,52 @@ def test_client_that_does_not_read_is_throttled_not_buffered():
         c.close()
     finally:
         gw.stop()
+
+
+def test_refused_safety_stop_is_retried_until_accepted():
+    """The fault campaign's C3 case: the CA leaves while the drive board does
+    not answer; the stop is retried until the robot takes it."""
+    gw = ServerThread()
+    robot = gw.robot
+    try:
+        c = connect(gw)
+        ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
+        ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
+            MotorCommandKind.SPVAL, speedval_pack(True, 30.0)), rq_ack=True), RciCode.CStMt)
+        robot.refuse_stop = {"dc_motor"}
+        c.close()
+        gw.wait_idle()
+        assert ("dc_motor", 0) in robot.speed            # refused: still running
+        assert gw.server.stopper.pending == {"dc_motor"}
+        robot.refuse_stop = set()                        # the board answers again
+        deadline = time.monotonic() + 10
+        while gw.server.stopper.pending:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        assert not robot.speed
+    finally:
+        gw.stop()
+
+
+def test_new_session_command_is_not_overwritten_by_a_retry():
+    gw = ServerThread()
+    robot = gw.robot
+    try:
+        c = connect(gw)
+        ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
+        ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
+            MotorCommandKind.SPVAL, speedval_pack(True, 30.0)), rq_ack=True), RciCode.CStMt)
+        robot.refuse_stop = {"dc_motor"}
+        c.close()
+        gw.wait_idle()
+        c2 = connect(gw)
+        ack_ok(c2, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
+        assert gw.server.stopper.pending == set()        # the new session took over
+        robot.refuse_stop = set()
+        ack_ok(c2, CStMt.one(MotorType.DC, 0, MotorCommand(
+            MotorCommandKind.SPVAL, speedval_pack(True, 15.0)), rq_ack=True), RciCode.CStMt)
+        time.sleep(0.5)                                  # several retry periods
+        assert robot.speed[("dc_motor", 0)][1] == pytest.approx(15.0, abs=0.05)
+        c2.close()
+    finally:
+        gw.stop()

@@ -306,28 +306,24 @@ class RosRobotPort(P.RobotPort):
         r = wrapped.result.result
         return P.Result(int(r.code), str(r.message))
 
-    async def stop_all(self, deactivate: dict[str, Iterable[int]]) -> None:
-        log = self.node.get_logger()
-        for cls in P.MOTOR_CLASSES:
-            ids = sorted(self._ids.get(cls) or self._seen.get(cls) or ())
-            if not ids:
-                continue
+    async def stop_motors(self, device_class: str) -> bool:
+        """Zero every motor of the class, one request per motor (so one refused
+        motor does not block the others). A motor that is off (REFUSED: not
+        active) or unknown counts as stopped; a board fault or no answer does not."""
+        ids = sorted(self._ids.get(device_class) or self._seen.get(device_class) or ())
+        ok = True
+        for i in ids:
             try:
-                res = await self.set_motors(cls, [P.MotorSetting(i, True, 0.0) for i in ids])
-                if not res.ok:
-                    log.warning(f"safety stop: {cls} not stopped: {res.message}")
-            except Exception as exc:   # noqa: BLE001 - best effort, logged
-                log.error(f"safety stop: {cls} not stopped: {exc}")
-        for cls, ids in deactivate.items():
-            ids = list(ids)
-            if not ids:
+                res = await self.set_motors(device_class, [P.MotorSetting(i, True, 0.0)])
+            except Exception as exc:   # noqa: BLE001 - PortUnavailable and friends
+                self.node.get_logger().warning(f"safety stop: {device_class} {i}: {exc}")
+                ok = False
                 continue
-            try:
-                res = await self.activate(cls, ids, [False] * len(ids))
-                if not res.ok:
-                    log.warning(f"safety stop: {cls} {ids} not deactivated: {res.message}")
-            except Exception as exc:   # noqa: BLE001
-                log.error(f"safety stop: {cls} {ids} not deactivated: {exc}")
+            if res.code in (P.Result.HARDWARE_FAULT, P.Result.BUSY):
+                self.node.get_logger().warning(
+                    f"safety stop: {device_class} {i} not stopped: {res.message}")
+                ok = False
+        return ok
 
     # ------------------------------------------------- control-application view
     def delivered(self, device_class, snapshots, what) -> None:

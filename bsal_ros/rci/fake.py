@@ -35,6 +35,7 @@ class FakeRobotPort(P.RobotPort):
         self.delivered_log: list[tuple] = []
         self.events: list[tuple[str, str]] = []
         self.steer_angle = 0.0
+        self.refuse_stop: set[str] = set()    # motor classes whose stop is refused
 
     # ---------------------------------------------------------------- helpers
     def _check(self):
@@ -112,12 +113,23 @@ class FakeRobotPort(P.RobotPort):
         finally:
             self.homing = False
 
-    async def stop_all(self, deactivate: dict[str, Iterable[int]]) -> None:
+    async def stop_motors(self, device_class: str) -> bool:
+        if not self.available or device_class in self.refuse_stop:
+            return False
+        for key in [k for k in self.speed if k[0] == device_class]:
+            del self.speed[key]
+        return True
+
+    async def stop_all(self, deactivate: dict[str, Iterable[int]]) -> set[str]:
         self.stop_calls.append({k: list(v) for k, v in deactivate.items()})
-        self.speed.clear()
+        failed = set()
+        for cls in P.MOTOR_CLASSES:
+            if not await self.stop_motors(cls):
+                failed.add(cls)
         for cls, ids in deactivate.items():
             for i in ids:
                 self.on[cls].discard(i)
+        return failed
 
     # ------------------------------------------------------------------ state
     def now_ns(self) -> int:

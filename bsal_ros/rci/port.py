@@ -14,6 +14,7 @@ does not answer in time (hardware node gone).
 from __future__ import annotations
 
 import abc
+import asyncio
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -132,9 +133,25 @@ class RobotPort(abc.ABC):
         cancelling the awaiting task cancels the homing)."""
 
     @abc.abstractmethod
-    async def stop_all(self, deactivate: dict[str, Iterable[int]]) -> None:
-        """Safety stop: every motor to zero and the given devices switched off.
-        Must not raise (best effort; the port logs failures)."""
+    async def stop_motors(self, device_class: str) -> bool:
+        """Every motor of the class to zero (one attempt). True when the robot
+        accepted it (or the class has no motor). Must not raise."""
+
+    async def stop_all(self, deactivate: dict[str, Iterable[int]]) -> set[str]:
+        """Safety stop: every motor to zero and the given devices switched off,
+        concurrently. Returns the motor classes that could not be stopped (the
+        caller keeps retrying them). Must not raise."""
+        classes = list(MOTOR_CLASSES)
+        stops = [self.stop_motors(c) for c in classes]
+        offs = [self._deactivate(c, list(ids)) for c, ids in deactivate.items() if ids]
+        results = await asyncio.gather(*stops, *offs, return_exceptions=True)
+        return {c for c, ok in zip(classes, results[:len(classes)]) if ok is not True}
+
+    async def _deactivate(self, device_class: str, ids: list[int]) -> None:
+        try:
+            await self.activate(device_class, ids, [False] * len(ids))
+        except Exception:   # noqa: BLE001 - best effort
+            pass
 
     # ---------------------------------------------------------- state
     @abc.abstractmethod

@@ -13,6 +13,7 @@ import socket
 from ..protocol.constants import TermCode
 from ..protocol.rci import CSvTm, IInCp, encode_rci
 from .port import RobotPort
+from .safety import StopRetrier
 from .session import RciSession, SessionConfig
 from .users import Users, check_bind_allowed
 
@@ -40,6 +41,7 @@ class RciServer:
         self._tasks: set[asyncio.Task] = set()
         self._idle = asyncio.Event()
         self._idle.set()
+        self.stopper: StopRetrier | None = None
 
     @property
     def bound_port(self) -> int:
@@ -48,6 +50,7 @@ class RciServer:
         return self._server.sockets[0].getsockname()[1]
 
     async def start(self) -> None:
+        self.stopper = StopRetrier(self.robot, self.log)
         self._server = await asyncio.start_server(self._on_client, self.host, self.tcp_port,
                                                   reuse_address=True)
         self.log.info("RCI gateway listening on %s:%d (byte order %s, watchdog %.1f s)",
@@ -65,6 +68,8 @@ class RciServer:
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
+        if self.stopper is not None:
+            await self.stopper.close()
         for t in list(self._tasks):
             t.cancel()
         if self._tasks:
@@ -89,6 +94,7 @@ class RciServer:
                 await self._refuse(reader, writer)
                 return
             session = RciSession(self.robot, self.users, reader, writer, self.cfg, self.log)
+            session.stopper = self.stopper
             self.session = session
             self._idle.clear()
 

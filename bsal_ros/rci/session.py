@@ -139,6 +139,8 @@ class RciSession:
         self._ending = False
         #: called once the robot is safe, before the socket's lingering close
         self.on_released = None
+        #: retries refused safety stops across sessions (set by the server)
+        self.stopper = None
 
     # ================================================================ driver
     async def run(self) -> None:
@@ -208,9 +210,12 @@ class RciSession:
                 pass
         deactivate = {cls: sorted(ids) for cls, ids in self._activated.items() if ids}
         try:
-            await asyncio.wait_for(self.port.stop_all(deactivate), 5.0)
+            failed = await asyncio.wait_for(self.port.stop_all(deactivate), 5.0)
         except Exception as exc:   # the port promises not to raise; be safe anyway
             self.log.error("RCI client %s: safety stop failed: %r", self.peer, exc)
+            failed = set(P.MOTOR_CLASSES)
+        if failed and self.stopper is not None:
+            self.stopper.add(failed)
         self._activated.clear()
 
     async def _close_socket(self) -> None:
@@ -450,6 +455,8 @@ class RciSession:
     async def _h_crs(self, pkt: CRs) -> None:
         self._guard_write(RciCode.CRs)
         await self._cancel_homing()
+        if self.stopper is not None:
+            await self.stopper.claim_all()
         self._ack_pending += 1
         try:
             res = await self._call(self.port.reset())
@@ -475,6 +482,8 @@ class RciSession:
             return self._finish_command(RciCode.CAcMt, CStRpStatus.INVALID_ID, pkt.rq_ack)
         if cls == P.PSERVO_MOTOR and self._homing_now():
             return self._finish_command(RciCode.CAcMt, CStRpStatus.ABORT, pkt.rq_ack)
+        if self.stopper is not None:
+            await self.stopper.claim(cls)
         await self._activate(RciCode.CAcMt, cls, pkt)
 
     async def _activate(self, base, cls, pkt) -> None:
@@ -518,6 +527,8 @@ class RciSession:
         for i, d in pkt.items:
             duty, value = speedval_unpack(d.speedval)
             settings.append(P.MotorSetting(i, duty, value))
+        if self.stopper is not None:
+            await self.stopper.claim(cls)
         self._ack_pending += pkt.rq_ack
         try:
             res = await self._call(self.port.set_motors(cls, settings))
