@@ -7,8 +7,8 @@ gateway and the RDI gateway share one MultiThreadedExecutor.
 
     brak_bringup                                  # simulated Brak, default ports
     brak_bringup --bus-backend smbus2 --i2c-bus 1 # the real boards
-    brak_bringup --namespace brak2 --rci-port 7660 --rdi-realtime-port 7661 \
-                 --rdi-ca-port 7662               # a second robot beside the first
+    brak_bringup --namespace brak2 --frame-prefix brak2/ --rci-port 7660 \
+                 --rdi-realtime-port 7661 --rdi-ca-port 7662   # a second robot
     brak_bringup --duration 30                    # stop by itself after 30 s
     brak_bringup -- --ros-args -p hardware_node:rate_scale:=2.0   # raw ROS args
 """
@@ -34,6 +34,7 @@ def parse_args(argv):
                    help='RCI/RDI gateway params file')
     p.add_argument('--bus-backend', choices=['sim', 'smbus2'], help='I2C backend')
     p.add_argument('--i2c-bus', type=int, help='N of /dev/i2c-N (smbus2 backend)')
+    p.add_argument('--frame-prefix', help='prefix of every frame id (e.g. brak2/)')
     p.add_argument('--rci-host', help='RCI gateway bind address')
     p.add_argument('--rci-port', type=int, help='RCI gateway TCP port (0: any free)')
     p.add_argument('--rdi-host', help='RDI gateway bind address')
@@ -62,7 +63,8 @@ class Bringup:
         self.context = context
         self.nodes = []
         self.hardware = HardwareNode(namespace=ns, context=context, parameter_overrides=overrides([
-            ('bus_backend', args.bus_backend), ('i2c_bus', args.i2c_bus)]))
+            ('bus_backend', args.bus_backend), ('i2c_bus', args.i2c_bus),
+            ('frame_prefix', args.frame_prefix)]))
         self.nodes.append(self.hardware)
         self.rci = self.rdi = None
         if not args.no_rci:
