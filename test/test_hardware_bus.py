@@ -160,6 +160,7 @@ def test_virtual_boards_answer_who_am_i_and_data_blocks():
     assert abs(delays[0] * 1e-6 * 343 / 2 - 4.47) < 0.1
     # drive board: speed register read back in the data block
     bus.write_byte_data(0x30, 0x40, R.EN_MOTOR | R.EN_ENCODER)
+    bus.write_i2c_block_data(0x30, 0x4A, R.u16(0))  # command watchdog off: no keep-alives here
     bus.write_i2c_block_data(0x30, 0x42, R.u16(1000))  # 1.0 rad/s
     clock.t += 1.0
     st, seq, sset, smeas, count = R.DC_BLOCK.unpack(bytes(bus.read_i2c_block_data(0x30, 0x01, 8)))

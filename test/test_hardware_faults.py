@@ -134,7 +134,9 @@ def test_bus_status_counts_transfers_and_levels():
     run(robot, clock, 1.0)
     d = bd(robot, clock.t)
     assert d.level == D.OK and d.message == "5/5 boards answering"
-    assert float(d.values["transactions_per_s"]) == pytest.approx(76.0, abs=3.0)
+    # 76 polls/s + 40 keep-alives/s (one per motor-board poll)
+    assert float(d.values["transactions_per_s"]) == pytest.approx(116.0, abs=3.0)
+    assert d.values["stops_pending"] == "none"
     for name in robot.boards:
         robot.sim_control("set_fault", name, "missing")
     run(robot, clock, 0.5)

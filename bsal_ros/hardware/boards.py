@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from . import registers as R
 from .values import mposval_decode, mposval_encode, speedval_decode
+from .values import speedval_sign as R_speed_sign
 
 
 def errno_name(code: int | None) -> str:
@@ -240,7 +241,108 @@ class UltrasonicBoard(Board):
         self.interval_ms = int(self.cfg["interval_ms"])
 
 
-class DcMotorBoard(Board):
+ZERO_SPEED = 0x8000   # speedval: 0 % duty
+
+
+class MotorBoard(Board):
+    """A board with a motor: command watchdog, keep-alive and the latched stop.
+
+    The board stops its motor by itself when no write arrived for
+    ``command_timeout_ms`` (register TIMEOUT, written at start-up); the poller
+    sends a KEEPALIVE on every poll of a healthy board (:meth:`refresh`).
+
+    A stop that cannot be written (the board is down, stuck, or the write
+    fails) is latched: :meth:`write` sends it before anything else written to
+    the board, :meth:`refresh` re-sends it on every poll that the board
+    answers, and it is cleared when a fresh reading shows the motor commanded
+    to zero (or a new command supersedes it).
+    """
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.command_timeout_ms = int(self.cfg.get("command_timeout_ms", 500))
+        self.stop_pending = False
+        self.stop_speedval = ZERO_SPEED
+        self.stop_latched_at: float | None = None   # clock time the stop was latched
+        self.stop_resends = 0
+        self.stops_latched = 0
+        self.keepalives = 0
+        self.timed_out = False    # ST_TIMEOUT: the board's watchdog stopped the motor
+        self._flushing = False
+
+    # ---- watchdog ----------------------------------------------------------
+    def write_timeout(self) -> None:
+        self.write(self.rm.timeout, R.u16(self.command_timeout_ms))
+
+    def keepalive(self) -> None:
+        self.write(self.rm.keepalive, [self.keepalives & 0xFF])
+        self.keepalives += 1
+
+    def watchdog_note(self) -> str:
+        if self.command_timeout_ms:
+            return (f"the board's own watchdog stops the motor within "
+                    f"{self.command_timeout_ms} ms")
+        return "the board's watchdog is off (command_timeout_ms 0)"
+
+    # ---- the latched stop ----------------------------------------------------
+    def latch_stop(self, speedval: int, now: float) -> None:
+        if not self.stop_pending:
+            self.stop_latched_at = now
+            self.stops_latched += 1
+            self.events.append(BoardEvent(
+                self.name, "warn", f"board {self.name}: stop latched ({self.fault or 'not ok'}): "
+                                   f"re-sent when the board answers; {self.watchdog_note()}"))
+        self.stop_pending = True
+        self.stop_speedval = speedval
+
+    def cancel_stop(self) -> None:
+        self.stop_pending = False
+        self.stop_latched_at = None
+
+    def send_stop(self) -> None:
+        """Write the latched stop now (raises BoardError); it stays latched until confirmed."""
+        self._flushing = True
+        try:
+            self._write_stop(self.stop_speedval)
+            self.stop_resends += 1
+        finally:
+            self._flushing = False
+
+    def _write_stop(self, sv: int) -> None:
+        Board.write(self, self.rm.speed, R.u16(sv))
+        self.speed_set = sv
+
+    def write(self, reg: int, data: list[int]) -> None:
+        if self.stop_pending and not self._flushing:
+            self.send_stop()           # the stop goes first, whatever else is written
+        super().write(reg, data)
+
+    def refresh(self) -> None:
+        """After a poll: re-send a latched stop to a board that answers, else feed
+        the watchdog of a healthy board. Errors are left to the next poll."""
+        try:
+            if self.stop_pending:
+                if self.up:
+                    self.send_stop()
+            elif self.up and self.ok and self.command_timeout_ms:
+                self.keepalive()
+        except BoardError:
+            pass
+
+    def stop_confirmed(self) -> bool:
+        return not R_speed_sign(self.speed_set)
+
+    def after_decode(self, status: int) -> None:
+        self.timed_out = bool(status & R.ST_TIMEOUT)
+        if self.stop_pending and self.ok and self.stop_confirmed():
+            self.events.append(BoardEvent(
+                self.name, "info", f"board {self.name}: latched stop applied "
+                                   f"(re-sent {self.stop_resends} times)"))
+            self.cancel_stop()
+            self.stop_resends = 0
+
+
+class DcMotorBoard(MotorBoard):
     """Drive motor (channel 0) and the relative encoder on the drive wheel."""
     type = "dc_motor"
 
@@ -284,7 +386,7 @@ class DcMotorBoard(Board):
         self.d_count = 0
 
 
-class PservoBoard(Board):
+class PservoBoard(MotorBoard):
     """Steering pseudo-servo motor and the absolute steering encoder."""
     type = "pservo_motor"
 
@@ -321,15 +423,30 @@ class PservoBoard(Board):
         self.stalled = bool(st & R.ST_STALLED)
         self.refused = bool(st & R.ST_REFUSED)
         self.position_mode = bool(st & R.ST_POSITION_MODE)
+        self.after_decode(st)
+
+    def stop_confirmed(self) -> bool:
+        return not R_speed_sign(self.speed_set) and not self.position_mode and not self.homing
+
+    def _write_stop(self, sv: int) -> None:
+        if self.homing or self.phase in (R.PHASE_SEEKING, R.PHASE_BACKING_OFF,
+                                         R.PHASE_CENTERING):
+            Board.write(self, self.rm.command, [R.CMD_ABORT_HOME])
+        Board.write(self, self.rm.speed, R.u16(sv))
+        self.speed_set = sv
+        self.position_mode = False
 
     def set_speedval(self, sv: int) -> None:
         self.write(self.rm.speed, R.u16(sv))
         self.speed_set = sv
         self.position_mode = False
+        if R_speed_sign(sv):
+            self.cancel_stop()
 
     def set_target(self, angle: float) -> None:
         self.write(self.rm.target, R.u32(mposval_encode(angle)))
         self.position_mode = True
+        self.cancel_stop()
 
 
 class AccelBoard(Board):

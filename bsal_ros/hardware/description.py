@@ -54,8 +54,10 @@ DEFAULT_DESCRIPTION: dict[str, Any] = {
             # every board: WHO_AM_I, then the data block read in one transfer
             "common": {"who_am_i": 0x00, "data": 0x01, "enable": 0x40, "command": 0x41},
             "ultrasonic": {"who_am_i_value": 0x55, "interval": 0x44, "slots": 0x48},
-            "dc_motor": {"who_am_i_value": 0x44, "speed": 0x42},
-            "pservo_motor": {"who_am_i_value": 0x50, "speed": 0x42, "target": 0x46},
+            "dc_motor": {"who_am_i_value": 0x44, "speed": 0x42, "timeout": 0x4A,
+                         "keepalive": 0x4C},
+            "pservo_motor": {"who_am_i_value": 0x50, "speed": 0x42, "target": 0x46,
+                             "timeout": 0x4A, "keepalive": 0x4C},
             "accelerometer": {"who_am_i_value": 0x41},
         },
         "boards": {
@@ -63,9 +65,11 @@ DEFAULT_DESCRIPTION: dict[str, Any] = {
                         "interval_ms": 40, "slots": [0, 1, 2, 0, 1, 2], "poll_margin": 1.04},
             "sonar_b": {"type": "ultrasonic", "address": 0x21, "channels": 6,
                         "interval_ms": 40, "slots": [0, 1, 2, 0, 1, 2], "poll_margin": 1.04},
-            "drive": {"type": "dc_motor", "address": 0x30, "update_hz": 25.0, "poll_hz": 20.0},
+            # motor boards: command_timeout_ms = the board's own watchdog (0 = off)
+            "drive": {"type": "dc_motor", "address": 0x30, "update_hz": 25.0, "poll_hz": 20.0,
+                      "command_timeout_ms": 500},
             "steering": {"type": "pservo_motor", "address": 0x31, "update_hz": 25.0,
-                         "poll_hz": 20.0},
+                         "poll_hz": 20.0, "command_timeout_ms": 500},
             "accel": {"type": "accelerometer", "address": 0x38, "update_hz": 25.0,
                       "poll_hz": 20.0},
         },
@@ -209,6 +213,41 @@ def load_description(path: str | None = None, overrides: dict | str | None = Non
     return desc
 
 
+MOTOR_BOARD_TYPES = ("dc_motor", "pservo_motor")
+#: the poll (= keep-alive) period must be at most this share of the command timeout,
+#: so one lost keep-alive (a failed transfer and its retries) never trips the watchdog
+WATCHDOG_REFRESH_SHARE = 0.5
+
+
+def command_timeout_ms(board: dict) -> int:
+    """A motor board's command timeout in ms (0 = watchdog off); 500 when not given."""
+    return int(board.get("command_timeout_ms", 500))
+
+
+def check_motor_watchdogs(robot: dict) -> None:
+    """Refuse a motor board whose keep-alive (one per poll) would not beat its timeout."""
+    for name, b in (robot.get("boards") or {}).items():
+        if b.get("type") not in MOTOR_BOARD_TYPES:
+            continue
+        raw = b.get("command_timeout_ms", 500)
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw != int(raw) \
+                or not 0 <= int(raw) <= 0xFFFF:
+            raise DescriptionError(f"board {name}: command_timeout_ms {raw!r} must be an "
+                                   f"integer 0..65535 (0 = watchdog off)")
+        timeout = int(raw)
+        poll_hz = float(b.get("poll_hz", 0) or 0)
+        if timeout == 0 or poll_hz <= 0:
+            continue
+        period_ms = 1000.0 / poll_hz
+        if period_ms > WATCHDOG_REFRESH_SHARE * timeout:
+            raise DescriptionError(
+                f"board {name}: polled at {poll_hz:g} Hz the keep-alive comes every "
+                f"{period_ms:.0f} ms, which does not beat command_timeout_ms {timeout} "
+                f"(the poll period must be at most {WATCHDOG_REFRESH_SHARE:g} x the timeout, "
+                f"i.e. poll_hz >= {1000.0 / (WATCHDOG_REFRESH_SHARE * timeout):g}): raise "
+                f"poll_hz, raise command_timeout_ms, or set it to 0 to switch the watchdog off")
+
+
 def validate(robot: dict) -> None:
     """Raise :class:`DescriptionError` with a precise reason on a bad description."""
     boards = robot.get("boards") or {}
@@ -234,6 +273,7 @@ def validate(robot: dict) -> None:
         else:
             if float(b.get("update_hz", 0)) <= 0 or float(b.get("poll_hz", 0)) <= 0:
                 raise DescriptionError(f"board {name}: update_hz and poll_hz must be > 0")
+    check_motor_watchdogs(robot)
     seen_channels = {}
     for cls, devs in (robot.get("devices") or {}).items():
         if cls not in DEVICE_CLASSES:

@@ -81,8 +81,20 @@ class Device:
     def base(self, base_time: float) -> DeviceSnapshot:
         b = self.board
         ms = 0 if b.stamp is None else int((b.stamp - base_time) * 1000.0)
-        return DeviceSnapshot(self.device_class, self.id, self.on, b.up, b.ok, b.fault,
-                              b.stamp, statval(self.on, b.up, b.ok, ms))
+        fault = b.fault
+        if self.device_class in MOTOR_CLASSES:
+            if getattr(b, "stop_pending", False):
+                note = "stop latched: re-sent when the board answers"
+                fault = f"{fault}; {note}" if fault else note
+            elif getattr(b, "timed_out", False) and not fault:
+                fault = (f"stopped by the board's command watchdog "
+                         f"({b.command_timeout_ms} ms without a command)")
+        s = DeviceSnapshot(self.device_class, self.id, self.on, b.up, b.ok, fault,
+                           b.stamp, statval(self.on, b.up, b.ok, ms))
+        if self.device_class in MOTOR_CLASSES:
+            s.extra["stop_pending"] = bool(getattr(b, "stop_pending", False))
+            s.extra["watchdog_stopped"] = bool(getattr(b, "timed_out", False))
+        return s
 
     def snapshot(self, base_time: float, robot) -> DeviceSnapshot:
         return self.base(base_time)

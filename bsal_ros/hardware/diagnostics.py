@@ -57,6 +57,9 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                 else:
                     values["speedval"] = f"{s.speedval:#06x}"
                     values["speed"] = f"{s.speed:.3f}" + (" %" if s.duty_mode else " rad/s")
+                    values["command_timeout_ms"] = b.command_timeout_ms
+                    values["stop_pending"] = b.stop_pending
+                    values["watchdog_stopped"] = b.timed_out
                     if cls == "pservo_motor":
                         values["homed"] = s.homed
                         values["homing"] = s.homing
@@ -67,6 +70,8 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                     level, msg = STALE, f"no data for {age:.2f} s (poll period {period:.3f} s)"
                 elif s.stalled:
                     level, msg = WARN, "motor stalled"
+                elif s.extra.get("stop_pending") or s.extra.get("watchdog_stopped"):
+                    level, msg = WARN, s.fault
                 elif getattr(b, "refused", False):
                     level, msg = WARN, "board refused the last command"
                 elif s.on and b.fresh_reads >= 5 and b.rate_hz < 0.5 / period:
@@ -92,11 +97,14 @@ class BusDiagnostics:
             down = [b for b in boards if not (b.up and b.ok)]
             errnos = [b.errno for b in boards if b.errno is not None]
             retried = sum(b.transfers_retried for b in boards)
+            pending = [b.name for b in boards if getattr(b, "stop_pending", False)]
         values = {"backend": robot.backend, "bus": robot.bus.name,
                   "transactions": st.transactions, "errors": st.errors,
                   "bytes_read": st.bytes_read, "bytes_written": st.bytes_written,
                   "transfers_retried": retried,
-                  "boards_ok": f"{len(boards) - len(down)}/{len(boards)}"}
+                  "boards_ok": f"{len(boards) - len(down)}/{len(boards)}",
+                  # motor boards holding a latched stop not yet confirmed by the board
+                  "stops_pending": ", ".join(pending) or "none"}
         if self._prev is not None and now_mono > self._prev[0]:
             dt = now_mono - self._prev[0]
             p = self._prev[1]

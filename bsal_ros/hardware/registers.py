@@ -14,7 +14,13 @@ register   meaning
 0x44       INTERVAL (ultrasonic, 2 bytes): firing interval, ms
 0x46       TARGET (pservo, 4 bytes): mposval target angle (position mode)
 0x48..     SLOTS (ultrasonic, 1 byte per channel): firing slot
+0x4A       TIMEOUT (motor boards, 2 bytes): command timeout, ms (0 = off)
+0x4C       KEEPALIVE (motor boards, write): feeds the command timeout
 =========  =====================================================================
+
+Motor boards stop their motor by themselves when no write arrived for
+TIMEOUT ms (the command watchdog; docs/HARDWARE.md "Safety"), and set
+ST_TIMEOUT until the next speed/target write.
 
 Multi-byte fields are big-endian. The register numbers come from the robot
 description (``register_maps``) so a different board revision is a config
@@ -34,6 +40,7 @@ ST_HOMING = 0x08
 ST_HOMED = 0x10
 ST_REFUSED = 0x20
 ST_POSITION_MODE = 0x40
+ST_TIMEOUT = 0x80        # motor boards: the command watchdog stopped the motor
 
 # COMMAND register values
 CMD_CLEAR_COUNT = 0x01
@@ -69,6 +76,8 @@ class RegisterMap:
     interval: int = 0x44
     target: int = 0x46
     slots: int = 0x48
+    timeout: int = 0x4A      # motor boards: command timeout, ms (2 bytes)
+    keepalive: int = 0x4C    # motor boards: any write feeds the command watchdog
 
     @classmethod
     def from_description(cls, maps: dict, board_type: str) -> "RegisterMap":

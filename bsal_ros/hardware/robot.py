@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from . import registers as R
-from .boards import BOARD_CLASSES, Board, BoardError, BoardEvent, DcMotorBoard, PservoBoard
+from .boards import (BOARD_CLASSES, Board, BoardError, BoardEvent, DcMotorBoard, MotorBoard,
+                     PservoBoard)
 from .bus import SimBus, Smbus2Bus
 from .description import DEVICE_CLASSES as CLASS_NAMES
+from .description import check_motor_watchdogs
 from .devices import (ABSOLUTE_ENCODER, DC_MOTOR, DEVICE_CLASSES, PSERVO_MOTOR,
                       RELATIVE_ENCODER, ULTRASONIC, Device, DeviceSnapshot)
 from .kinematics import TricycleOdometry, tricycle_ik
@@ -97,6 +99,7 @@ class Robot:
                  speed_of_sound: float = 343.0, cmd_timeout: float = 0.5,
                  smbus_factory=None, odom_noise=(0.02, 0.02), stuck_polls: int = 4,
                  base_time_rollover_s: float = 14400.0):
+        check_motor_watchdogs(robot)   # refuse a keep-alive that would not beat the timeout
         self.desc = robot
         self.clock = clock
         self.wall = wall
@@ -187,6 +190,8 @@ class Robot:
                 if b.probe():
                     try:
                         b.command(R.CMD_RESET)
+                        if isinstance(b, MotorBoard):
+                            b.write_timeout()
                     except BoardError:
                         pass
                 b.next_due = now
@@ -224,6 +229,8 @@ class Robot:
                 if b.next_due <= now:  # fell behind: skip, never burst
                     b.next_due = now + period
                 fresh = b.poll(now, self.wall())
+                if isinstance(b, MotorBoard):
+                    b.refresh()   # latched stop first, else the watchdog keep-alive
                 if fresh and isinstance(b, DcMotorBoard):
                     self._integrate_odometry(b, now)
                 if isinstance(b, DcMotorBoard):
@@ -389,6 +396,10 @@ class Robot:
                     sv = speedval_from_rad_s(value)
                 else:
                     return Result(BAD_REQUEST, f"{d.name}: unknown mode {mode}")
+                planned.append((d, sv))
+            if all(not speedval_sign(sv) for _, sv in planned):
+                return self._stop_motors(cls, planned)
+            for d, sv in planned:
                 if not d.on:
                     return Result(REFUSED, f"{d.name} is not active: nothing changed")
                 if isinstance(d.board, PservoBoard) and d.board.homing:
@@ -401,7 +412,6 @@ class Robot:
                     return Result(REFUSED, f"{d.name}: direction change while moving "
                                            f"(set {cur:+d}, turning {motion:+d}, asked {new:+d}); "
                                            f"stop first: nothing changed")
-                planned.append((d, sv))
             bad = self._board_refusal(devs)
             if bad:
                 return bad
@@ -410,11 +420,46 @@ class Robot:
                     d.board.set_speedval(sv)
             except BoardError as e:
                 return Result(HARDWARE_FAULT, str(e))
-            if cls == DC_MOTOR:
-                self._drive_target = None  # an explicit command overrides cmd_vel
-            elif self._drive_target is not None:
-                self._drive_target = (self._drive_target[0], None)  # steering: no longer cmd_vel's
+            self._motors_commanded(cls)
             return Result(OK, f"{cls}: {len(planned)} set")
+
+    def _motors_commanded(self, cls: str) -> None:
+        if cls == DC_MOTOR:
+            self._drive_target = None  # an explicit command overrides cmd_vel
+        elif self._drive_target is not None:
+            self._drive_target = (self._drive_target[0], None)  # steering: no longer cmd_vel's
+
+    def _stop_motors(self, cls: str, planned: list[tuple[Device, int]]) -> Result:
+        """A stop is never refused: each motor is stopped on its own (one faulted
+        board does not keep the others running); a motor whose board is down,
+        stuck or fails the write gets the stop latched (re-sent when the board
+        answers, before anything else) and its board's watchdog stops it anyway.
+        A motor that is switched off is stopped too (its SPEED is zeroed).
+        Caller holds the lock."""
+        stopped, latched = [], []
+        now = self.clock()
+        for d, sv in planned:
+            b = d.board
+            why = b.refuse_reason()
+            if why is None:
+                try:
+                    if isinstance(b, PservoBoard) and (b.homing or d.id in self.homing_start):
+                        b.command(R.CMD_ABORT_HOME)
+                        b.homing = False
+                        self.homing_start.pop(d.id, None)
+                    b.set_speedval(sv)
+                    stopped.append(d.name)
+                    continue
+                except BoardError as e:
+                    why = str(e)
+            b.latch_stop(sv, now)
+            latched.append(f"{d.name}: {why}; stop latched: re-sent when the board answers; "
+                           f"{b.watchdog_note()}")
+        self._motors_commanded(cls)
+        if not latched:
+            return Result(OK, f"{cls}: {len(stopped)} stopped")
+        done = f"; stopped: {', '.join(stopped)}" if stopped else ""
+        return Result(HARDWARE_FAULT, "; ".join(latched) + done)
 
     def clear_encoders(self, ids: list[int]) -> Result:
         with self.lock:

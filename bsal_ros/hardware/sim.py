@@ -72,6 +72,8 @@ class SimWorld:
         self.stall = {"drive": False, "steering": False}
         self.stalled = {"drive": False, "steering": False}
         self._still = {"drive": 0.0, "steering": 0.0}
+        # the motor boards' own command watchdogs, run on the world's clock every step
+        self.watchdogs: list[Callable[[float], None]] = []
 
     # ---- world editing (sim_control) -------------------------------------
     def add_obstacle(self, name: str, values) -> None:
@@ -109,6 +111,8 @@ class SimWorld:
             self.t = t
             return
         while self.t + self.dt <= t + 1e-12:
+            for wd in self.watchdogs:
+                wd(self.t)
             self._step(self.dt)
             self.t += self.dt
 
@@ -406,7 +410,65 @@ class VirtualUltrasonicBoard(VirtualBoard):
                     self.slots[reg - self.rm.slots + i] = min(int(v), self.channels - 1)
 
 
-class VirtualDcMotorBoard(VirtualBoard):
+class VirtualMotorBoard(VirtualBoard):
+    """A motor board with its own command watchdog, as real motor controllers have.
+
+    TIMEOUT (2 bytes, ms; 0 = off; power-on / reset default = the board's
+    ``command_timeout_ms``) and KEEPALIVE (write anything). Every write that
+    reaches the board feeds the watchdog; when none came for TIMEOUT ms the
+    board stops its motor by itself (:meth:`expire`) and sets ST_TIMEOUT until
+    the next speed/target write. The check runs on the board's own clock (the
+    world's time, every physics step), not on the node's: it stops the motor
+    when the node is killed, the bus is lost, or the writes are lost.
+    """
+
+    def __init__(self, world, board, regmap):
+        super().__init__(world, board, regmap)
+        self.default_timeout_ms = int(board.get("command_timeout_ms", 500))
+        self.timeout_ms = self.default_timeout_ms
+        self.fed_at: float | None = None      # world time of the last write
+        self.watchdog_trips = 0
+        world.watchdogs.append(self.watchdog)
+
+    def feed(self) -> None:
+        self.fed_at = self.world.t
+
+    def watchdog(self, t: float) -> None:
+        if self.fed_at is None:
+            self.fed_at = t
+            return
+        if self.timeout_ms and t - self.fed_at > self.timeout_ms / 1000.0 + 1e-9:
+            self.fed_at = t  # re-armed: expire() is idempotent anyway
+            if self.expire():
+                self.watchdog_trips += 1
+                self.status_extra |= R.ST_TIMEOUT
+
+    def expire(self) -> bool:  # pragma: no cover - abstract
+        """Stop the motor; True when it was driven (worth ST_TIMEOUT)."""
+        raise NotImplementedError
+
+    def control_regs(self):
+        regs = super().control_regs()
+        regs[self.rm.timeout], regs[self.rm.timeout + 1] = R.u16(self.timeout_ms)
+        return regs
+
+    def write(self, reg, data):
+        self.feed()
+        if reg == self.rm.keepalive:
+            return
+        if reg == self.rm.timeout:
+            if len(data) >= 2:
+                self.timeout_ms = R.from_u16(data)
+            return
+        super().write(reg, data)
+
+    def on_command(self, cmd):
+        super().on_command(cmd)
+        if cmd == R.CMD_RESET:
+            self.timeout_ms = self.default_timeout_ms
+
+
+class VirtualDcMotorBoard(VirtualMotorBoard):
     """Drive motor + relative encoder."""
 
     def __init__(self, world, board, regmap):
@@ -414,15 +476,31 @@ class VirtualDcMotorBoard(VirtualBoard):
         self.cpr = int(world.geo["drive_encoder_cpr"])
         self.on_reset()
 
+    #: only the first DC motor board drives the world's wheel; any other one is a
+    #: spare motor on the bench (its speed follows its command, no encoder ticks)
+    drives_world = True
+
+    def expire(self) -> bool:
+        if not speedval_sign(self.speed_set):
+            return False
+        self.speed_set = 0x8000
+        self._command((True, 0.0))
+        return True
+
+    def _command(self, cmd) -> None:
+        if self.drives_world:
+            self.world.drive_cmd = cmd
+
     def on_reset(self):
         self.speed_set = 0x8000  # 0 % duty
         self.count_origin = self.world.phi
         self.count = 0
         self.meas = 0.0
-        self.world.drive_cmd = (True, 0.0)
+        self._command((True, 0.0))
 
     def on_enable(self):
-        self.world.drive_enabled = bool(self.enable & R.EN_MOTOR)
+        if self.drives_world:
+            self.world.drive_enabled = bool(self.enable & R.EN_MOTOR)
 
     def on_command(self, cmd):
         super().on_command(cmd)
@@ -435,33 +513,60 @@ class VirtualDcMotorBoard(VirtualBoard):
             sv = R.from_u16(data)
             cur = speedval_sign(self.speed_set)
             new = speedval_sign(sv)
-            if cur and new and cur != new and abs(self.world.w) > 0.02:
+            if cur and new and cur != new and abs(self._wheel()) > 0.02:
                 self.status_extra |= R.ST_REFUSED  # as the real boards: ignored
                 return
-            self.status_extra &= ~R.ST_REFUSED
+            self.status_extra &= ~(R.ST_REFUSED | R.ST_TIMEOUT)
             self.speed_set = sv
-            self.world.drive_cmd = speedval_decode(sv)
+            self._command(speedval_decode(sv))
+
+    def _wheel(self) -> float:
+        """The motor's speed, rad/s."""
+        if self.drives_world:
+            return self.world.w
+        if not self.enable & R.EN_MOTOR:
+            return 0.0
+        duty, val = speedval_decode(self.speed_set)
+        return val / 100.0 * float(self.world.sim["drive_noload_speed"]) if duty else val
 
     def data_block(self):
         w = self.world
         dk = self._ticks()
         if dk:
-            if self.enable & R.EN_ENCODER:
+            if self.enable & R.EN_ENCODER and self.drives_world:
                 self.count = int(math.floor((w.phi - self.count_origin) * self.cpr / (2 * math.pi)))
-            self.meas = w.w
+            self.meas = self._wheel()
             self.seq = (self.seq + dk) & 0xFF
-        st = R.ST_READY | self.status_extra | (R.ST_STALLED if w.stalled["drive"] else 0)
+        stalled = self.drives_world and w.stalled["drive"]
+        st = R.ST_READY | self.status_extra | (R.ST_STALLED if stalled else 0)
         return list(R.DC_BLOCK.pack(st, self.seq, self.speed_set, speedval_from_rad_s(self.meas),
                                     R.to_i16(self.count)))
 
 
-class VirtualPservoBoard(VirtualBoard):
+class VirtualPservoBoard(VirtualMotorBoard):
     """Steering pseudo-servo motor + absolute steering encoder."""
 
     def __init__(self, world, board, regmap):
         super().__init__(world, board, regmap)
         self.cpr = int(world.geo["steering_encoder_cpr"])
         self.on_reset()
+
+    def expire(self) -> bool:
+        """Speed mode: speed 0; position mode: hold where it is; homing: abort."""
+        w = self.world
+        if w.steer_mode == "homing":
+            w.abort_homing(R.PHASE_CANCELLED)
+            self.speed_set = 0x8000
+            return True
+        if w.steer_mode == "position":
+            moving = abs(w.steer_target - w.steer) > 1e-3 or abs(w.steer_rate) > 1e-3
+            w.steer_target = w.steer
+            return moving
+        if speedval_decode(self.speed_set)[1] == 0.0:
+            return False
+        self.speed_set = 0x8000
+        w.steer_cmd = (True, 0.0)
+        return True
 
     def on_reset(self):
         self.speed_set = 0x8000
@@ -500,7 +605,7 @@ class VirtualPservoBoard(VirtualBoard):
             if cur and new and cur != new and abs(w.steer_rate) > 0.02:
                 self.status_extra |= R.ST_REFUSED
                 return
-            self.status_extra &= ~R.ST_REFUSED
+            self.status_extra &= ~(R.ST_REFUSED | R.ST_TIMEOUT)
             self.speed_set = sv
             w.steer_mode = "speed"
             w.steer_cmd = speedval_decode(sv)
@@ -508,7 +613,7 @@ class VirtualPservoBoard(VirtualBoard):
             if not w.homed:
                 self.status_extra |= R.ST_REFUSED
                 return
-            self.status_extra &= ~R.ST_REFUSED
+            self.status_extra &= ~(R.ST_REFUSED | R.ST_TIMEOUT)
             w.steer_target = max(-w.limit, min(w.limit, mposval_decode(R.from_u32(data))))
             w.steer_mode = "position"
 
@@ -575,5 +680,8 @@ def build_sim_bus(robot: dict, clock: Callable[[], float], seed: int | None = No
             vb = VirtualUltrasonicBoard(world, b, rm, sonar_poses.get(name_, {}))
         else:
             vb = VIRTUAL_BOARDS[b["type"]](world, b, rm)
+            if b["type"] == "dc_motor":
+                vb.drives_world = not any(isinstance(o, VirtualDcMotorBoard)
+                                          for o in bus._devices.values())
         bus.attach(int(b["address"]), vb)
     return bus, world

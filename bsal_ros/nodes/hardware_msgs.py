@@ -41,7 +41,9 @@ def device_state_msg(s, frame_id: str = "") -> DeviceState:
     m.id = int(s.id)
     m.on, m.up, m.ok = bool(s.on), bool(s.up), bool(s.ok)
     m.statval = int(s.statval) & 0xFFFFFFFF
-    m.fault = s.fault if not s.ok or not s.up else ""
+    # board faults, and on motors the latched stop / the board watchdog's stop
+    m.fault = s.fault if (not s.ok or not s.up or s.extra.get("stop_pending")
+                          or s.extra.get("watchdog_stopped")) else ""
     m.delay_us = int(s.delay_us) & 0xFFFF
     m.range_m = float(s.range_m)
     m.d_count = _i16(s.d_count)

@@ -40,8 +40,9 @@ from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates
                                  Reset, SetMotors, SetSonarTiming, SimControl)
 
 from bsal_ros.hardware import diagnostics as hwdiag
-from bsal_ros.hardware.description import (DEFAULT_DESCRIPTION, DescriptionError, deep_merge,
-                                           load_description, unflatten, validate)
+from bsal_ros.hardware.description import (DEFAULT_DESCRIPTION, DescriptionError,
+                                           check_motor_watchdogs, deep_merge, load_description,
+                                           unflatten, validate)
 from bsal_ros.hardware.robot import (BUSY, HARDWARE_FAULT, OK, REFUSED, Result, Robot,
                                      scale_rates)
 from bsal_ros.hardware.poller import Poller
@@ -141,6 +142,11 @@ class HardwareNode(Node):
         except DescriptionError as exc:
             raise ValueError(f"robot description: {exc}") from exc
         robot = scale_rates(robot, float(p["rate_scale"]), float(p["all_boards_hz"]))
+        try:   # the scaled poll rates must still beat the motor boards' command timeouts
+            check_motor_watchdogs(robot)
+        except DescriptionError as exc:
+            raise ValueError(f"robot description (with rate_scale {p['rate_scale']:g}, "
+                             f"all_boards_hz {p['all_boards_hz']:g}): {exc}") from exc
         self.desc = robot
         fp = p["frame_prefix"]
         self.frame = {k: fp + p[f"{k}_frame"] for k in ("odom", "map", "base")}
