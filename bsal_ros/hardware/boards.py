@@ -254,8 +254,10 @@ class MotorBoard(Board):
     A stop that cannot be written (the board is down, stuck, or the write
     fails) is latched: :meth:`write` sends it before anything else written to
     the board, :meth:`refresh` re-sends it on every poll that the board
-    answers, and it is cleared when a fresh reading shows the motor commanded
-    to zero (or a new command supersedes it).
+    answers, and it is cleared when a fresh reading, after the stop was
+    written to the healthy board, shows the motor commanded to zero (or a new
+    command supersedes it). So the first write to a board that comes back is
+    always the stop, even when its own watchdog already stopped the motor.
     """
 
     def __init__(self, *a, **kw):
@@ -269,6 +271,7 @@ class MotorBoard(Board):
         self.keepalives = 0
         self.timed_out = False    # ST_TIMEOUT: the board's watchdog stopped the motor
         self._flushing = False
+        self._stop_sent_ok = False   # the stop was written while the board was healthy
 
     # ---- watchdog ----------------------------------------------------------
     def write_timeout(self) -> None:
@@ -294,6 +297,7 @@ class MotorBoard(Board):
                                    f"re-sent when the board answers; {self.watchdog_note()}"))
         self.stop_pending = True
         self.stop_speedval = speedval
+        self._stop_sent_ok = False
 
     def cancel_stop(self) -> None:
         self.stop_pending = False
@@ -305,6 +309,8 @@ class MotorBoard(Board):
         try:
             self._write_stop(self.stop_speedval)
             self.stop_resends += 1
+            # a write to a stuck board is not trusted: only one to a healthy board counts
+            self._stop_sent_ok = self.up and self.ok
         finally:
             self._flushing = False
 
@@ -334,7 +340,7 @@ class MotorBoard(Board):
 
     def after_decode(self, status: int) -> None:
         self.timed_out = bool(status & R.ST_TIMEOUT)
-        if self.stop_pending and self.ok and self.stop_confirmed():
+        if self.stop_pending and self.ok and self._stop_sent_ok and self.stop_confirmed():
             self.events.append(BoardEvent(
                 self.name, "info", f"board {self.name}: latched stop applied "
                                    f"(re-sent {self.stop_resends} times)"))
@@ -374,10 +380,13 @@ class DcMotorBoard(MotorBoard):
         self.count = count
         self.stalled = bool(st & R.ST_STALLED)
         self.refused = bool(st & R.ST_REFUSED)
+        self.after_decode(st)
 
     def set_speedval(self, sv: int) -> None:
         self.write(self.rm.speed, R.u16(sv))
         self.speed_set = sv
+        if R_speed_sign(sv):
+            self.cancel_stop()      # a new command supersedes the latched stop
 
     def clear_count(self) -> None:
         self.command(R.CMD_CLEAR_COUNT)

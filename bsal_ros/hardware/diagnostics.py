@@ -6,8 +6,10 @@ Level from the statval bits and the age of the data:
   errno after retries, stuck sequence counter, wrong WHO_AM_I);
 * STALE - the device is on but no good data arrived for ``stale_factor``
   poll periods;
-* WARN  - a motor reports a stall, the board refused the last command, or
-  new data arrives at less than half the expected poll rate (frequency check);
+* WARN  - a motor reports a stall, a latched stop is not yet confirmed, the
+  board's command watchdog stopped the motor, the board refused the last
+  command, or new data arrives at less than half the expected poll rate
+  (frequency check);
 * OK    - otherwise (a device that is off is OK: "off").
 """
 

@@ -1,0 +1,96 @@
+"""Motor safety through the node (docs/HARDWARE.md section 14): a stop sent
+through `set_motors` to a faulted board is latched and applied when the
+board is back; a hung poll thread leaves the motor to the board's watchdog."""
+import pytest
+
+pytest.importorskip("rclpy")
+
+from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402
+from bsal_interfaces.srv import SetMotors, SimControl  # noqa: E402
+
+from bsal_ros.hardware.values import speedval_from_duty, speedval_sign  # noqa: E402
+from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
+
+from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
+
+pytestmark = pytest.mark.ros
+NS = "hw_safety_test"
+THIRTY = speedval_from_duty(30.0)
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = RosEnv()
+    e.node = e.add(HardwareNode(namespace=NS, context=e.context, auto_home=False,
+                                rate_scale=2.0, diagnostics_period=0.2))
+    p = e.probe = e.add(Probe(e, namespace=NS))
+    p.listen(DeviceStateArray, "device_states", keep=200)
+    yield e
+    e.close()
+
+
+def sim(p, **kw):
+    return p.call(SimControl, "sim_control", SimControl.Request(**kw)).result
+
+
+def set_drive(p, duty):
+    return p.call(SetMotors, "set_motors", SetMotors.Request(
+        device_class="dc_motor",
+        commands=[MotorCommand(id=0, mode=MotorCommand.MODE_DUTY_CYCLE, value=duty)])).result
+
+
+def drive_state(arr):
+    for s in arr.states:
+        if s.device_class == "dc_motor" and s.id == 0:
+            return s
+    return None
+
+
+def test_stop_through_set_motors_to_a_missing_board_is_latched_and_applied(env):
+    node, p = env.node, env.probe
+    vb, b = node.robot.bus.device(0x30), node.robot.boards["drive"]
+    assert set_drive(p, 30.0).code == Result.OK
+    assert p.wait_msg("device_states", lambda a: (s := drive_state(a)) is not None
+                      and s.speedval == THIRTY and s.ok)
+    assert sim(p, command="set_fault", target="drive", fault="missing").code == Result.OK
+    p.clear("device_states")
+    assert p.wait_msg("device_states", lambda a: (s := drive_state(a)) is not None and not s.up)
+    # a speed stays refused, a stop is latched and said so
+    r = set_drive(p, 20.0)
+    assert r.code == Result.HARDWARE_FAULT and "nothing changed" in r.message
+    r = set_drive(p, 0.0)
+    assert r.code == Result.HARDWARE_FAULT and "ENXIO" in r.message
+    assert "stop latched: re-sent when the board answers" in r.message
+    assert "watchdog stops the motor within 500 ms" in r.message
+    p.clear("device_states")
+    assert p.wait_msg("device_states", lambda a: (s := drive_state(a)) is not None
+                      and "stop latched" in s.fault)
+    assert sim(p, command="clear_faults", target="drive").code == Result.OK
+    p.clear("device_states")
+    arr = p.wait_msg("device_states", lambda a: (s := drive_state(a)) is not None and s.ok
+                     and s.up and speedval_sign(s.speedval) == 0 and "stop latched" not in s.fault)
+    assert arr is not None
+    assert wait_for(lambda: not b.stop_pending)
+    assert b.stop_resends >= 1 or b.stops_latched >= 1
+    assert speedval_sign(vb.speed_set) == 0 and node.robot.world.drive_cmd[1] == 0.0
+    assert set_drive(p, 0.0).code == Result.OK
+
+
+def test_hung_poll_thread_leaves_the_stop_to_the_board_watchdog(env):
+    node, p = env.node, env.probe
+    vb = node.robot.bus.device(0x30)
+    assert set_drive(p, 30.0).code == Result.OK
+    assert wait_for(lambda: vb.speed_set == THIRTY)
+    node.poller.stop()                  # no more polls, no more keep-alives
+    try:
+        # the simulated board runs on its own clock (synced here, no bus write)
+        assert wait_for(lambda: node.robot.ground_truth() is not None
+                        and speedval_sign(vb.speed_set) == 0)
+        assert vb.watchdog_trips >= 1 and node.robot.world.drive_cmd == (True, 0.0)
+    finally:
+        node.poller.start()
+    p.clear("device_states")
+    s = drive_state(p.wait_msg("device_states", lambda a: (s := drive_state(a)) is not None
+                               and "watchdog" in s.fault))
+    assert speedval_sign(s.speedval) == 0
+    assert set_drive(p, 0.0).code == Result.OK
