@@ -268,3 +268,19 @@ def test_bus_status_names_pending_stops():
     robot.sim_control("clear_faults", "drive")
     assert run_until(robot, clock, lambda: not robot.boards["drive"].stop_pending, limit=10.0)
     assert D.BusDiagnostics()(robot, clock.t).values["stops_pending"] == "none"
+
+
+def test_timeout_register_is_written_when_a_board_comes_back_or_after_a_reset():
+    desc = load_description()["robot"]
+    clock = FakeClock()
+    robot = Robot(desc, clock=clock, wall=clock)
+    vb = robot.bus.device(DRIVE)
+    vb.default_timeout_ms = vb.timeout_ms = 2000     # a board whose own default differs
+    robot.sim_control("set_fault", "drive", "missing")
+    robot.start(activate=True)
+    run(robot, clock, 0.5)
+    assert vb.timeout_ms == 2000
+    robot.sim_control("clear_faults", "drive")
+    assert run_until(robot, clock, lambda: vb.timeout_ms == 500, limit=5.0)
+    assert robot.reset().ok and vb.timeout_ms == 2000            # reset: board default
+    assert run_until(robot, clock, lambda: vb.timeout_ms == 500, limit=5.0)

@@ -272,10 +272,17 @@ class MotorBoard(Board):
         self.timed_out = False    # ST_TIMEOUT: the board's watchdog stopped the motor
         self._flushing = False
         self._stop_sent_ok = False   # the stop was written while the board was healthy
+        self.timeout_written = False  # TIMEOUT holds our command_timeout_ms
 
     # ---- watchdog ----------------------------------------------------------
     def write_timeout(self) -> None:
         self.write(self.rm.timeout, R.u16(self.command_timeout_ms))
+        self.timeout_written = True
+
+    def command(self, cmd: int) -> None:
+        super().command(cmd)
+        if cmd == R.CMD_RESET:
+            self.timeout_written = False   # the board is back to its own default
 
     def keepalive(self) -> None:
         self.write(self.rm.keepalive, [self.keepalives & 0xFF])
@@ -330,8 +337,11 @@ class MotorBoard(Board):
             if self.stop_pending:
                 if self.up:
                     self.send_stop()
-            elif self.up and self.ok and self.command_timeout_ms:
-                self.keepalive()
+            elif self.up and self.ok:
+                if not self.timeout_written:   # down at start-up, or reset since
+                    self.write_timeout()
+                elif self.command_timeout_ms:
+                    self.keepalive()
         except BoardError:
             pass
 
@@ -339,7 +349,12 @@ class MotorBoard(Board):
         return not R_speed_sign(self.speed_set)
 
     def after_decode(self, status: int) -> None:
-        self.timed_out = bool(status & R.ST_TIMEOUT)
+        timed_out = bool(status & R.ST_TIMEOUT)
+        if timed_out and not self.timed_out:
+            self.events.append(BoardEvent(
+                self.name, "warn", f"board {self.name}: its command watchdog stopped the motor "
+                                   f"(no write for {self.command_timeout_ms} ms)"))
+        self.timed_out = timed_out
         if self.stop_pending and self.ok and self._stop_sent_ok and self.stop_confirmed():
             self.events.append(BoardEvent(
                 self.name, "info", f"board {self.name}: latched stop applied "
