@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
 import rclpy  # noqa: E402
-from rclpy.executors import MultiThreadedExecutor  # noqa: E402
+from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
@@ -134,6 +134,8 @@ def service_sampler(cli, make_request, check=None):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--executor", choices=["single", "multi"], default="single",
+                    help="executor of all nodes (brak_bringup's default: single)")
     ap.add_argument("--warmup", type=int, default=200)
     ap.add_argument("--ca-states-max-hz", type=float, default=10.0,
                     help="the gateway's rci/ca_states rate cap (default as deployed)")
@@ -143,7 +145,8 @@ def main(argv=None):
     ctx = rclpy.context.Context()
     rclpy.init(context=ctx)
     ns = "/bench_" + uuid.uuid4().hex[:6]
-    ex = MultiThreadedExecutor(num_threads=4, context=ctx)
+    ex = (SingleThreadedExecutor(context=ctx) if a.executor == "single"
+          else MultiThreadedExecutor(num_threads=4, context=ctx))
     hw = HardwareNode(context=ctx, namespace=ns, auto_home=False)
     gw = RciGatewayNode(context=ctx, namespace=ns,
                         parameter_overrides=[Parameter("port", value=0),
