@@ -394,6 +394,13 @@ class RciGatewayNode(Node):
             "states_qos_sensor_data": d("states_qos_sensor_data", False).value,
             "hardware_namespace": d("hardware_namespace", "").value,
             "ca_states_max_hz": d("ca_states_max_hz", 10.0).value,
+            # limits (docs/SECURITY.md)
+            "login_max_failures": d("login_max_failures", 3).value,
+            "login_window_s": d("login_window_s", 60.0).value,
+            "login_delay_s": d("login_delay_s", 1.0).value,
+            "login_max_delay_s": d("login_max_delay_s", 30.0).value,
+            "max_pending": d("max_pending", 16).value,
+            "max_pending_per_address": d("max_pending_per_address", 4).value,
         }
         ns = self.p["hardware_namespace"].rstrip("/")
         self.hw_name = (lambda s: f"{ns}/{s}") if ns else (lambda s: s)
@@ -442,9 +449,16 @@ class RciGatewayNode(Node):
         self.loop = loop
         asyncio.set_event_loop(loop)
         self.robot.bind_loop(loop)
-        cfg = SessionConfig(byteorder=self.p["byteorder"], watchdog_s=self.p["watchdog_s"],
-                            init_timeout_s=self.p["init_timeout_s"],
-                            hardware_gone_s=self.p["hardware_gone_s"])
+        p = self.p
+        cfg = SessionConfig(byteorder=p["byteorder"], watchdog_s=p["watchdog_s"],
+                            init_timeout_s=p["init_timeout_s"],
+                            hardware_gone_s=p["hardware_gone_s"],
+                            login_max_failures=int(p["login_max_failures"]),
+                            login_window_s=float(p["login_window_s"]),
+                            login_delay_s=float(p["login_delay_s"]),
+                            login_max_delay_s=float(p["login_max_delay_s"]),
+                            max_pending=int(p["max_pending"]),
+                            max_pending_per_address=int(p["max_pending_per_address"]))
         try:
             self.server = RciServer(self.robot, self.users, self.p["host"], self.p["port"], cfg,
                                     self._pylog)

@@ -15,10 +15,12 @@ _INQUIRIES = (ICaIq, CGtMtIq, CGtSnIq, CStIq)
 
 class RciClient:
     def __init__(self, host: str = "127.0.0.1", port: int = 7650, byteorder: str = "big",
-                 timeout: float = 5.0):
+                 timeout: float = 5.0, source: str | None = None):
+        """``source``: local address to connect from (e.g. 127.0.0.2 in tests)."""
         self.byteorder = byteorder
         self.timeout = timeout
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock = socket.create_connection((host, port), timeout=timeout,
+                                             source_address=(source, 0) if source else None)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.decoder = RciDecoder(byteorder, role="client")
         self._queue: list = []

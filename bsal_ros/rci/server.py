@@ -2,6 +2,14 @@
 
 A second control application is refused politely: RCI-IInCp then RCI-CSvTm
 (ACCESS) and the connection is closed; the first one keeps working.
+
+A connection gets the control-application slot only once its user and key
+have been accepted (:meth:`RciSession.login`): a client that connects and
+says nothing, or is being slowed down by the login throttle, never keeps the
+real control application out. Connections that are not the session
+(identifying, throttled, refused, closing) are bounded in all and per source
+address (:class:`~bsal_ros.rci.limits.PendingLimit`); one beyond the limit is
+closed at once, unanswered. See docs/SECURITY.md.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from ..protocol.constants import TermCode
 from ..protocol.rci import CSvTm, IInCp, encode_rci
 from .port import RobotPort
 from .safety import StopRetrier
+from .limits import LoginThrottle, PendingLimit, address_key
 from .session import RciSession, SessionConfig
 from .users import Users, check_bind_allowed
 
@@ -26,7 +35,7 @@ DEFAULT_PORT = 7650
 class RciServer:
     def __init__(self, port: RobotPort, users: Users, host: str = DEFAULT_HOST,
                  tcp_port: int = DEFAULT_PORT, config: SessionConfig | None = None,
-                 logger: logging.Logger | None = None):
+                 logger: logging.Logger | None = None, throttle: LoginThrottle | None = None):
         check_bind_allowed(host, users)     # raises UsersFileError
         self.robot = port
         self.users = users
@@ -42,6 +51,15 @@ class RciServer:
         self._idle = asyncio.Event()
         self._idle.set()
         self.stopper: StopRetrier | None = None
+        c = self.cfg
+        self.throttle = throttle if throttle is not None else LoginThrottle(
+            c.login_max_failures, c.login_window_s, c.login_delay_s, c.login_max_delay_s,
+            c.login_table_size)
+        self.pending = PendingLimit(c.max_pending, c.max_pending_per_address)
+        #: how a throttled login waits (injectable: tests)
+        self.sleep = asyncio.sleep
+        self.failed_logins = 0
+        self.over_limit = 0
 
     @property
     def bound_port(self) -> int:
@@ -83,7 +101,15 @@ class RciServer:
     async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         self._tasks.add(task)
+        peer = writer.get_extra_info("peername")
+        key = address_key(peer[0] if isinstance(peer, tuple) else str(peer))
+        counted = False
         try:
+            which = self.pending.enter(key)
+            if which is not None:
+                self._over_limit(writer, peer, key, which)
+                return
+            counted = True
             sock = writer.get_extra_info("socket")
             if sock is not None:
                 try:
@@ -91,10 +117,21 @@ class RciServer:
                 except OSError:
                     pass
             if self.session is not None:
-                await self._refuse(reader, writer)
+                await self._refuse(reader, writer, key)
                 return
             session = RciSession(self.robot, self.users, reader, writer, self.cfg, self.log)
             session.stopper = self.stopper
+            session.throttle, session.throttle_key = self.throttle, key
+            session.sleep = self.sleep
+            if not await session.login():       # refused: answered and closed
+                if session.term_sent is not None:
+                    self.failed_logins += 1
+                return
+            if self.session is not None:        # another one got in meanwhile
+                await self._refuse(reader, writer, key)
+                return
+            self.pending.leave(key)             # no longer pending: the session
+            counted = False
             self.session = session
             self._idle.clear()
 
@@ -117,12 +154,35 @@ class RciServer:
             except Exception:
                 pass
         finally:
+            if counted:
+                self.pending.leave(key)
             self._tasks.discard(task)
 
-    async def _refuse(self, reader, writer) -> None:
+    def _over_limit(self, writer, peer, key: str, which: str) -> None:
+        """Close a connection beyond the pending limits at once, unanswered."""
+        self.over_limit += 1
+        p = self.pending
+        level = logging.WARNING if p.should_log(key, which) else logging.DEBUG
+        if which == "total":
+            self.log.log(level, "RCI gateway: closing new connection from %s: %d connections "
+                         "are already identifying or closing (max_pending; further refusals "
+                         "logged at most every %.0f s)", peer, p.max_total, p.log_every_s)
+        else:
+            self.log.log(level, "RCI gateway: closing new connection from %s: %d connections "
+                         "from %s are already identifying or closing (max_pending_per_address; "
+                         "further refusals logged at most every %.0f s)", peer,
+                         p.max_per_address, key, p.log_every_s)
+        try:
+            writer.transport.abort()
+        except Exception:
+            pass
+
+    async def _refuse(self, reader, writer, key: str = "") -> None:
         self.refused += 1
         peer = writer.get_extra_info("peername")
-        self.log.warning("RCI client %s refused: another control application is connected", peer)
+        level = logging.WARNING if self.pending.should_log(key, "busy") else logging.DEBUG
+        self.log.log(level, "RCI client %s refused: another control application is connected",
+                     peer)
         bo = self.cfg.byteorder
         try:
             writer.write(encode_rci(IInCp(), bo) + encode_rci(CSvTm(TermCode.ACCESS), bo))

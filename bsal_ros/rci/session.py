@@ -6,7 +6,10 @@ Pure asyncio + the protocol library; the robot is reached through a
 
 Life of a session::
 
-    init phase:    CA IIId -> auth (USER / AUTHENTICATE) -> our IIId
+    login:         CA IIId -> login throttle wait -> auth (USER / AUTHENTICATE)
+                   (``login()``, before the server gives the connection the
+                   control-application slot; a refusal never touches the robot)
+    init phase:    our IIId
                    CA ICaIq* -> ICaRp (every item answered)
                    CA IInCp  -> our IInCp, CBsTm          (control phase)
     control phase: every packet of 001 4.6 (see the handlers below)
@@ -88,6 +91,20 @@ class SessionConfig:
     max_write_buffer: int = 64 * 1024
     #: how long such a CA may take to catch up before CSvTm NOACK
     drain_timeout_s: float = 5.0
+    # --- server-level limits (RciServer; docs/SECURITY.md) ---
+    #: failed logins from one address within login_window_s after which its
+    #: further attempts wait before being answered (0: no throttle)
+    login_max_failures: int = 3
+    login_window_s: float = 60.0
+    #: first wait; doubles with every further failure, up to login_max_delay_s
+    login_delay_s: float = 1.0
+    login_max_delay_s: float = 30.0
+    #: addresses the throttle remembers at most (least recently active forgotten)
+    login_table_size: int = 1024
+    #: open connections that are not the session (identifying, throttled,
+    #: refused, closing), in all and per source address (IPv6: per /64)
+    max_pending: int = 16
+    max_pending_per_address: int = 4
 
 
 class _End(Exception):
@@ -141,15 +158,100 @@ class RciSession:
         self.on_released = None
         #: retries refused safety stops across sessions (set by the server)
         self.stopper = None
+        #: login throttle (set by the server) and this peer's key in it
+        self.throttle = None
+        self.throttle_key = ""
+        #: how the throttle's wait is slept (injectable: tests)
+        self.sleep = asyncio.sleep
+        #: seconds this login waited because of the throttle
+        self.throttled_for = 0.0
+        self._logged_in = False
+        self._init_used = 0.0
+
+    # ================================================================= login
+    async def login(self) -> bool:
+        """Identification, before the server gives this connection the
+        control-application slot: read RCI-IIId (within ``init_timeout_s``),
+        wait what the login throttle says, check user and key.
+
+        True: accepted (``user`` set, nothing answered yet: :meth:`run`
+        answers). False: refused, answered with CSvTm and closed; the robot is
+        never touched and no session event is sent."""
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        try:
+            try:
+                pkt = await asyncio.wait_for(self._next(), self.cfg.init_timeout_s)
+            except asyncio.TimeoutError:
+                raise _End("initialization not completed in time (no RCI-IIId)",
+                           TermCode.NOACK, logging.WARNING) from None
+            if not isinstance(pkt, IIId):
+                raise _End(f"bad input: {type(pkt).__name__} before RCI-IIId", TermCode.ERROR,
+                           logging.WARNING)
+            self._init_used = loop.time() - t0
+            th, key = self.throttle, self.throttle_key
+            delay = th.attempt(key) if th is not None else 0.0
+            if delay > 0:
+                # answered only after the wait; the slot is not held meanwhile
+                self.throttled_for = delay
+                await self.sleep(delay)
+            user, why = self.users.authenticate(pkt.user_id, pkt.auth_key)
+            if user is None:
+                name = pkt.user_id.decode("utf-8", "replace")[:16]
+                started = th.failed(key) if th is not None else False
+                if started:
+                    self.log.warning(
+                        "RCI logins from %s throttled: %d failed within %.0f s; each further "
+                        "attempt from there waits %.1f s, doubling up to %.1f s, until a login "
+                        "succeeds or %.0f s pass without one", key, th.max_failures,
+                        th.window_s, th.base_delay_s, th.max_delay_s, th.window_s)
+                term = TermCode.USER if why == "USER" else TermCode.AUTHENTICATE
+                # while throttled, one line per episode (above), not one per attempt
+                raise _End(f"refused user {name!r}: "
+                           f"{'unknown user' if why == 'USER' else 'bad authentication key'}",
+                           term, logging.DEBUG if delay > 0 else logging.WARNING)
+            if th is not None:
+                th.succeeded(key)
+            ours = (RCI_VERSION_MAJOR, RCI_VERSION_MINOR)
+            self.version = min(ours, (pkt.vers_major, pkt.vers_minor))
+            self.user = user
+            self._logged_in = True
+            return True
+        except _End as e:
+            await self._finish_login(e)
+        except (ConnectionError, asyncio.IncompleteReadError, OSError) as exc:
+            await self._finish_login(_End(f"connection lost ({exc.__class__.__name__})"))
+        except asyncio.CancelledError:
+            self._closed = True
+            try:
+                self.writer.close()
+            except Exception:
+                pass
+            raise
+        return False
+
+    async def _finish_login(self, end: _End) -> None:
+        self.end_reason = end.reason
+        self.log.log(end.level, "RCI client %s (-): session ends: %s%s", self.peer, end.reason,
+                     f"; sent CSvTm {TermCode(end.term).name}" if end.term else "")
+        if end.term is not None and not self._closed:
+            self._send(CSvTm(end.term))
+            self.term_sent = int(end.term)
+        self._ending = True
+        await self._close_socket()
 
     # ================================================================ driver
     async def run(self) -> None:
+        if not self._logged_in and not await self.login():
+            return
         self._run_task = asyncio.current_task()
         watchdog = asyncio.get_running_loop().create_task(self._watchdog())
         end: _End | None = None
         try:
             try:
-                await asyncio.wait_for(self._init_phase(), self.cfg.init_timeout_s)
+                # the rest of init_timeout_s (the throttle's wait not counted)
+                left = max(self.cfg.init_timeout_s - self._init_used, 0.05)
+                await asyncio.wait_for(self._init_phase(), left)
             except asyncio.TimeoutError:
                 if self._forced_end is not None:
                     raise asyncio.CancelledError from None
@@ -281,20 +383,7 @@ class RciSession:
 
     # ========================================================= initialization
     async def _init_phase(self) -> None:
-        pkt = await self._next()
-        if not isinstance(pkt, IIId):
-            raise _End(f"bad input: {type(pkt).__name__} before RCI-IIId", TermCode.ERROR,
-                       logging.WARNING)
-        ours = (RCI_VERSION_MAJOR, RCI_VERSION_MINOR)
-        self.version = min(ours, (pkt.vers_major, pkt.vers_minor))
-        user, why = self.users.authenticate(pkt.user_id, pkt.auth_key)
-        if user is None:
-            name = pkt.user_id.decode("utf-8", "replace")[:16]
-            term = TermCode.USER if why == "USER" else TermCode.AUTHENTICATE
-            raise _End(f"refused user {name!r}: "
-                       f"{'unknown user' if why == 'USER' else 'bad authentication key'}",
-                       term, logging.WARNING)
-        self.user = user
+        user = self.user             # authenticated by login()
         self._send(IIId(RCI_VERSION_MAJOR, RCI_VERSION_MINOR, self.cfg.server_name))
         self.log.info("RCI client %s: user %s (%s), protocol %d.%d", self.peer, user.name,
                       user.role, *self.version)
