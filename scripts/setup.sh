@@ -26,7 +26,7 @@ fresh() {
 }
 
 # --- 1. system packages -----------------------------------------------------
-apt_packages=(cmake g++ make pkg-config libglib2.0-dev)
+apt_packages=(cmake g++ make pkg-config libglib2.0-dev xvfb)
 missing=()
 for p in "${apt_packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -88,3 +88,34 @@ def test_cannot_connect_exit_code(capsys):
     port = s.getsockname()[1]
     s.close()
     assert main(["--port", str(port), "--dump", "--duration", "1"]) == 2
+
+
+@pytest.fixture
+def xserver(tmp_path):
+    """A private virtual X display (Xvfb, installed by `make setup`)."""
+    import os
+    import shutil
+    import subprocess
+    import time
+    xvfb = shutil.which("Xvfb")
+    assert xvfb, "Xvfb is installed by scripts/setup.sh (Debian package xvfb)"
+    display = f":{90 + os.getpid() % 400}"
+    proc = subprocess.Popen([xvfb, display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    lock = f"/tmp/.X11-unix/X{display[1:]}"
+    deadline = time.monotonic() + 10
+    while not os.path.exists(lock) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "Xvfb did not start"
+    yield display
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_live_window_on_a_real_x_server(stream, xserver, monkeypatch, capsys):
+    monkeypatch.setenv("DISPLAY", xserver)
+    assert main(["--port", str(stream), "--duration", "1.5"]) == 0
+    out = capsys.readouterr().out
+    redraws, packets = (int(x) for x in
+                        __import__("re").search(r"after (\d+) redraws, (\d+) packets", out).groups())
+    assert redraws >= 3 and packets > 0, out

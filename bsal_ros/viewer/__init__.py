@@ -153,7 +153,8 @@ def _window(a, port) -> int:
     root.title(f"rdi_viewer {a.host}:{port}")
     label = tk.Label(root)
     label.pack()
-    state = {"rc": 0}
+    state = {"rc": 0, "drawn": 0}
+    deadline = time.monotonic() + a.duration if a.duration is not None else None
 
     def tick():
         try:
@@ -180,6 +181,10 @@ def _window(a, port) -> int:
             img = tk.PhotoImage(data=base64.b64encode(buf.getvalue()))
         label.configure(image=img)
         label.image = img
+        state["drawn"] += 1
+        if deadline is not None and time.monotonic() >= deadline:
+            root.destroy()
+            return
         if rd.eof:
             root.title(f"rdi_viewer {a.host}:{port} (stream closed)")
         root.after(100, tick)
@@ -190,4 +195,6 @@ def _window(a, port) -> int:
     except KeyboardInterrupt:
         pass
     rd.close()
+    print(f"rdi_viewer: window closed after {state['drawn']} redraws, "
+          f"{model.packets} packets, {model.frames} frames")
     return state["rc"]
