@@ -34,6 +34,10 @@ done
 if ! "$python_bin" -c 'import ensurepip, venv' >/dev/null 2>&1; then
     missing+=(python3-venv)
 fi
+# Debian's own python3 keeps tkinter (the viewer's window) in a package.
+if ! "$python_bin" -c 'import tkinter' >/dev/null 2>&1; then
+    missing+=(python3-tk)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
     say "installing system packages: ${missing[*]}"
     sudo_cmd=()
