@@ -59,6 +59,8 @@ class RciServer:
         #: how a throttled login waits (injectable: tests)
         self.sleep = asyncio.sleep
         self.failed_logins = 0
+        #: connections between accept and the end of their login (introspection)
+        self.logins: set[RciSession] = set()
         self.over_limit = 0
 
     @property
@@ -123,7 +125,12 @@ class RciServer:
             session.stopper = self.stopper
             session.throttle, session.throttle_key = self.throttle, key
             session.sleep = self.sleep
-            if not await session.login():       # refused: answered and closed
+            self.logins.add(session)
+            try:
+                ok = await session.login()
+            finally:
+                self.logins.discard(session)
+            if not ok:                          # refused: answered and closed
                 if session.term_sent is not None:
                     self.failed_logins += 1
                 return

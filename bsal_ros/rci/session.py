@@ -36,7 +36,7 @@ from ..protocol.constants import (RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CapInqui
 from ..protocol.errors import ProtocolError
 from ..protocol.rci import (ALL_CODES, CODE_OF, SERVER_RECEIVES, AbsEncoderData, AccelData, CAcMt, CAcSn,
                             CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq,
-                            CStMt, CStRp, CStSn, CSvTm, ICaIq, ICaRp, IIId, IInCp,
+                            CStMt, CStRp, CStSn, CSvTm, ICaIq, ICaRp, IIId, IIID_SIZE, IInCp,
                             MotorCommandKind, MotorData, RciDecoder, RelEncoderData, StatusData,
                             UltrasonicData, VersionReply, encode_rci)
 from ..protocol.values import Timeval, speedval_unpack
@@ -167,6 +167,11 @@ class RciSession:
         self.throttled_for = 0.0
         self._logged_in = False
         self._init_used = 0.0
+        #: bytes read at a time: one identification's worth before the login,
+        #: so that a client not logged in (or throttled) never has more than a
+        #: few decoded packets queued here (asyncio holds at most 128 KiB of
+        #: raw bytes for it, then stops reading its socket)
+        self._read_size = IIID_SIZE
 
     # ================================================================= login
     async def login(self) -> bool:
@@ -212,6 +217,7 @@ class RciSession:
                            term, logging.DEBUG if delay > 0 else logging.WARNING)
             if th is not None:
                 th.succeeded(key)
+            self._read_size = 65536
             ours = (RCI_VERSION_MAJOR, RCI_VERSION_MINOR)
             self.version = min(ours, (pkt.vers_major, pkt.vers_minor))
             self.user = user
@@ -362,7 +368,7 @@ class RciSession:
             if self._pending_error is not None:
                 err, self._pending_error = self._pending_error, None
                 raise _End(f"bad input: {err}", TermCode.ERROR, logging.WARNING)
-            data = await self.reader.read(65536)
+            data = await self.reader.read(self._read_size)
             if not data:
                 raise _End("control application closed the connection")
             self._last_rx = time.monotonic()
