@@ -7,7 +7,8 @@ Level from the statval bits and the age of the data:
 * STALE - the device is on but no good data arrived for ``stale_factor``
   poll periods;
 * WARN  - a motor reports a stall, a latched stop is not yet confirmed, the
-  board's command watchdog stopped the motor, the board refused the last
+  board's command watchdog stopped the motor, its command lease ran out and
+  the node stopped it (until its next command), the board refused the last
   command, or new data arrives at less than half the expected poll rate
   (frequency check);
 * OK    - otherwise (a device that is off is OK: "off").
@@ -62,6 +63,9 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                     values["command_timeout_ms"] = b.command_timeout_ms
                     values["stop_pending"] = b.stop_pending
                     values["watchdog_stopped"] = b.timed_out
+                    lease = robot.lease_state(d.key, now_mono)
+                    values["lease"] = lease["lease"]
+                    values["lease_stopped"] = bool(lease["lease_stopped"])
                     if cls == "pservo_motor":
                         values["homed"] = s.homed
                         values["homing"] = s.homing
@@ -74,6 +78,8 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                     level, msg = WARN, "motor stalled"
                 elif s.extra.get("stop_pending") or s.extra.get("watchdog_stopped"):
                     level, msg = WARN, s.fault
+                elif cls in ("dc_motor", "pservo_motor") and lease["lease_stopped"]:
+                    level, msg = WARN, lease["lease_stopped"]
                 elif getattr(b, "refused", False):
                     level, msg = WARN, "board refused the last command"
                 elif s.on and b.fresh_reads >= 5 and b.rate_hz < 0.5 / period:
@@ -100,13 +106,19 @@ class BusDiagnostics:
             errnos = [b.errno for b in boards if b.errno is not None]
             retried = sum(b.transfers_retried for b in boards)
             pending = [b.name for b in boards if getattr(b, "stop_pending", False)]
+            leases = [f"{cls}_{i:02d} ({ls.lease_s:g} s)"
+                      for (cls, i), ls in sorted(getattr(robot, "leases", {}).items())]
+            expiries = getattr(robot, "lease_expiries", 0)
         values = {"backend": robot.backend, "bus": robot.bus.name,
                   "transactions": st.transactions, "errors": st.errors,
                   "bytes_read": st.bytes_read, "bytes_written": st.bytes_written,
                   "transfers_retried": retried,
                   "boards_ok": f"{len(boards) - len(down)}/{len(boards)}",
                   # motor boards holding a latched stop not yet confirmed by the board
-                  "stops_pending": ", ".join(pending) or "none"}
+                  "stops_pending": ", ".join(pending) or "none",
+                  # motors running on a command lease, and how many leases ran out
+                  "leases": ", ".join(leases) or "none",
+                  "lease_expiries": expiries}
         if self._prev is not None and now_mono > self._prev[0]:
             dt = now_mono - self._prev[0]
             p = self._prev[1]

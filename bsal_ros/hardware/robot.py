@@ -59,6 +59,16 @@ class Result:
 
 
 @dataclass
+class Lease:
+    """A command lease on one motor (SetMotors.lease_s): the motor is stopped
+    when ``deadline`` (robot clock) passes without a renewal."""
+    lease_s: float
+    deadline: float
+    granted: float           # clock time of the command that took the lease
+    renewals: int = 0
+
+
+@dataclass
 class CycleUpdate:
     """What one board poll produced."""
     board: Board
@@ -146,6 +156,11 @@ class Robot:
         self.cycles = 0
         self.homing_start: dict[int, float] = {}
         self.started = False
+        # command leases (docs/HARDWARE.md section 14): (class, id) -> Lease
+        self.leases: dict[tuple[str, int], Lease] = {}
+        # motors a lease stopped, until their next command: (class, id) -> (lease_s, late_s, t)
+        self.lease_stopped: dict[tuple[str, int], tuple[float, float, float]] = {}
+        self.lease_expiries = 0
 
     # ---- helpers -----------------------------------------------------------
     def delay_to_range(self, delay_us: int) -> float:
@@ -209,8 +224,10 @@ class Robot:
                 b.next_due = now + b.poll_period()
 
     def next_due(self) -> float:
+        """When :meth:`cycle` has work: the next board poll or lease deadline."""
         with self.lock:
-            return min((b.next_due for b in self.boards.values()), default=self.clock() + 1.0)
+            due = min((b.next_due for b in self.boards.values()), default=self.clock() + 1.0)
+            return min([due] + [ls.deadline for ls in self.leases.values()])
 
     def cycle(self, now: float | None = None) -> list[CycleUpdate]:
         """Poll every board that is due; returns one update per polled board.
@@ -219,6 +236,9 @@ class Robot:
         transfer (with its retries), not for a whole cycle.
         """
         now = self.clock() if now is None else now
+        if self.leases:
+            with self.lock:
+                self._lease_tick(now)
         out = []
         for b in list(self.boards.values()):
             with self.lock:
@@ -323,6 +343,8 @@ class Robot:
                 d.on = False
             self.homing_start.clear()
             self.odometry.reset()
+            self.leases.clear()
+            self.lease_stopped.clear()
             if failures:
                 return Result(HARDWARE_FAULT, "reset incomplete: " + "; ".join(failures))
             return Result(OK, f"reset: {len(self.boards)} boards stopped, devices off")
@@ -366,16 +388,28 @@ class Robot:
                 d.on = bool(on)
                 if not on and cls == DC_MOTOR:
                     self._drive_target = None
+                if not on:
+                    self.leases.pop(d.key, None)
             n_on = sum(bool(a) for a in active)
             return Result(OK, f"{cls}: {n_on} on, {len(ids) - n_on} off")
 
-    def set_motors(self, cls: str, commands: list[tuple[int, int, float]]) -> Result:
-        """RCI Set Motor with speedval data: commands = [(id, mode, value)]."""
+    def set_motors(self, cls: str, commands: list[tuple[int, int, float]],
+                   lease_s: float = 0.0) -> Result:
+        """RCI Set Motor with speedval data: commands = [(id, mode, value)].
+
+        ``lease_s`` > 0: every motor set to a non-zero speed is stopped (by
+        :meth:`cycle`, through the stop path) unless a new command or a
+        :meth:`renew_lease` for it comes within ``lease_s``; 0 clears the
+        motors' leases (no time limit, the behaviour before leases)."""
         if cls not in (DC_MOTOR, PSERVO_MOTOR):
             return Result(BAD_REQUEST,
                           f"set_motors needs class dc_motor or pservo_motor, not {cls!r}")
         if not commands:
             return Result(BAD_REQUEST, "no commands")
+        lease_s = float(lease_s)
+        if not math.isfinite(lease_s) or lease_s < 0.0:
+            return Result(BAD_REQUEST, f"lease_s {lease_s} must be 0 (no lease) or a "
+                                       f"positive number of seconds")
         with self.lock:
             err, devs = self._resolve(cls, [c[0] for c in commands])
             if err:
@@ -398,6 +432,9 @@ class Robot:
                     return Result(BAD_REQUEST, f"{d.name}: unknown mode {mode}")
                 planned.append((d, sv))
             if all(not speedval_sign(sv) for _, sv in planned):
+                for d, _ in planned:   # a stopped motor holds no lease
+                    self.leases.pop(d.key, None)
+                    self.lease_stopped.pop(d.key, None)
                 return self._stop_motors(cls, planned)
             for d, sv in planned:
                 if not d.on:
@@ -421,7 +458,93 @@ class Robot:
             except BoardError as e:
                 return Result(HARDWARE_FAULT, str(e))
             self._motors_commanded(cls)
-            return Result(OK, f"{cls}: {len(planned)} set")
+            now = self.clock()
+            leased = []
+            for d, sv in planned:
+                self.lease_stopped.pop(d.key, None)
+                if lease_s > 0.0 and speedval_sign(sv):
+                    old = self.leases.get(d.key)
+                    self.leases[d.key] = Lease(lease_s, now + lease_s, now,
+                                               old.renewals + 1 if old else 0)
+                    leased.append(d.name)
+                else:
+                    self.leases.pop(d.key, None)
+            note = f", lease {lease_s:g} s: {', '.join(leased)}" if leased else ""
+            return Result(OK, f"{cls}: {len(planned)} set{note}")
+
+    # ---- command leases (docs/HARDWARE.md section 14) ------------------------------
+    def renew_lease(self, cls: str, ids: list[int],
+                    lease_s: float = 0.0) -> tuple[Result, list[int]]:
+        """Push the lease deadline of running leased motors to now + lease_s
+        (0: each motor's own lease length). Never writes to a board and never
+        restarts a motor: ids holding no lease are returned (REFUSED)."""
+        if cls not in (DC_MOTOR, PSERVO_MOTOR):
+            return Result(BAD_REQUEST,
+                          f"renew_lease needs class dc_motor or pservo_motor, not {cls!r}"), []
+        if not ids:
+            return Result(BAD_REQUEST, "no ids"), []
+        lease_s = float(lease_s)
+        if not math.isfinite(lease_s) or lease_s < 0.0:
+            return Result(BAD_REQUEST, f"lease_s {lease_s} must be 0 (keep each motor's "
+                                       f"lease) or a positive number of seconds"), []
+        with self.lock:
+            err, devs = self._resolve(cls, ids)
+            if err:
+                return err, []
+            now = self.clock()
+            self._lease_tick(now)      # a lease that has run out is stopped, not renewed
+            renewed, missing, why = [], [], []
+            for d in devs:
+                ls = self.leases.get(d.key)
+                if ls is None:
+                    missing.append(d.id)
+                    st = self.lease_stopped.get(d.key)
+                    why.append(f"{d.name}: lease of {st[0]:g} s ran out {now - st[2]:.3f} s "
+                               f"ago, motor stopped" if st else f"{d.name}: holds no lease")
+                    continue
+                if lease_s > 0.0:
+                    ls.lease_s = lease_s
+                ls.deadline = now + ls.lease_s
+                ls.renewals += 1
+                renewed.append(d.name)
+            if missing:
+                done = f"; renewed: {', '.join(renewed)}" if renewed else ""
+                return Result(REFUSED, "; ".join(why) + " (a renewal never restarts a "
+                                       "motor: send set_motors)" + done), missing
+            return Result(OK, f"{cls}: {len(renewed)} leases renewed"), []
+
+    def lease_state(self, key: tuple[str, int], now: float | None = None) -> dict:
+        """For diagnostics: lease length, time left, or the stop a lease made."""
+        now = self.clock() if now is None else now
+        with self.lock:
+            ls = self.leases.get(key)
+            out = {"lease": "none", "lease_stopped": "", "lease_expiries": self.lease_expiries}
+            if ls is not None:
+                out["lease"] = (f"{ls.lease_s:.3f} s, {max(0.0, ls.deadline - now):.3f} s left, "
+                                f"{ls.renewals} renewals")
+            st = self.lease_stopped.get(key)
+            if st is not None:
+                out["lease_stopped"] = (f"stopped: its command lease of {st[0]:g} s ran out "
+                                        f"(no set_motors or renew_lease; commander gone?)")
+            return out
+
+    def _lease_tick(self, now: float) -> None:
+        """Stop every motor whose lease has run out (caller holds the lock)."""
+        for key, ls in list(self.leases.items()):
+            if now < ls.deadline:
+                continue
+            del self.leases[key]
+            d = self.devices.get(key)
+            if d is None:
+                continue
+            late = now - ls.deadline
+            res = self._stop_motors(d.device_class, [(d, speedval_from_duty(0.0))])
+            self.lease_expiries += 1
+            self.lease_stopped[key] = (ls.lease_s, late, now)
+            self._event("warn", f"{d.name}: command lease of {ls.lease_s:g} s ran out "
+                                f"{late * 1000.0:.0f} ms ago (last command or renewal "
+                                f"{now - ls.deadline + ls.lease_s:.3f} s ago, {ls.renewals} "
+                                f"renewals): stopping it: {res.message}", d.board.name)
 
     def _motors_commanded(self, cls: str) -> None:
         if cls == DC_MOTOR:
@@ -534,6 +657,7 @@ class Robot:
             except BoardError as e:
                 return Result(HARDWARE_FAULT, str(e))
             self.homing_start[dev_id] = self._steer_angle()
+            self.leases.pop(d.key, None)
             d.board.homing = True
             d.board.phase = R.PHASE_SEEKING
             d.board.homed = False
@@ -594,6 +718,9 @@ class Robot:
         with self.lock:
             self._drive_target = (w, a)
             self._drive_stamp = self.clock()
+            dcs = self.devices_of(DC_MOTOR)
+            if dcs:   # cmd_vel owns the drive now: its own timeout applies
+                self.leases.pop(dcs[0].key, None)
             if self._drive_timed_out:
                 self._drive_timed_out = False
                 self._warned.discard("timeout")
@@ -652,6 +779,7 @@ class Robot:
                     try:
                         b.set_target(a)
                         b._last_target = a
+                        self.leases.pop(s.key, None)   # position mode: cmd_vel's now
                     except BoardError:
                         pass
 

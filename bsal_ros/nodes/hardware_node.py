@@ -37,7 +37,7 @@ from sensor_msgs.msg import Imu, JointState, Range
 from bsal_interfaces.action import HomeSteering
 from bsal_interfaces.msg import DeviceStateArray
 from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates, ListDevices,
-                                 Reset, SetMotors, SetSonarTiming, SimControl)
+                                 RenewLease, Reset, SetMotors, SetSonarTiming, SimControl)
 
 from bsal_ros.hardware import diagnostics as hwdiag
 from bsal_ros.hardware.description import (DEFAULT_DESCRIPTION, DescriptionError,
@@ -201,6 +201,9 @@ class HardwareNode(Node):
                             callback_group=srv_group)
         self.create_service(SetMotors, "set_motors", self._srv_set_motors,
                             callback_group=srv_group)
+        # lease renewals in their own group: a slow command never delays them
+        self.create_service(RenewLease, "renew_lease", self._srv_renew_lease,
+                            callback_group=MutuallyExclusiveCallbackGroup())
         self.create_service(GetDeviceStates, "get_device_states", self._srv_get_states,
                             callback_group=srv_group)
         self.create_service(ClearEncoders, "clear_encoders", self._srv_clear_encoders,
@@ -509,7 +512,17 @@ class HardwareNode(Node):
 
     def _srv_set_motors(self, req, resp):
         cmds = [(c.id, c.mode, c.value) for c in req.commands]
-        return self._answer(resp, self.robot.set_motors(req.device_class, cmds), "set_motors")
+        res = self.robot.set_motors(req.device_class, cmds, float(req.lease_s))
+        return self._answer(resp, res, "set_motors")
+
+    def _srv_renew_lease(self, req, resp):
+        res, not_held = self.robot.renew_lease(req.device_class, list(req.ids),
+                                               float(req.lease_s))
+        resp.not_held = [int(i) for i in not_held]
+        resp.result = result_msg(res)
+        if not res.ok and res.code != REFUSED:   # REFUSED (lease gone) is the client's news
+            self.log.warning(f"renew_lease refused: {res.message}")
+        return resp
 
     def _srv_get_states(self, req, resp):
         res, snaps = self.robot.get_states(req.device_class, list(req.ids))
