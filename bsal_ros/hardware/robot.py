@@ -476,8 +476,9 @@ class Robot:
     def renew_lease(self, cls: str, ids: list[int],
                     lease_s: float = 0.0) -> tuple[Result, list[int]]:
         """Push the lease deadline of running leased motors to now + lease_s
-        (0: each motor's own lease length). Never writes to a board and never
-        restarts a motor: ids holding no lease are returned (REFUSED)."""
+        (0: each motor's own lease length). Never writes a speed and never
+        restarts a motor (a lease already run out is stopped first): ids
+        holding no lease are returned (REFUSED)."""
         if cls not in (DC_MOTOR, PSERVO_MOTOR):
             return Result(BAD_REQUEST,
                           f"renew_lease needs class dc_motor or pservo_motor, not {cls!r}"), []
