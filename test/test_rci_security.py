@@ -552,6 +552,23 @@ def test_demo_key_refused_on_a_non_loopback_bind(host):
     check_bind_allowed(host, Users_ok)
 
 
+def test_users_file_readable_by_others_is_reported(tmp_path):
+    from bsal_ros.rci.users import file_permission_warning
+    f = tmp_path / "users.yaml"
+    f.write_text(USERS_YAML)
+    users = Users.load(str(f))
+    f.chmod(0o644)
+    w = file_permission_warning(str(f), users)
+    assert w and "chmod 600" in w and OPS_KEY.hex() not in w
+    f.chmod(0o600)
+    assert file_permission_warning(str(f), users) is None
+    demo_only = Users.from_yaml_text(
+        f"users: [{{name: demo, key: '{DEMO_KEY.hex()}'}}, {{name: guest, role: guest, "
+        f"key: '{GUEST_KEY.hex()}'}}]")
+    f.chmod(0o644)                       # nothing private in it: no warning
+    assert file_permission_warning(str(f), demo_only) is None
+
+
 # ================================================= largest packet buffered
 def test_largest_rci_packet_is_accepted_and_the_buffer_is_bounded(gw):
     items = [(i, MotorCommand(MotorCommandKind.SPVAL, 0)) for i in range(255)]

@@ -51,7 +51,8 @@ from bsal_ros.protocol.values import speedval_pack
 from bsal_ros.rci import port as P
 from bsal_ros.rci.server import RciServer
 from bsal_ros.rci.session import SessionConfig
-from bsal_ros.rci.users import Users, UsersFileError, check_bind_allowed
+from bsal_ros.rci.users import (Users, UsersFileError, check_bind_allowed,
+                                file_permission_warning)
 
 _DELIVERED_QUEUE = 64
 
@@ -406,8 +407,12 @@ class RciGatewayNode(Node):
         self.hw_name = (lambda s: f"{ns}/{s}") if ns else (lambda s: s)
         if self.p["byteorder"] not in ("big", "little"):
             raise ValueError("parameter byteorder must be 'big' or 'little'")
-        self.users = Users.load(self._users_path())
+        users_path = self._users_path()
+        self.users = Users.load(users_path)
         check_bind_allowed(self.p["host"], self.users)    # UsersFileError: refuse to start
+        warning = file_permission_warning(users_path, self.users)
+        if warning:
+            self.get_logger().warning(warning)
         self.robot = RosRobotPort(self)
         self.server: RciServer | None = None
         self.loop: asyncio.AbstractEventLoop | None = None

@@ -7,9 +7,11 @@ from .port import (DeviceSnapshot, MotorSetting, PortUnavailable, Result, RobotP
 from .limits import LoginThrottle, PendingLimit, address_key
 from .server import DEFAULT_HOST, DEFAULT_PORT, RciServer
 from .session import RciSession, SessionConfig
-from .users import DEMO_KEY, User, Users, UsersFileError, check_bind_allowed, is_loopback
+from .users import (DEMO_KEY, User, Users, UsersFileError, check_bind_allowed,
+                    file_permission_warning, is_loopback)
 
 __all__ = ["DeviceSnapshot", "MotorSetting", "PortUnavailable", "Result", "RobotPort",
            "SonarTiming", "RciServer", "DEFAULT_HOST", "DEFAULT_PORT", "RciSession",
            "SessionConfig", "DEMO_KEY", "User", "Users", "UsersFileError",
-           "check_bind_allowed", "is_loopback", "LoginThrottle", "PendingLimit", "address_key"]
+           "check_bind_allowed", "file_permission_warning", "is_loopback", "LoginThrottle",
+           "PendingLimit", "address_key"]

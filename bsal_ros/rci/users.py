@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import os
+import stat
 from dataclasses import dataclass, field
 
 import yaml
@@ -88,6 +90,11 @@ class Users:
         return any(hmac.compare_digest(u.key, DEMO_KEY) for u in self._by_name.values()
                    if not u.read_only)
 
+    def has_private_keys(self) -> bool:
+        """True when an operator has a key other than the public demo key."""
+        return any(not u.read_only and not hmac.compare_digest(u.key, DEMO_KEY)
+                   for u in self._by_name.values())
+
     def lookup(self, user_id: bytes | str) -> User | None:
         if isinstance(user_id, (bytes, bytearray)):
             user_id = bytes(user_id).split(b"\0", 1)[0].decode("utf-8", "replace")
@@ -103,6 +110,20 @@ class Users:
         if not hmac.compare_digest(bytes(key)[:16].ljust(16, b"\0"), user.key):
             return None, "AUTHENTICATE"
         return user, None
+
+
+def file_permission_warning(path: str, users: Users) -> str | None:
+    """A warning when the users file holds private operator keys and other
+    users of the machine may read it (the keys are in clear); else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if users.has_private_keys() and mode & (stat.S_IRGRP | stat.S_IROTH):
+        return (f"users file {path} holds operator keys and is readable by other users "
+                f"(mode {stat.S_IMODE(mode):o}); make it readable by the gateway's user only "
+                "(chmod 600)")
+    return None
 
 
 def is_loopback(host: str) -> bool:
