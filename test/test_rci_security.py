@@ -548,8 +548,9 @@ def test_demo_key_refused_on_a_non_loopback_bind(host):
     for ok in ("127.0.0.1", "127.0.0.2", "::1", "localhost"):
         check_bind_allowed(ok, users)
     # a guest holding the demo key (read-only) does not block; an operator does
-    Users_ok = Users.from_yaml_text(f"users: [{{name: guest, role: guest, key: '{DEMO_KEY.hex()}'}}]")
-    check_bind_allowed(host, Users_ok)
+    guest_only = Users.from_yaml_text(
+        f"users: [{{name: guest, role: guest, key: '{DEMO_KEY.hex()}'}}]")
+    check_bind_allowed(host, guest_only)
 
 
 def test_users_file_readable_by_others_is_reported(tmp_path):
