@@ -47,6 +47,7 @@ from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates
 from bsal_interfaces.msg import SonarTiming as SonarTimingMsg
 from std_msgs.msg import String
 
+from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
 from bsal_ros.protocol.values import speedval_pack
 from bsal_ros.rci import port as P
 from bsal_ros.rci.server import RciServer
@@ -137,6 +138,12 @@ class RosRobotPort(P.RobotPort):
             "list": node.create_client(ListDevices, n("list_devices"), callback_group=cbg),
         }
         self.home = ActionClient(node, HomeSteering, n("home_steering"), callback_group=cbg)
+        # Motors this gateway set running stop by themselves if the gateway
+        # dies: every speed is leased and the keeper renews it while we live.
+        self.lease = MotorLeaseKeeper(node, lease_s=p["motor_lease_s"],
+                                      renew_period_s=p["motor_lease_renew_s"],
+                                      callback_group=cbg,
+                                      hardware_namespace=p["hardware_namespace"])
         self._cache: dict[tuple[str, int], tuple[RosSnapshot, float]] = {}
         self._interval: dict[tuple[str, int], float] = {}
         self._ids: dict[str, frozenset[int]] = {}
@@ -167,6 +174,7 @@ class RosRobotPort(P.RobotPort):
         self._bridge = _Bridge(loop)
 
     def close(self) -> None:
+        self.lease.close()
         self._out_stop = True
         self._out_event.set()
         self._publisher.join(2.0)
@@ -265,7 +273,11 @@ class RosRobotPort(P.RobotPort):
                              else MotorCommand.MODE_VELOCITY, value=float(s.value))
                 for s in settings]
         res = self._result(await self._request(
-            "set_motors", SetMotors.Request(device_class=device_class, commands=cmds)))
+            "set_motors", SetMotors.Request(device_class=device_class, commands=cmds,
+                                            lease_s=self.lease.lease_s)))
+        if res.ok or not any(s.value for s in settings):
+            # a stop the board latched counts too: the node dropped that lease
+            self.lease.update(device_class, [(s.id, s.value) for s in settings])
         if res.ok:
             # the next board cycle will report it; until then Get Motor answers
             # with what was commanded, not the setting before it
@@ -395,6 +407,8 @@ class RciGatewayNode(Node):
             "states_qos_sensor_data": d("states_qos_sensor_data", False).value,
             "hardware_namespace": d("hardware_namespace", "").value,
             "ca_states_max_hz": d("ca_states_max_hz", 10.0).value,
+            "motor_lease_s": d("motor_lease_s", 1.0).value,
+            "motor_lease_renew_s": d("motor_lease_renew_s", 0.3).value,
             # limits (docs/SECURITY.md)
             "login_max_failures": d("login_max_failures", 3).value,
             "login_window_s": d("login_window_s", 60.0).value,
