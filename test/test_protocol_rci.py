@@ -347,3 +347,11 @@ def test_encoder_rejects_bad_packets():
             encode_rci(p)
     with pytest.raises(ValueError):
         encode_rci(CRs(), byteorder="middle")
+
+
+def test_identification_repr_leaves_the_key_out():
+    from bsal_ros.protocol import IIId
+    key = bytes.fromhex("0123456789abcdef0123456789abcdef")
+    text = repr(IIId(0, 3, b"demo", key))
+    assert "demo" in text
+    assert "auth_key" not in text and key.hex() not in text and repr(key) not in text

@@ -140,6 +140,28 @@ def test_max_clients_refused(gateway):
         k.close()
 
 
+def test_refusal_flood_is_one_log_line(gateway, caplog):
+    gw, port = gateway(rate_hz=20, max_clients=1)
+    keep = connect(port)
+    read_until(keep, RdiDecoder(), lambda g: len(g) > 0)
+    with caplog.at_level("WARNING", logger="bsal_ros.rdi"):
+        for _ in range(20):
+            extra = connect(port)
+            extra.settimeout(5)
+            try:
+                extra.recv(100)
+            except ConnectionResetError:
+                pass
+            extra.close()
+    deadline = time.monotonic() + 5
+    while gw.stats()["realtime"]["refused"] < 20 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert gw.stats()["realtime"]["refused"] == 20
+    refusals = [r for r in caplog.records if "refused client" in r.getMessage()]
+    assert len(refusals) == 1, [r.getMessage() for r in refusals]
+    keep.close()
+
+
 def test_fifty_clients_and_a_stalled_one(gateway):
     """The 50 readers keep their rate; the stalled client is dropped; memory stays bounded."""
     rate = 50.0

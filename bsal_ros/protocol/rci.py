@@ -149,12 +149,13 @@ class AccelData(NamedTuple):
 @dataclass(slots=True)
 class IIId:
     """Identification (0x0010), 60 bytes. ``user_id`` is NUL-padded to 16 on the
-    wire and returned with trailing NULs stripped."""
+    wire and returned with trailing NULs stripped. ``repr()`` leaves the key
+    out, so a packet that lands in a log line does not carry it there."""
 
     vers_major: int = RCI_VERSION_MAJOR
     vers_minor: int = RCI_VERSION_MINOR
     user_id: bytes = b""
-    auth_key: bytes = bytes(16)
+    auth_key: bytes = field(default=bytes(16), repr=False)
     reserved: bytes = bytes(24)
 
 

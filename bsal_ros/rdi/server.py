@@ -78,6 +78,7 @@ class RdiStreamServer:
         self.log = log or logging.getLogger(f"bsal_ros.rdi.{config.name}")
         self.clock = clock
         self.fanout = FanOut(config.max_clients, config.queue_frames, config.max_lag_s)
+        self._refusal_logged: dict[str, float] = {}   # address -> last refusal line
         self._conns: dict[int, _Conn] = {}
         self._server: asyncio.AbstractServer | None = None
         self._ticker: asyncio.Task | None = None
@@ -183,8 +184,17 @@ class RdiStreamServer:
         key = id(writer)
         q = self.fanout.admit(key, peer_s, self.clock())
         if q is None:
-            self.log.warning(f"RDI {self.cfg.name}: refused client {peer_s}: "
-                             f"max_clients {self.cfg.max_clients} reached")
+            # One line per address a minute: a connect flood must not flood the log.
+            now = self.clock()
+            host = peer[0] if isinstance(peer, tuple) else peer_s
+            if now - self._refusal_logged.get(host, -1e9) >= 60.0:
+                if len(self._refusal_logged) > 1024:
+                    self._refusal_logged.clear()
+                self._refusal_logged[host] = now
+                self.log.warning(f"RDI {self.cfg.name}: refused client {peer_s}: "
+                                 f"max_clients {self.cfg.max_clients} reached "
+                                 f"({self.fanout.refused} refused so far; next line for "
+                                 f"{host} in 60 s at the earliest)")
             writer.transport.abort()
             return
         sock = writer.get_extra_info("socket")
