@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import copy
-import logging
 import os
 import threading
 import time
@@ -48,6 +47,7 @@ from bsal_interfaces.msg import SonarTiming as SonarTimingMsg
 from std_msgs.msg import String
 
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
+from bsal_ros.nodes.ros_logging import python_logger_for
 from bsal_ros.protocol.values import speedval_pack
 from bsal_ros.rci import port as P
 from bsal_ros.rci.server import RciServer
@@ -433,11 +433,7 @@ class RciGatewayNode(Node):
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._error: BaseException | None = None
-        self._pylog = logging.getLogger("bsal_ros.rci")
-        if not self._pylog.handlers:
-            self._pylog.addHandler(_RosLogHandler(self))
-            self._pylog.setLevel(logging.INFO)
-            self._pylog.propagate = False
+        self._pylog = python_logger_for(self, "bsal_ros.rci")
 
     def _users_path(self) -> str:
         path = self.p["users_file"]
@@ -524,29 +520,6 @@ class RciGatewayNode(Node):
     def destroy_node(self):
         self.stop()
         return super().destroy_node()
-
-
-class _RosLogHandler(logging.Handler):
-    """Send the pure-Python layer's log lines to the node's ROS logger."""
-
-    def __init__(self, node: Node):
-        super().__init__()
-        self.node = node
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            msg = record.getMessage()
-            lg = self.node.get_logger()
-            if record.levelno >= logging.ERROR:
-                lg.error(msg)
-            elif record.levelno >= logging.WARNING:
-                lg.warning(msg)
-            elif record.levelno >= logging.INFO:
-                lg.info(msg)
-            else:
-                lg.debug(msg)
-        except Exception:   # noqa: BLE001 - logging must never raise
-            pass
 
 
 def main(args=None) -> int:

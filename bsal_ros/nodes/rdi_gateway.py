@@ -22,7 +22,6 @@ thread ever touches a socket. See docs/RDI.md.
 
 from __future__ import annotations
 
-import logging
 import math
 
 import rclpy
@@ -39,6 +38,7 @@ from std_msgs.msg import String
 from bsal_interfaces.msg import DeviceStateArray
 
 from bsal_ros.protocol import Timeval
+from bsal_ros.nodes.ros_logging import python_logger_for
 from bsal_ros.rdi import DeviceData, RdiGateway, StreamConfig
 
 REALTIME, CA = "realtime", "ca"
@@ -92,25 +92,6 @@ def device_data(m, stamp: float) -> DeviceData:
                       float(m.motor_position), stamp)
 
 
-class _RosLogHandler(logging.Handler):
-    def __init__(self, node: Node):
-        super().__init__()
-        self.node = node
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            msg = record.getMessage()
-            lg = self.node.get_logger()
-            if record.levelno >= logging.ERROR:
-                lg.error(msg)
-            elif record.levelno >= logging.WARNING:
-                lg.warning(msg)
-            else:
-                lg.info(msg)
-        except Exception:   # noqa: BLE001 - logging must never raise
-            pass
-
-
 class RdiGatewayNode(Node):
     """The RDI gateway. ``start()`` opens both streams (asyncio thread) and
     returns their ports; the caller spins the node in an executor."""
@@ -130,11 +111,7 @@ class RdiGatewayNode(Node):
                                 **common)]
         for c in configs:
             c.validate()          # ValueError: refuse to start with a bad parameter
-        self._pylog = logging.getLogger(f"bsal_ros.rdi.{self.get_name()}")
-        if not self._pylog.handlers:
-            self._pylog.addHandler(_RosLogHandler(self))
-            self._pylog.setLevel(logging.INFO)
-            self._pylog.propagate = False
+        self._pylog = python_logger_for(self, "bsal_ros.rdi")
         self.gateway = RdiGateway(configs, log=self._pylog,
                                   pservo_id_offset=int(p["pservo_motor_rdi_id_offset"]))
         self.ports: dict[str, int] = {}
