@@ -15,14 +15,9 @@ from . import registers as R
 from .boards import angle_from_count
 from .values import speedval_decode, speedval_sign, statval
 
-ULTRASONIC = "ultrasonic"
-RELATIVE_ENCODER = "relative_encoder"
-ABSOLUTE_ENCODER = "absolute_encoder"
-ACCELEROMETER = "accelerometer"
-DC_MOTOR = "dc_motor"
-PSERVO_MOTOR = "pservo_motor"
-SENSOR_CLASSES = (ULTRASONIC, RELATIVE_ENCODER, ABSOLUTE_ENCODER, ACCELEROMETER)
-MOTOR_CLASSES = (DC_MOTOR, PSERVO_MOTOR)
+from bsal_ros.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
+                                     MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
+                                     SENSOR_CLASSES, ULTRASONIC)
 
 
 @dataclass

@@ -18,15 +18,9 @@ import asyncio
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-ULTRASONIC = "ultrasonic"
-RELATIVE_ENCODER = "relative_encoder"
-ABSOLUTE_ENCODER = "absolute_encoder"
-ACCELEROMETER = "accelerometer"
-DC_MOTOR = "dc_motor"
-PSERVO_MOTOR = "pservo_motor"
-
-MOTOR_CLASSES = (DC_MOTOR, PSERVO_MOTOR)
-SENSOR_CLASSES = (ULTRASONIC, RELATIVE_ENCODER, ABSOLUTE_ENCODER, ACCELEROMETER)
+from bsal_ros.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
+                                     MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
+                                     SENSOR_CLASSES, ULTRASONIC)
 
 
 class PortUnavailable(Exception):

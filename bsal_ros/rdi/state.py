@@ -34,6 +34,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..device_classes import ALL_CLASSES as CLASSES
+from ..device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR, PSERVO_MOTOR,
+                              RELATIVE_ENCODER, ULTRASONIC)
 from ..protocol import (AbsEncoderReading, AccelReading, DcMotorReading, DriveReading, Form,
                         RdiActuator, RdiActuatorType, RdiMotor, RdiMotorType, RdiOrientEgo,
                         RdiOrientOmni, RdiSensor, RdiSensorType, RelEncoderReading,
@@ -42,14 +45,6 @@ from ..protocol import (AbsEncoderReading, AccelReading, DcMotorReading, DriveRe
 __all__ = ["DeviceData", "StreamState", "id_packets", "ULTRASONIC", "RELATIVE_ENCODER",
            "ABSOLUTE_ENCODER", "ACCELEROMETER", "DC_MOTOR", "PSERVO_MOTOR"]
 
-ULTRASONIC = "ultrasonic"
-RELATIVE_ENCODER = "relative_encoder"
-ABSOLUTE_ENCODER = "absolute_encoder"
-ACCELEROMETER = "accelerometer"
-DC_MOTOR = "dc_motor"
-PSERVO_MOTOR = "pservo_motor"
-CLASSES = (ULTRASONIC, RELATIVE_ENCODER, ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,
-           PSERVO_MOTOR)
 TWO_PI = 2.0 * math.pi
 
 

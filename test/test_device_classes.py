@@ -1,0 +1,23 @@
+"""One set of device class names, equal to the generated message's constants."""
+import pytest
+
+from bsal_ros import device_classes as dc
+
+pytestmark = pytest.mark.ros
+
+
+def test_names_equal_the_device_state_constants():
+    from bsal_interfaces.msg import DeviceState
+    generated = {getattr(DeviceState, n) for n in dir(DeviceState) if n.startswith('CLASS_')}
+    assert set(dc.ALL_CLASSES) == generated
+    assert len(dc.ALL_CLASSES) == 6
+
+
+def test_every_layer_uses_the_same_names():
+    from bsal_ros.hardware import devices
+    from bsal_ros.rci import port
+    from bsal_ros.rdi import state
+    for module in (devices, port, state):
+        assert module.ULTRASONIC is dc.ULTRASONIC and module.PSERVO_MOTOR is dc.PSERVO_MOTOR
+    assert devices.MOTOR_CLASSES == port.MOTOR_CLASSES == dc.MOTOR_CLASSES
+    assert set(state.CLASSES) == set(dc.ALL_CLASSES)
