@@ -502,7 +502,13 @@ class RciGatewayNode(Node):
         again whenever it comes back after an outage."""
         have = False
         while True:
-            ready = self.robot.cli["list"].service_is_ready()
+            try:
+                ready = self.robot.cli["list"].service_is_ready()
+            except Exception:   # noqa: BLE001 - re-raised unless we are shutting down
+                # SIGTERM invalidates the context before stop() ends this loop.
+                if not self.context.ok():
+                    return
+                raise
             if ready and not have:
                 have = await self.robot.refresh_device_list()
                 if have:
