@@ -34,6 +34,7 @@ class Poller:
 
     def stop(self, timeout: float = 2.0) -> None:
         self._stop.set()
+        self.robot.wake.set()
         t = self._thread
         if t is not None:
             t.join(timeout)
@@ -48,8 +49,9 @@ class Poller:
         while not self._stop.is_set():
             wait = self.robot.next_due() - clock()
             if wait > 0:
-                if self._stop.wait(min(wait, 0.1)):
-                    break
+                # A command that wants its board read back sets robot.wake.
+                self.robot.wake.wait(min(wait, 0.1))
+                self.robot.wake.clear()
                 continue
             c0 = time.thread_time()
             try:
