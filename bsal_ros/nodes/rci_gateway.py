@@ -93,21 +93,14 @@ class _Bridge:
 
         loop = self.loop
 
-        def hand_over(f=rfut):
+        def hand_over(f):
             try:
                 loop.call_soon_threadsafe(transfer, f)
             except RuntimeError:       # gateway stopped: the loop is closed
                 pass
-        # rclpy runs done callbacks as new executor tasks (one more wait-set
-        # round trip); handing the result to asyncio is thread-safe, so it is
-        # done right where the executor sets the result. `transfer` ignores
-        # a second hand-over.
-        try:
-            rfut._schedule_or_invoke_done_callbacks = hand_over
-        except AttributeError:
-            rfut.add_done_callback(lambda f: hand_over())
-        if rfut.done():
-            hand_over()
+        # A plain done callback: rclpy's own ones (which drop the request from
+        # the client's pending table) must run too, or every call leaks.
+        rfut.add_done_callback(hand_over)
         try:
             return await asyncio.wait_for(afut, timeout)
         except asyncio.TimeoutError:
@@ -287,7 +280,10 @@ class RosRobotPort(P.RobotPort):
                 if e is not None:
                     snap = copy.copy(e[0])
                     snap.speedval = speedval_pack(s.duty, s.value)
-                    self._cache[key] = (snap, e[1])
+                    # The executor thread may have stored a newer reading
+                    # meanwhile: only replace the entry this was built from.
+                    if self._cache.get(key) is e:
+                        self._cache[key] = (snap, e[1])
         return res
 
     async def clear_encoders(self, ids) -> P.Result:
@@ -381,8 +377,11 @@ class RosRobotPort(P.RobotPort):
                     arr.header.frame_id = what
                     arr.states = [x.msg for x in snaps if getattr(x, "msg", None) is not None]
                     self.pub_ca.publish(arr)
-            except Exception:   # noqa: BLE001 - context shutting down
-                return
+            except Exception as exc:   # noqa: BLE001 - the thread must outlive one bad array
+                if not self.node.context.ok():
+                    return          # shutting down
+                self.node.get_logger().error(f"rci/ca_states publisher: {exc!r}",
+                                             throttle_duration_sec=10.0)
 
 
 class RciGatewayNode(Node):
