@@ -5,12 +5,15 @@ ENV := scripts/with_env.sh
 # DDS discovery never leaves this machine, and each make invocation gets its
 # own ROS domain so parallel runs (CI, a developer, a demo) do not cross-talk.
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
-ROS_DOMAIN_ID ?= $(shell echo $$(( ($$$$ % 100) + 1 )))
+# `:=` so the id is drawn once: every recipe and the echo see the same one.
+ifndef ROS_DOMAIN_ID
+ROS_DOMAIN_ID := $(shell echo $$(( ($$$$ % 100) + 1 )))
+endif
 export ROS_DOMAIN_ID
 
 PYTEST_ARGS ?=
 
-.PHONY: setup run test test-fast bench faults legacy clean distclean
+.PHONY: setup run test test-fast bench faults legacy clean distclean print-domain
 
 setup:
 	@bash scripts/setup.sh
@@ -43,3 +46,7 @@ clean:
 
 distclean: clean
 	rm -rf .venv
+
+# Prints the domain the recipes use (test/test_package_layout.py checks it).
+print-domain:
+	@echo "$(ROS_DOMAIN_ID) $$ROS_DOMAIN_ID"

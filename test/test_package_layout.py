@@ -65,3 +65,17 @@ def test_console_scripts_resolve(script):
     assert target, script
     module = importlib.import_module(target.group(1))
     assert callable(getattr(module, target.group(2)))
+
+
+def test_make_uses_the_domain_it_prints():
+    """The Makefile draws one ROS_DOMAIN_ID per run; what it prints is what it uses."""
+    env = {k: v for k, v in os.environ.items() if k not in ('ROS_DOMAIN_ID', 'MAKEFLAGS', 'MAKELEVEL')}
+    for _ in range(3):
+        out = subprocess.run(['make', '-s', '-C', str(ROOT), 'print-domain'], env=env,
+                             capture_output=True, text=True, timeout=30, check=True).stdout.split()
+        assert len(out) == 2 and out[0] == out[1], out
+        assert 1 <= int(out[0]) <= 100
+    env['ROS_DOMAIN_ID'] = '42'
+    out = subprocess.run(['make', '-s', '-C', str(ROOT), 'print-domain'], env=env,
+                         capture_output=True, text=True, timeout=30, check=True).stdout.split()
+    assert out == ['42', '42']
