@@ -131,6 +131,28 @@ def test_brak_drive_moves_the_robot_through_cmd_vel(bridge):
     assert travelled > 0.2, (before, after)     # ~0.6 m commanded, minus motor lag
 
 
+def test_sigterm_with_a_driving_client_stops_through_the_gateway(bridge):
+    """The gateway's safety stop is answered during shutdown (the executor
+    keeps serving the hardware node while the gateways close)."""
+    from bsal_ros.protocol import CAcMt, CCnAc, CStMt, MotorCommand, MotorCommandKind, \
+        MotorType, RciCode, speedval_pack
+    from bsal_ros.rci.client import RciClient
+    from bsal_ros.rci.users import DEMO_KEY
+    bridge.wait_for(re.compile(r'device list received'), timeout=60)
+    client = RciClient('127.0.0.1', int(bridge.ports[0]), timeout=10)
+    client.handshake('demo', DEMO_KEY)
+    assert client.request(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcMt)
+    thirty = MotorCommand(MotorCommandKind.SPVAL, speedval_pack(True, 30.0))
+    assert client.request(CStMt.one(MotorType.DC, 0, thirty, rq_ack=True)) == CCnAc(RciCode.CStMt)
+    rc = bridge.stop()
+    client.close()
+    log = '\n'.join(bridge.lines)
+    assert rc == 0, log
+    assert 'session ends' in log, log
+    assert 'safety stop' not in log, log        # every stop answered, none refused or lost
+    assert 'Traceback' not in log, log
+
+
 def test_sigterm_stops_the_robot_and_exits_cleanly():
     bridge = Bridge('--executor', 'multi')     # the other executor choice
     rc = bridge.stop()

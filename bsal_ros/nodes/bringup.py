@@ -103,16 +103,38 @@ class Bringup:
         return ports
 
     def close(self):
-        # Gateways first (they stop what their clients started), then the
-        # hardware node, which stops every motor before it lets go of the bus.
+        """Stop the gateways while the executor still serves the hardware
+        node (their safety stops are service calls to it), then close the
+        hardware node, which resets every board (motors off), then destroy."""
+        serving = threading.Event()
+        serving.set()
+
+        def serve():
+            while serving.is_set():
+                try:
+                    self.executor.spin_once(timeout_sec=0.05)
+                except Exception:  # noqa: BLE001 - context gone: nothing left to serve
+                    break
+        server = threading.Thread(target=serve, name='bringup-close', daemon=True)
+        server.start()
+        try:
+            for gateway in (self.rci, self.rdi):
+                if gateway is not None:
+                    self._quietly(gateway.stop, gateway)
+        finally:
+            serving.clear()
+            server.join(2.0)
+        self._quietly(self.hardware.close, self.hardware)
         for node in reversed(self.nodes):
-            try:
-                if node is self.hardware:
-                    node.close()
-                node.destroy_node()
-            except Exception as exc:  # noqa: BLE001 - keep closing the others
-                print(f'[bringup] closing {node.get_name()}: {exc}', file=sys.stderr)
+            self._quietly(node.destroy_node, node)
         self.executor.shutdown()
+
+    @staticmethod
+    def _quietly(step, node):
+        try:
+            step()
+        except Exception as exc:  # noqa: BLE001 - keep closing the others
+            print(f'[bringup] closing {node.get_name()}: {exc}', file=sys.stderr)
 
 
 def main(argv=None):
