@@ -112,6 +112,42 @@ def test_legacy_client_drives_the_bridge_and_rdi_streams_it(bridge):
     assert counts[-1] < counts[0], counts
 
 
+def test_brak_drive_sends_a_zero_twist_on_ctrl_c():
+    """SIGINT mid-drive: the tool still sends its zero Twist and exits 0."""
+    proc = subprocess.Popen([sys.executable, '-m', 'bsal_ros.tools.drive', '0.3', '0.0',
+                             '--seconds', '30', '--namespace', 'drive_sigint'],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    import rclpy
+    import rclpy.executors
+    from geometry_msgs.msg import Twist
+    context = rclpy.context.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('drive_listener', namespace='drive_sigint', context=context)
+    got = []
+    node.create_subscription(Twist, 'cmd_vel', lambda m: got.append(m.linear.x), 10)
+    executor = rclpy.executors.SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    try:
+        deadline = time.monotonic() + 30
+        while 0.3 not in got and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.1)
+        assert 0.3 in got, 'no cmd_vel from brak_drive'
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+        deadline = time.monotonic() + 5
+        while got[-1] != 0.0 and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.1)
+        assert proc.returncode == 0, out
+        assert 'stopped (zero Twist sent)' in out and 'Traceback' not in out, out
+        assert got[-1] == 0.0, got[-5:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.shutdown(context=context)
+
+
 def last_pose(port):
     poses = [p for p in read_rdi(port, 1.0) if isinstance(p, RdiOrientEgo)]
     assert poses, 'no ego-centric orientation on the real-time stream'

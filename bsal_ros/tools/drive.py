@@ -12,6 +12,7 @@ import time
 
 import rclpy
 from geometry_msgs.msg import Twist
+from rclpy.signals import SignalHandlerOptions
 
 
 def main(argv=None):
@@ -23,7 +24,9 @@ def main(argv=None):
     p.add_argument('--rate', type=float, default=10.0, help='messages per second')
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
 
-    rclpy.init()
+    # Our own Ctrl-C handling (KeyboardInterrupt): rclpy's would invalidate the
+    # context before the final zero Twist could be published.
+    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     node = rclpy.create_node('brak_drive', namespace=args.namespace or None)
     pub = node.create_publisher(Twist, 'cmd_vel', 10)
     cmd = Twist()
