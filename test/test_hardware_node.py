@@ -261,6 +261,19 @@ def test_pose_is_settable_from_initialpose_and_set_pose(env):
         yaw = 2 * math.atan2(got.pose.pose.orientation.z, got.pose.pose.orientation.w)
         assert yaw == pytest.approx(0.5, abs=0.01)
 
+    # A pose with a NaN is ignored: the estimate stays where set_pose put it.
+    p.clear("pose")
+    bad = PoseWithCovarianceStamped()
+    bad.pose.pose.position.x, bad.pose.pose.orientation.w = float("nan"), 1.0
+    pub.publish(bad)
+    marker = PoseWithCovarianceStamped()
+    marker.pose.pose.position.x, marker.pose.pose.orientation.w = 3.5, 1.0
+    pub.publish(marker)          # same topic, so it arrives after the NaN one
+    assert p.wait_msg("pose", lambda q: abs(q.pose.pose.position.x - 3.5) < 0.01) is not None
+    with p._lock:
+        seen = list(p.msgs["pose"])
+    assert seen and all(math.isfinite(q.pose.pose.position.x) for q in seen)
+
 
 def test_sim_control_and_reset(env):
     p = env.probe

@@ -489,6 +489,12 @@ class HardwareNode(Node):
         c = list(msg.pose.covariance)
         idx = (0, 1, 5)
         cov3 = [[float(c[idx[i] * 6 + idx[j]]) for j in range(3)] for i in range(3)]
+        values = [p.position.x, p.position.y, yaw] + [v for row in cov3 for v in row]
+        if not all(math.isfinite(v) for v in values):
+            # A NaN would poison the estimate (and pose, odom, RDI) until the next set_pose.
+            self.log.warning("set_pose ignored: position, orientation or covariance is not "
+                             "finite", throttle_duration_sec=5.0)
+            return
         with self.robot.lock:
             self.robot.odometry.set_pose(float(p.position.x), float(p.position.y), yaw, cov3)
         self.log.info(f"pose set to ({p.position.x:.3f}, {p.position.y:.3f}, {yaw:.3f})")
