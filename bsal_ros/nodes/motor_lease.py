@@ -61,6 +61,7 @@ class MotorLeaseKeeper:
         self._gen = 0                 # bumped by every commanded/released
         self._seq = 0                 # renewal requests sent
         self._answered: dict[str, int] = {}   # class -> newest seq answered (older: late)
+        self._in_flight: dict = {}    # class -> [(sent at, future)] awaiting an answer
         self._oldest_unanswered: float | None = None
         self._failing = ""            # why renewals fail ("" = they work)
         self._failing_since = 0.0
@@ -149,11 +150,21 @@ class MotorLeaseKeeper:
                     self._oldest_unanswered = now
             req = RenewLease.Request(device_class=cls, ids=sorted(ids), lease_s=self.lease_s)
             self.sent += 1
+            # Renewals unanswered for longer than a lease can no longer help:
+            # drop them, so a service that never answers cannot pile requests
+            # up (at most lease_s / renew_period_s + 1 stay in flight).
+            flying = [(t, f) for t, f in self._in_flight.get(cls, []) if not f.done()]
+            for sent_at, stale in [x for x in flying if now - x[0] > self.lease_s]:
+                stale.cancel()
+                self._client.remove_pending_request(stale)
             fut = self._client.call_async(req)
+            self._in_flight[cls] = [x for x in flying if now - x[0] <= self.lease_s] + [(now, fut)]
             fut.add_done_callback(
                 lambda f, cls=cls, ids=ids, seq=seq: self._on_answer(f, cls, ids, seq))
 
     def _on_answer(self, fut, cls: str, ids: dict[int, int], seq: int) -> None:
+        if fut.cancelled():
+            return                          # dropped unanswered after a lease
         with self._lock:
             if self._closed or seq <= self._answered.get(cls, 0):
                 return                      # closed, or a newer answer came first: late
