@@ -93,6 +93,7 @@ def read_rdi(port, seconds):
 
 def test_legacy_client_drives_the_bridge_and_rdi_streams_it(bridge):
     rci_port, rt_port, ca_port = bridge.ports
+    assert any('bus sim, single-threaded executor' in ln for ln in bridge.lines)
     realtime = read_rdi(rt_port, 1.5)
     assert any(isinstance(p, RdiBaseTime) for p in realtime), 'no base time on connect'
     assert any(isinstance(p, RdiSensor) for p in realtime), 'no sensor data on the real-time stream'
@@ -195,4 +196,5 @@ def test_sigterm_stops_the_robot_and_exits_cleanly():
     log = '\n'.join(bridge.lines)
     assert rc == 0, log
     assert 'stopping: motors off, sockets closed' in log
+    assert 'multi-threaded executor' in log
     assert 'Traceback' not in log, log

@@ -43,9 +43,10 @@ def parse_args(argv):
     p.add_argument('--rdi-ca-port', type=int, help='RDI control-application stream port')
     p.add_argument('--no-rci', action='store_true', help='do not start the RCI gateway')
     p.add_argument('--no-rdi', action='store_true', help='do not start the RDI gateway')
-    p.add_argument('--executor', choices=['single', 'multi'], default='single',
-                   help='rclpy executor of the composed nodes (single: lower latency, '
-                        'see docs/BENCHMARKS.md)')
+    p.add_argument('--executor', choices=['auto', 'single', 'multi'], default='auto',
+                   help='rclpy executor of the composed nodes; auto: single on the '
+                        'simulated bus (lower latency), multi on smbus2 (a slow I2C '
+                        'write in a command service must not stall the other callbacks)')
     p.add_argument('--duration', type=float, default=0.0,
                    help='seconds to run, then stop cleanly (0: until Ctrl-C)')
     p.add_argument('ros_args', nargs=argparse.REMAINDER,
@@ -82,11 +83,16 @@ class Bringup:
                 ('host', args.rdi_host), ('realtime_port', args.rdi_realtime_port),
                 ('ca_port', args.rdi_ca_port)]))
             self.nodes.append(self.rdi)
-        # No callback of these nodes blocks (bus I/O runs in the hardware
-        # node's poller thread, sockets in the gateways' asyncio threads), and
-        # rclpy's single-threaded executor answers a service about 3x faster
-        # than its thread pool does on this 2-core class of machine.
-        if getattr(args, 'executor', 'single') == 'multi':
+        # Polling runs in the hardware node's own thread and sockets in the
+        # gateways' asyncio threads; what runs in callbacks is short, except a
+        # command service's register writes, which on a real, sick I2C bus can
+        # take retries. rclpy's single-threaded executor answers a service
+        # about 3x faster than its thread pool on this 2-core class of machine.
+        choice = getattr(args, 'executor', 'auto')
+        if choice == 'auto':
+            choice = 'multi' if self.hardware.p['bus_backend'] == 'smbus2' else 'single'
+        self.executor_kind = choice
+        if choice == 'multi':
             self.executor = MultiThreadedExecutor(num_threads=4, context=context)
         else:
             self.executor = SingleThreadedExecutor(context=context)
@@ -158,7 +164,8 @@ def main(argv=None):
     try:
         bringup = Bringup(args)
         ports = bringup.start()
-        parts = [f'namespace {args.namespace or "/"}', f'bus {bringup.hardware.p["bus_backend"]}']
+        parts = [f'namespace {args.namespace or "/"}', f'bus {bringup.hardware.p["bus_backend"]}',
+                 f'{bringup.executor_kind}-threaded executor']
         if 'rci' in ports:
             parts.append(f'RCI {bringup.rci.p["host"]}:{ports["rci"]}')
         if 'rdi' in ports:

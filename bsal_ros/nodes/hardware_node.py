@@ -1,7 +1,8 @@
 """The hardware node: BSAL's control process as a ROS 2 node (001 chapter 2).
 
 It owns the I2C boards (real through smbus2, or the simulated Brak), polls
-them from a dedicated thread (bus I/O never runs in a ROS callback), and
+them from a dedicated thread (polling never runs in a ROS callback; a
+command's own short register writes do, in its service callback), and
 publishes what it reads in SI units; its services and action carry out every
 RCI control command with a success or a reason. Every name is relative (except
 ``/diagnostics``), so robots run side by side under namespaces. See
