@@ -102,10 +102,6 @@ def scale_rates(robot: dict, rate_scale: float = 1.0, all_boards_hz: float = 0.0
     return robot
 
 
-# Shortest time between a command's read-back poll and the board's previous one.
-READ_BACK_GAP_S = 0.010
-
-
 class Robot:
     def __init__(self, robot: dict, backend: str = "sim", i2c_bus: int = 1,
                  clock: Callable[[], float] = time.monotonic,
@@ -558,13 +554,10 @@ class Robot:
 
     def _read_back_soon(self, boards) -> None:
         """Poll these boards at the next cycle and wake the poll thread.
-        Never within READ_BACK_GAP_S of a board's last reading: two readings
-        in one statval millisecond could not be told apart (same time stamp,
-        different d_count). Caller holds the lock."""
+        Caller holds the lock."""
         now = self.clock()
         for b in boards:
-            earliest = now if b.mono is None else max(now, b.mono + READ_BACK_GAP_S)
-            b.next_due = min(b.next_due, earliest)
+            b.next_due = min(b.next_due, now)
         self.wake.set()
 
     def _motors_commanded(self, cls: str) -> None:
