@@ -34,7 +34,6 @@ class Poller:
 
     def stop(self, timeout: float = 2.0) -> None:
         self._stop.set()
-        self.robot.wake.set()
         t = self._thread
         if t is not None:
             t.join(timeout)
@@ -49,9 +48,8 @@ class Poller:
         while not self._stop.is_set():
             wait = self.robot.next_due() - clock()
             if wait > 0:
-                # A command that wants its board read back sets robot.wake.
-                self.robot.wake.wait(min(wait, 0.1))
-                self.robot.wake.clear()
+                if self._stop.wait(min(wait, 0.1)):
+                    break
                 continue
             c0 = time.thread_time()
             try:

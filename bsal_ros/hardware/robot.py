@@ -114,10 +114,6 @@ class Robot:
         self.clock = clock
         self.wall = wall
         self.lock = threading.RLock()
-        # Set when a command wants a board read back now (the poll thread
-        # waits on it), so a stop shows in the next state within milliseconds
-        # instead of at the board's next scheduled poll.
-        self.wake = threading.Event()
         self.speed_of_sound = float(speed_of_sound)
         self.cmd_timeout = float(cmd_timeout)
         self.backend = backend
@@ -461,7 +457,6 @@ class Robot:
                     d.board.set_speedval(sv)
             except BoardError as e:
                 return Result(HARDWARE_FAULT, str(e))
-            self._read_back_soon([d.board for d, _ in planned])
             self._motors_commanded(cls)
             now = self.clock()
             leased = []
@@ -552,14 +547,6 @@ class Robot:
                                 f"{now - ls.deadline + ls.lease_s:.3f} s ago, {ls.renewals} "
                                 f"renewals): stopping it: {res.message}", d.board.name)
 
-    def _read_back_soon(self, boards) -> None:
-        """Poll these boards at the next cycle and wake the poll thread.
-        Caller holds the lock."""
-        now = self.clock()
-        for b in boards:
-            b.next_due = min(b.next_due, now)
-        self.wake.set()
-
     def _motors_commanded(self, cls: str) -> None:
         if cls == DC_MOTOR:
             self._drive_target = None  # an explicit command overrides cmd_vel
@@ -585,7 +572,6 @@ class Robot:
                         b.homing = False
                         self.homing_start.pop(d.id, None)
                     b.set_speedval(sv)
-                    self._read_back_soon([b])
                     stopped.append(d.name)
                     continue
                 except BoardError as e:
