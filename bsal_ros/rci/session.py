@@ -499,12 +499,7 @@ class RciSession:
         try:
             res = await coro
         except P.PortUnavailable as exc:
-            now = time.monotonic()
-            if self._port_down_since is None:
-                self._port_down_since = now
-            if now - self._port_down_since > self.cfg.hardware_gone_s:
-                raise _End(f"robot unreachable for more than {self.cfg.hardware_gone_s:.1f} s "
-                           f"({exc})", TermCode.ERROR, logging.ERROR)
+            self._robot_unreachable(exc)
             self.log.warning("RCI client %s: robot not answering (%s): ABORT", self.peer, exc)
             return P.Result(P.Result.HARDWARE_FAULT, str(exc))
         self._port_down_since = None
@@ -696,15 +691,20 @@ class RciSession:
         try:
             snaps = await self.port.fetch(cls, ids)
         except P.PortUnavailable as exc:
-            now = time.monotonic()
-            if self._port_down_since is None:
-                self._port_down_since = now
-            if now - self._port_down_since > self.cfg.hardware_gone_s:
-                raise _End(f"robot unreachable for more than {self.cfg.hardware_gone_s:.1f} s "
-                           f"({exc})", TermCode.ERROR, logging.ERROR)
+            self._robot_unreachable(exc)
             return None
         self._port_down_since = None
         return snaps
+
+    def _robot_unreachable(self, exc: Exception) -> None:
+        """Note a failed call; end the session (CSvTm ERROR) once the robot
+        side has been gone longer than hardware_gone_s."""
+        now = time.monotonic()
+        if self._port_down_since is None:
+            self._port_down_since = now
+        if now - self._port_down_since > self.cfg.hardware_gone_s:
+            raise _End(f"robot unreachable for more than {self.cfg.hardware_gone_s:.1f} s "
+                       f"({exc})", TermCode.ERROR, logging.ERROR)
 
     # ------------------------------------------------------------ sensors
     async def _h_cacsn(self, pkt: CAcSn) -> None:
