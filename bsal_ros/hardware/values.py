@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from ..protocol.values import speedval_pack, speedval_unpack
+
 # statval bits
 STAT_ON = 0x01
 STAT_UP = 0x02
@@ -44,26 +46,21 @@ def statval_fields(value: int) -> tuple[bool, bool, bool, int]:
     return bool(value & STAT_ON), bool(value & STAT_UP), bool(value & STAT_OK), value >> 8
 
 
+# speedval encoding lives in the protocol layer (one implementation, one
+# rounding rule); the hardware layer names it by what it means here.
 def speedval_from_duty(percent: float) -> int:
     """Signed duty cycle in percent (-100..100, clamped) -> speedval."""
-    mag = min(SPEED_MAG_MAX, int(round(abs(percent) / 100.0 * SPEED_MAG_MAX)))
-    return SPEED_DUTY | (SPEED_SIGN if percent < 0 and mag else 0) | mag
+    return speedval_pack(True, percent)
 
 
 def speedval_from_rad_s(rad_s: float) -> int:
     """Signed rad/s (|v| <= 2.047, clamped) -> speedval."""
-    mag = min(SPEED_MAG_MAX, int(round(abs(rad_s) * 1000.0)))
-    return (SPEED_SIGN if rad_s < 0 and mag else 0) | mag
+    return speedval_pack(False, rad_s)
 
 
 def speedval_decode(value: int) -> tuple[bool, float]:
     """speedval -> (duty_mode, signed value in percent or rad/s)."""
-    value &= 0xFFFF
-    mag = value & SPEED_MAG
-    sign = -1.0 if value & SPEED_SIGN else 1.0
-    if value & SPEED_DUTY:
-        return True, sign * mag * 100.0 / SPEED_MAG_MAX
-    return False, sign * mag / 1000.0
+    return speedval_unpack(value & 0xFFFF)
 
 
 def speedval_sign(value: int) -> int:
