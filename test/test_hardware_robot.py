@@ -195,6 +195,23 @@ def test_cmd_vel_drives_steers_and_times_out():
     assert robot.world.w == pytest.approx(-1.5, abs=0.05)
 
 
+def test_a_non_finite_cmd_vel_is_a_stop_and_polling_goes_on():
+    robot, clock = make_robot()
+    robot.start_homing(0)
+    assert run_until(robot, clock, lambda: robot.homing_status(0)["done"])
+    robot.homing_finished(0)
+    run(robot, clock, 2.0, each=lambda: robot.drive(0.15, 0.0))
+    assert robot.world.w > 1.0
+    robot.drain_events()
+    assert robot.drive(float("nan"), 0.0) == robot.drive(0.0, 0.0)
+    polls = len(run(robot, clock, 2.0, each=lambda: robot.drive(float("nan"), 0.1)))
+    assert polls > 0                    # every cycle still polls the boards
+    assert abs(robot.world.w) < 0.05    # and the drive has stopped
+    # two episodes (the single NaN, then the stream after a finite twist),
+    # one line each, not one per message
+    assert sum("not finite: stopping" in e.message for e in robot.drain_events()) == 2
+
+
 def test_cmd_vel_needs_a_homed_steering_and_active_motors():
     robot, clock = make_robot()
     run(robot, clock, 0.5, each=lambda: robot.drive(0.1, 0.3))

@@ -114,6 +114,7 @@ class Robot:
         self.clock = clock
         self.wall = wall
         self.lock = threading.RLock()
+        self._bad_twist_reported = False
         self.speed_of_sound = float(speed_of_sound)
         self.cmd_timeout = float(cmd_timeout)
         self.backend = backend
@@ -712,7 +713,14 @@ class Robot:
 
     # ---- cmd_vel ------------------------------------------------------------------
     def drive(self, vx: float, wz: float) -> tuple[float, float]:
-        """Follow a body twist until cmd_timeout passes without a new one."""
+        """Follow a body twist until cmd_timeout passes without a new one.
+        A twist that is not finite is taken as a stop (the safe reading)."""
+        finite = math.isfinite(vx) and math.isfinite(wz)
+        if not finite:
+            if not self._bad_twist_reported:     # one line per episode, not per message
+                self._event("warn", f"cmd_vel ({vx}, {wz}) is not finite: stopping")
+            vx = wz = 0.0
+        self._bad_twist_reported = not finite
         g = self.geo
         w, a = tricycle_ik(vx, wz, float(g["wheelbase"]), float(g["wheel_radius"]),
                            float(g["steering_limit"]), float(g["max_drive_speed"]))
