@@ -1,7 +1,7 @@
 """One set of device class names, equal to the generated message's constants."""
 import pytest
 
-from bsal_ros import device_classes as dc
+from bsal_ros.core import device_classes as dc
 
 pytestmark = pytest.mark.ros
 

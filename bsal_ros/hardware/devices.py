@@ -15,7 +15,7 @@ from . import registers as R
 from .boards import angle_from_count
 from .values import speedval_decode, speedval_sign, statval
 
-from bsal_ros.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
+from bsal_ros.core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
                                      MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
                                      SENSOR_CLASSES, ULTRASONIC)
 

@@ -18,7 +18,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from bsal_ros.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
+from bsal_ros.core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
                                      MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
                                      SENSOR_CLASSES, ULTRASONIC)
 

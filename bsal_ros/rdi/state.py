@@ -34,8 +34,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..device_classes import ALL_CLASSES as CLASSES
-from ..device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR, PSERVO_MOTOR,
+from ..core.device_classes import ALL_CLASSES as CLASSES
+from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR, PSERVO_MOTOR,
                               RELATIVE_ENCODER, ULTRASONIC)
 from ..protocol import (AbsEncoderReading, AccelReading, DcMotorReading, DriveReading, Form,
                         RdiActuator, RdiActuatorType, RdiMotor, RdiMotorType, RdiOrientEgo,
