@@ -53,7 +53,7 @@ from bsal_ros.rci import port as P
 from bsal_ros.rci.server import RciServer
 from bsal_ros.rci.session import SessionConfig
 from bsal_ros.rci.users import (Users, UsersFileError, check_bind_allowed,
-                                file_permission_warning)
+                                file_permission_warning, unchecked_key_warning)
 
 _DELIVERED_QUEUE = 64
 
@@ -438,6 +438,9 @@ class RciGatewayNode(Node):
         warning = file_permission_warning(users_path, self.users)
         if warning:
             self.get_logger().warning(warning)
+        unchecked = unchecked_key_warning(self.users)   # key_check: none (BSAL 0.1.0)
+        if unchecked:
+            self.get_logger().warning(unchecked)
         self.robot = RosRobotPort(self)
         self.server: RciServer | None = None
         self.loop: asyncio.AbstractEventLoop | None = None

@@ -2,6 +2,13 @@
 
 Keys are compared in constant time (``hmac.compare_digest``) and never
 appear in a log line or an exception message.
+
+An entry with ``key_check: none`` is a user whose key is not checked, as in
+BSAL 0.1.0 (001 3.2.1: "user_id and auth_key are transmitted but not
+checked"): any 16 bytes log in. It exists so that a program written to the
+book (whose example sends an uninitialised key) runs unchanged; like the
+public demo key, such an operator stops the gateway from listening on a
+non-loopback address, and its names are logged at start-up.
 """
 
 from __future__ import annotations
@@ -19,6 +26,10 @@ DEMO_KEY = bytes.fromhex("0123456789abcdef0123456789abcdef")
 
 ROLES = ("operator", "guest")
 
+#: values of an entry's ``key_check``: "key" (the default) compares the key,
+#: "none" accepts any key (BSAL 0.1.0 behaviour, 001 3.2.1)
+KEY_CHECKS = ("key", "none")
+
 
 class UsersFileError(ValueError):
     """The users file is malformed (the message never contains a key)."""
@@ -26,9 +37,12 @@ class UsersFileError(ValueError):
 
 @dataclass(frozen=True)
 class User:
+    """One registered user; ``key_checked`` False: any key is accepted."""
+
     name: str
     role: str
     key: bytes = field(repr=False)
+    key_checked: bool = True
 
     @property
     def read_only(self) -> bool:
@@ -63,6 +77,15 @@ class Users:
                 raise UsersFileError(f"users[{i}] ({name}): role must be one of {ROLES}")
             if name == "guest":
                 role = "guest"     # the lowest level of service, whatever the file says
+            key_check = e.get("key_check", "key")
+            if key_check not in KEY_CHECKS:
+                raise UsersFileError(f"users[{i}] ({name}): key_check must be one of {KEY_CHECKS}")
+            if key_check == "none":
+                if key_hex is not None:
+                    # a key that is never compared would only mislead the reader
+                    raise UsersFileError(f"users[{i}] ({name}): key_check: none takes no key")
+                users.append(User(name, role, b"", key_checked=False))
+                continue
             try:
                 key = bytes.fromhex(str(key_hex))
             except ValueError:
@@ -88,11 +111,20 @@ class Users:
 
     def has_demo_key(self) -> bool:
         return any(hmac.compare_digest(u.key, DEMO_KEY) for u in self._by_name.values()
-                   if not u.read_only)
+                   if not u.read_only and u.key_checked)
+
+    def unchecked_operators(self) -> list[str]:
+        """Names of the operators whose key is not checked (``key_check: none``)."""
+        return sorted(u.name for u in self._by_name.values()
+                      if not u.key_checked and not u.read_only)
+
+    def unchecked_users(self) -> list[str]:
+        """Names of every user whose key is not checked, guests included."""
+        return sorted(u.name for u in self._by_name.values() if not u.key_checked)
 
     def has_private_keys(self) -> bool:
         """True when an operator has a key other than the public demo key."""
-        return any(not u.read_only and not hmac.compare_digest(u.key, DEMO_KEY)
+        return any(not u.read_only and u.key_checked and not hmac.compare_digest(u.key, DEMO_KEY)
                    for u in self._by_name.values())
 
     def lookup(self, user_id: bytes | str) -> User | None:
@@ -107,6 +139,11 @@ class Users:
             # Compare anyway so that timing does not tell registered names apart.
             hmac.compare_digest(bytes(key)[:16].ljust(16, b"\0"), DEMO_KEY)
             return None, "USER"
+        if not user.key_checked:
+            # BSAL 0.1.0: the key is transmitted but not checked (001 3.2.1);
+            # compare anyway so that the answer time is the same
+            hmac.compare_digest(bytes(key)[:16].ljust(16, b"\0"), DEMO_KEY)
+            return user, None
         if not hmac.compare_digest(bytes(key)[:16].ljust(16, b"\0"), user.key):
             return None, "AUTHENTICATE"
         return user, None
@@ -136,9 +173,30 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def unchecked_key_warning(users: Users) -> str | None:
+    """The start-up warning naming the users whose key is not checked; None
+    when there are none. One line, for the gateway's log."""
+    names = users.unchecked_users()
+    if not names:
+        return None
+    return (f"RCI users whose key is not checked (key_check: none, as BSAL 0.1.0): "
+            f"{', '.join(names)}; any client that reaches the port may log in as them "
+            "(a non-loopback bind is refused while an operator is among them)")
+
+
 def check_bind_allowed(host: str, users: Users) -> None:
-    """Refuse a non-loopback bind while the public demo key is configured."""
-    if not is_loopback(host) and users.has_demo_key():
+    """Refuse a non-loopback bind while the public demo key is configured or
+    an operator's key is not checked (``key_check: none``)."""
+    if is_loopback(host):
+        return
+    unchecked = users.unchecked_operators()
+    also = (f"; operators {', '.join(unchecked)} have key_check: none (any key logs in)"
+            if unchecked else "")
+    if users.has_demo_key():
         raise UsersFileError(
             f"refusing to listen on {host}: the users file still contains the public demo "
-            "key; replace it (config/users.yaml) or bind to 127.0.0.1")
+            f"key{also}; replace it (config/users.yaml) or bind to 127.0.0.1")
+    if unchecked:
+        raise UsersFileError(
+            f"refusing to listen on {host}: operators {', '.join(unchecked)} have key_check: "
+            "none (any key logs in); give them keys (config/users.yaml) or bind to 127.0.0.1")
