@@ -5,6 +5,7 @@ the simulated robot through ROS is in test_rci_node.py."""
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import subprocess
@@ -72,6 +73,10 @@ def test_example_against_fake_robot(app):
         assert all(name in ("NO_ERROR", "RCI_CSTRP_BUSY", "RCI_CSTRP_IDLE") for _, name in calls)
         counts = [int(r["count"]) for k, r in rows if k == "encoder"]
         assert len(counts) == 10 and len(set(counts)) == 10
+        # position: mm of wheel travel with config/brak.yaml's drive geometry
+        # (0.1 m wheel, 2048 counts per revolution); counts here never wrap
+        mm = [float(r["position_mm"]) for k, r in rows if k == "encoder"]
+        assert mm == pytest.approx([c * 2 * math.pi * 100.0 / 2048 for c in counts], abs=1e-3)
         delays = [int(r["delay_us"]) for k, r in rows if k == "ultra" and r["id"] == "0"]
         assert len(delays) == 10 and len(set(delays)) > 1
         kinds = [c[0] for c in gw.robot.calls]

@@ -7,8 +7,8 @@
 // own line as space-separated key=value pairs, e.g.
 //
 //   rc call=setDriveMotor code=11 name=RCI_CSTRP_IDLE
-//   ultra read=3 id=7 delay_us=5120 sec=1732212345 usec=250000
-//   encoder read=3 id=0 count=-118 d_count=-41 sec=1732212345 usec=250000
+//   ultra read=3 id=7 delay_us=5120 sec=1732212345 usec=250000 status=7
+//   encoder read=3 id=0 count=-118 d_count=-41 position_mm=-36.203 sec=1732212345 usec=250000 status=7
 //
 // Usage: client-app [host [port [user [key]]]]
 //   key is 32 hex digits (128 bits).  Defaults come from the environment
@@ -127,13 +127,15 @@ int main(int argc, char** argv)
     for (int i = 0; i < 10; ++i) {
         if (report("readUltrasonics", readUltrasonics(distances), RCI_CSTRP_IDLE) == RCI_CSTRP_IDLE)
             for (size_t k = 0; k < distances.size(); ++k)
-                printf("ultra read=%d id=%u delay_us=%u sec=%d usec=%d\n", i, distances[k].id,
-                       distances[k].delay, distances[k].time.getSec(), distances[k].time.getUsec());
+                printf("ultra read=%d id=%u delay_us=%u sec=%d usec=%d status=%u\n", i,
+                       distances[k].id, distances[k].delay, distances[k].time.getSec(),
+                       distances[k].time.getUsec(), distances[k].status);
         if (report("readEncoders", readEncoders(counts), RCI_CSTRP_IDLE) == RCI_CSTRP_IDLE)
             for (size_t k = 0; k < counts.size(); ++k)
-                printf("encoder read=%d id=%u count=%d d_count=%d sec=%d usec=%d\n", i, counts[k].id,
-                       counts[k].count, counts[k].d_count, counts[k].time.getSec(),
-                       counts[k].time.getUsec());
+                printf("encoder read=%d id=%u count=%d d_count=%d position_mm=%.3f sec=%d usec=%d "
+                       "status=%u\n", i, counts[k].id, counts[k].count, counts[k].d_count,
+                       counts[k].position.displacement, counts[k].time.getSec(),
+                       counts[k].time.getUsec(), counts[k].status);
         fflush(stdout);
         usleep(250000);
     }

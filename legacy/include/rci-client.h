@@ -9,6 +9,7 @@
 #ifndef BSAL_RCI_CLIENT_H
 #define BSAL_RCI_CLIENT_H
 
+#include <stdlib.h>     // exit(), which the book's example calls
 #include <string>
 #include <vector>
 
@@ -41,31 +42,56 @@ using std::vector;
 // Default TCP port of the control process.
 #define RCI_DEFAULT_PORT 7650
 
+// Default geometry of the relative encoders, used to give
+// encoderData.position in millimetres of wheel travel: the simulated Brak's
+// drive wheel (config/brak.yaml, robot.geometry.wheel_radius and
+// drive_encoder_cpr; a test keeps them equal).  rciSetEncoderGeometry()
+// changes them.
+#define RCI_DEFAULT_WHEEL_RADIUS_M 0.1
+#define RCI_DEFAULT_ENCODER_CPR    2048
+
 typedef struct
 {
     guint8      id;        // sensor id
     guint16     delay;     // time delay measurement (in us, round trip)
     RobotTime   time;      // time/status of the last measurement
+    // Extension (not in the book): statval bits 0..7 of the same reading
+    // (bit 0 on, bit 1 up, bit 2 ok; 001 4.7.3).
+    guint8      status;
 } ultraData;
 
 typedef struct
 {
     guint8      id;        // sensor id
-    mposit_type position;  // position information (see README: raw counts)
+    mposit_type position;  // LINEAR METRIC: mm of wheel travel since clearEncoders()
     RobotTime   time;      // time/status of the last measurement
-    // Extensions (not in the book): the raw RCI fields.
+    // Extensions (not in the book): the raw RCI fields and the status bits.
     gint16      d_count;   // change in position since the last read (counts)
     gint16      count;     // accumulated position (counts)
+    guint8      status;    // statval bits 0..7 (on, up, ok) of the same reading
 } encoderData;
 
 // 3.2.1 -- hostname may be "host" or "host:port"; without a port the
-// environment variable BSAL_RCI_PORT, else 7650, is used.
+// environment variable BSAL_RCI_PORT, else 7650, is used.  A NULL hostname
+// means this machine (127.0.0.1).
 guint8 connectToServer(string user_id, guint8 const auth_key[16],
                        guint8 const hostname[]);
 guint8 connectToServer(string user_id, guint8 const auth_key[16],
-                       const char* hostname);
-guint8 connectToServer(string user_id, guint8 const auth_key[16],
                        const char* hostname, int port);
+
+// The same for a `char` host name (a string literal, argv of a standard
+// main).  A template so that connectToServer(id, key, NULL) stays
+// unambiguous: NULL matches only the book's guint8 overload above.
+guint8 rciConnectText(string user_id, guint8 const auth_key[16], const char* hostname);
+template <typename Char> struct RciCharHost {};                 // (C++98 enable_if)
+template <> struct RciCharHost<char> { typedef guint8 type; };
+template <> struct RciCharHost<const char> { typedef guint8 type; };
+template <typename Char>
+inline typename RciCharHost<Char>::type
+connectToServer(string user_id, guint8 const auth_key[16], Char* hostname)
+{
+    return rciConnectText(user_id, auth_key, hostname);
+}
 // 3.2.2
 guint16 getServerTermination(void);
 // 3.2.3, 3.2.4
@@ -92,6 +118,10 @@ guint8 readEncoders(vector<encoderData>& info);
 
 // Extensions (not in the book).
 void disconnectFromServer(void);            // close the socket politely
+// Geometry of relative encoder `id` (-1: every encoder; this also drops the
+// per-id settings): wheel radius in metres and counts per wheel revolution.
+// ERR_BAD_ARGUMENT for a radius <= 0 or not finite, or 0 counts; else NO_ERROR.
+guint8 rciSetEncoderGeometry(double wheel_radius_m, guint32 counts_per_rev, int id = -1);
 const char* rciCodeName(guint8 code);       // "RCI_CSTRP_IDLE", "NO_ERROR", ...
 const char* rciTermName(guint16 code);      // "RCI_CSVTM_ERROR", ...
 guint8 rciNegotiatedMinor(void);            // protocol minor version agreed

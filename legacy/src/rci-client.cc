@@ -28,11 +28,24 @@
 
 namespace {
 
-const int kUltrasonics = 12;        // ids 0..11
+const int kUltrasonics = 12;        // ids 0..11 ("all twelve ultrasonics", 001 3.2.10)
 const guint16 kSteerMotorId = 0;    // RCI_MOTOR_PSERVO id 0
 const guint16 kDriveMotorId = 0;    // RCI_MOTOR_DC id 0
-const guint16 kRelEncoderId = 0;    // RCI_SENSOR_RELENCODER id 0 (drive wheel)
-const int kRelEncoders = 1;
+const int kMaxProbedId = 254;       // relative encoder ids are probed 0, 1, ... up to this
+const size_t kMaxItems = 255;       // items in one poly/group packet (count is a guint8)
+
+// Relative-encoder geometry, to turn counts into millimetres of wheel travel.
+struct Geometry {
+    double wheel_radius_m;
+    guint32 counts_per_rev;
+};
+
+// What the library remembers of one relative encoder between reads.
+struct EncoderTrack {
+    bool known;                     // last_count holds a reading
+    gint16 last_count;              // the count of the previous read (wraps as gint16)
+    gint64 travelled;               // counts since the last clear, unwrapped
+};
 
 struct Packet {
     guint16 code;                   // id_code as received (with flag bits)
@@ -57,16 +70,30 @@ struct Connection {
     std::vector<guint8> rx;
     std::map<guint16, bool> denied;
     bool motor_active[2];           // [0] steering (PSERVO), [1] drive (DC)
+    bool encoders_known;            // encoder_ids holds the CP's relative encoders
+    std::vector<guint16> encoder_ids;
+    std::map<guint16, EncoderTrack> tracks;
 
     Connection()
         : fd(-1), little(false), terminated(false), term_code(0),
-          minor(RCI_VERSION_MINOR), base_known(false), timeout_ms(10000)
+          minor(RCI_VERSION_MINOR), base_known(false), timeout_ms(10000),
+          encoders_known(false)
     {
         motor_active[0] = motor_active[1] = false;
     }
 };
 
 Connection g;
+
+// Geometry outlives connections (set once, before or after connectToServer).
+Geometry g_default_geometry = { RCI_DEFAULT_WHEEL_RADIUS_M, RCI_DEFAULT_ENCODER_CPR };
+std::map<guint16, Geometry> g_geometry;     // per-id overrides
+
+const Geometry& geometryOf(guint16 id)
+{
+    std::map<guint16, Geometry>::const_iterator it = g_geometry.find(id);
+    return it == g_geometry.end() ? g_default_geometry : it->second;
+}
 
 // ---------------------------------------------------------------- byte order
 
@@ -197,10 +224,20 @@ bool sendAll(const std::vector<guint8>& b)
 
 enum ReadResult { READ_OK = 0, READ_LOST = 1, READ_GARBLED = 2 };
 
-// Read one packet.  item_len is the length of one device's data in a Get
-// Motor/Sensor reply (the reply does not say which status type it carries;
-// the caller knows what it asked); -1 when no reply is expected.
-ReadResult readPacket(Packet& p, int item_len, gint64 deadline)
+// Data length of each item of the Get Motor/Sensor reply the caller waits
+// for, in inquiry order (a reply does not say which status type each item
+// carries; the caller knows what it asked).  Empty: no reply expected.
+typedef std::vector<int> Layout;
+
+size_t layoutSum(const Layout& lens, size_t per_item)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < lens.size(); ++i) n += per_item + (size_t)lens[i];
+    return n;
+}
+
+// Read one packet (see Layout).
+ReadResult readPacket(Packet& p, const Layout& layout, gint64 deadline)
 {
     if (!fill(2, deadline)) return READ_LOST;
     p.code = get16(&g.rx[0]);
@@ -219,16 +256,18 @@ ReadResult readPacket(Packet& p, int item_len, gint64 deadline)
         break;
     case RCI_CGtMtRp:
     case RCI_CGtSnRp: {
-        if (item_len < 0) return READ_GARBLED;
+        if (layout.empty()) return READ_GARBLED;
         if (p.code & (RCI_POLY | RCI_GROUP)) {
             if ((p.code & RCI_POLY) && (p.code & RCI_GROUP)) return READ_GARBLED;
             if (!fill(4, deadline)) return READ_LOST;
             size_t count = g.rx[3];
-            if (count == 0) return READ_GARBLED;
-            if (p.code & RCI_POLY) len = 4 + count * (2 + (size_t)item_len);
-            else len = 6 + count * (size_t)item_len;
+            // a reply mirrors its inquiry: another count cannot be framed
+            if (count != layout.size()) return READ_GARBLED;
+            if (p.code & RCI_POLY) len = 4 + layoutSum(layout, 2);
+            else len = 6 + layoutSum(layout, 0);
         } else {
-            len = 5 + (size_t)item_len;
+            if (layout.size() != 1) return READ_GARBLED;
+            len = 5 + (size_t)layout[0];
         }
         break;
     }
@@ -241,24 +280,26 @@ ReadResult readPacket(Packet& p, int item_len, gint64 deadline)
     return READ_OK;
 }
 
-// Items of a Get Motor/Sensor reply in any of the three forms.
-std::vector<Item> replyItems(const Packet& p, int item_len)
+// Items of a Get Motor/Sensor reply in any of the three forms (readPacket
+// has checked that the item count equals the layout's).
+std::vector<Item> replyItems(const Packet& p, const Layout& layout)
 {
     std::vector<Item> items;
     const guint8* b = &p.bytes[0];
     if (p.code & RCI_POLY) {
-        size_t count = b[3];
-        for (size_t i = 0; i < count; ++i) {
-            const guint8* e = b + 4 + i * (2 + item_len);
+        const guint8* e = b + 4;
+        for (size_t i = 0; i < layout.size(); ++i) {
             Item it = { get16(e), e + 2 };
             items.push_back(it);
+            e += 2 + layout[i];
         }
     } else if (p.code & RCI_GROUP) {
-        size_t count = b[3];
         guint16 first = get16(b + 4);
-        for (size_t i = 0; i < count; ++i) {
-            Item it = { (guint16)(first + i), b + 6 + i * item_len };
+        const guint8* e = b + 6;
+        for (size_t i = 0; i < layout.size(); ++i) {
+            Item it = { (guint16)(first + i), e };
             items.push_back(it);
+            e += layout[i];
         }
     } else {
         Item it = { get16(b + 3), b + 5 };
@@ -280,11 +321,11 @@ void answerStatusInquiry(const Packet& p)
 // Next packet addressed to the caller.  Base Time packets, Status Inquiries
 // from the CP and stray capability packets are handled here; a Server
 // Termination ends the connection.  Returns 0 or an ERR_* code.
-guint8 nextPacket(Packet& p, int item_len, gint64 deadline)
+guint8 nextPacket(Packet& p, const Layout& layout, gint64 deadline)
 {
     for (;;) {
         if (g.terminated || g.fd < 0) return ERR_SERVER_TERMINATE;
-        ReadResult r = readPacket(p, item_len, deadline);
+        ReadResult r = readPacket(p, layout, deadline);
         if (r == READ_LOST) return lostLink(RCI_CSVTM_ERROR);
         if (r == READ_GARBLED) {
             // We cannot find the next packet boundary: the stream is lost.
@@ -321,7 +362,7 @@ gint64 deadlineIn(int ms) { return nowMs() + ms; }
 guint8 awaitAck(guint16 base, int timeout_ms)
 {
     Packet p;
-    guint8 rc = nextPacket(p, -1, deadlineIn(timeout_ms));
+    guint8 rc = nextPacket(p, Layout(), deadlineIn(timeout_ms));
     if (rc) return rc;
     if (p.base == RCI_CCnAc && (get16(&p.bytes[2]) & ~RCI_FLAG_MASK) == base)
         return RCI_CSTRP_IDLE;
@@ -345,7 +386,7 @@ guint8 sendOrLost(const std::vector<guint8>& b)
     if (sendAll(b)) return 0;
     // The server may have closed after a CSvTm: pick its code up if it is there.
     Packet p;
-    if (g.fd >= 0) nextPacket(p, -1, nowMs());
+    if (g.fd >= 0) nextPacket(p, Layout(), nowMs());
     return lostLink(RCI_CSVTM_ERROR);
 }
 
@@ -399,6 +440,7 @@ guint8 setMotor(int index, guint8 sub, guint16 id, guint8 spval_code, guint8 mod
 // Get Motor Inquiry (general form) for one motor.
 guint8 getMotor(guint8 sub, guint16 id, guint8 status_code, int item_len, std::vector<guint8>& data)
 {
+    Layout layout(1, item_len);
     int pre = preflight(RCI_CGtMtIq);
     if (pre >= 0) return (guint8)pre;
     std::vector<guint8> b;
@@ -409,86 +451,206 @@ guint8 getMotor(guint8 sub, guint16 id, guint8 status_code, int item_len, std::v
     guint8 rc = sendOrLost(b);
     if (rc) return rc;
     Packet p;
-    rc = nextPacket(p, item_len, deadlineIn(g.timeout_ms));
+    rc = nextPacket(p, layout, deadlineIn(g.timeout_ms));
     if (rc) return rc;
     if (p.base == RCI_CStRp && (get16(&p.bytes[2]) & ~RCI_FLAG_MASK) == RCI_CGtMtIq)
         return p.bytes[4];
     if (p.base != RCI_CGtMtRp || p.bytes[2] != sub) return ERR_BAD_ARGUMENT;
-    std::vector<Item> items = replyItems(p, item_len);
+    std::vector<Item> items = replyItems(p, layout);
     if (items.size() != 1 || items[0].id != id) return ERR_BAD_ARGUMENT;
     data.assign(items[0].data, items[0].data + item_len);
     return RCI_CSTRP_IDLE;
 }
 
-// Get Sensor Inquiry for a list of sensors: group form when the ids are
-// consecutive, poly form otherwise, general form for a single sensor.
-// On IDLE, data[i] points into `storage` for ids[i].
-guint8 getSensors(guint8 sub, const std::vector<guint16>& ids, guint8 status_code,
-                  int item_len, Packet& reply, std::vector<const guint8*>& data)
+// One (id, status code) entry of a Get Sensor Inquiry.
+struct Query {
+    guint16 id;
+    guint8 status_code;
+};
+
+bool consecutiveOnce(const std::vector<guint16>& ids)
+{
+    for (size_t i = 1; i < ids.size(); ++i)
+        if (ids[i] != ids[0] + i) return false;
+    return true;
+}
+
+// Data length of a Get Sensor reply item.
+int sensorItemLen(guint8 sub, guint8 status_code)
+{
+    if (status_code == RCI_CGTSNST_STATUS) return 4;            // statval
+    switch (sub) {
+    case RCI_SENSOR_ULTRASONIC: return 2;                       // guint16 delay
+    case RCI_SENSOR_RELENCODER: return 4;                       // gint16 d_count, count
+    case RCI_SENSOR_ABSENCODER: return 2;                       // gint16 count
+    default: return 4;                                          // float accel
+    }
+}
+
+// One Get Sensor Inquiry and its reply: general form for one entry, group
+// when the ids are consecutive and each is asked once, poly otherwise (the
+// same id may be asked twice there, e.g. for DATA and STATUS, so that both
+// come from one reply).  On IDLE, data[i] points into `reply` for q[i].
+guint8 getSensors(guint8 sub, const std::vector<Query>& q, Packet& reply,
+                  std::vector<const guint8*>& data)
 {
     int pre = preflight(RCI_CGtSnIq);
     if (pre >= 0) return (guint8)pre;
-    if (ids.empty() || ids.size() > 255) return ERR_BAD_ARGUMENT;
-    bool consecutive = true;
-    for (size_t i = 1; i < ids.size(); ++i)
-        if (ids[i] != ids[0] + i) consecutive = false;
+    if (q.empty() || q.size() > kMaxItems) return ERR_BAD_ARGUMENT;
+    std::vector<guint16> ids;
+    Layout layout;
+    for (size_t i = 0; i < q.size(); ++i) {
+        ids.push_back(q[i].id);
+        layout.push_back(sensorItemLen(sub, q[i].status_code));
+    }
     std::vector<guint8> b;
-    if (ids.size() == 1) {
+    if (q.size() == 1) {
         put16(b, RCI_CGtSnIq);
         put8(b, sub);
-        put16(b, ids[0]);
-        put8(b, status_code);
-    } else if (consecutive) {
+        put16(b, q[0].id);
+        put8(b, q[0].status_code);
+    } else if (consecutiveOnce(ids)) {
         put16(b, RCI_CGtSnIq | RCI_GROUP);
         put8(b, sub);
-        put8(b, (guint8)ids.size());
-        put16(b, ids[0]);
-        for (size_t i = 0; i < ids.size(); ++i) put8(b, status_code);
+        put8(b, (guint8)q.size());
+        put16(b, q[0].id);
+        for (size_t i = 0; i < q.size(); ++i) put8(b, q[i].status_code);
     } else {
         put16(b, RCI_CGtSnIq | RCI_POLY);
         put8(b, sub);
-        put8(b, (guint8)ids.size());
-        for (size_t i = 0; i < ids.size(); ++i) {
-            put16(b, ids[i]);
-            put8(b, status_code);
+        put8(b, (guint8)q.size());
+        for (size_t i = 0; i < q.size(); ++i) {
+            put16(b, q[i].id);
+            put8(b, q[i].status_code);
         }
     }
     guint8 rc = sendOrLost(b);
     if (rc) return rc;
-    rc = nextPacket(reply, item_len, deadlineIn(g.timeout_ms));
+    rc = nextPacket(reply, layout, deadlineIn(g.timeout_ms));
     if (rc) return rc;
     if (reply.base == RCI_CStRp && (get16(&reply.bytes[2]) & ~RCI_FLAG_MASK) == RCI_CGtSnIq)
         return reply.bytes[4];
     if (reply.base != RCI_CGtSnRp || reply.bytes[2] != sub) return ERR_BAD_ARGUMENT;
-    std::vector<Item> items = replyItems(reply, item_len);
-    if (items.size() != ids.size()) return ERR_BAD_ARGUMENT;
+    std::vector<Item> items = replyItems(reply, layout);
     data.clear();
-    for (size_t i = 0; i < ids.size(); ++i) {
-        if (items[i].id != ids[i]) return ERR_BAD_ARGUMENT;
+    for (size_t i = 0; i < q.size(); ++i) {
+        if (items[i].id != q[i].id) return ERR_BAD_ARGUMENT;
         data.push_back(items[i].data);
     }
     return RCI_CSTRP_IDLE;
 }
 
-// Activate (1) or deactivate (0) `count` consecutive sensors from id 0.
-guint8 activateSensors(guint8 sub, int count, guint8 on)
+// Data and statval of each sensor, taken from ONE reply per (at most 127)
+// sensors, so that a reading and its time belong together.  On IDLE,
+// values[i] / stat[i] belong to ids[i]; on anything else nothing was read.
+guint8 readWithStatus(guint8 sub, const std::vector<guint16>& ids,
+                      std::vector<std::vector<guint8> >& values, std::vector<guint32>& stat)
+{
+    values.clear();
+    stat.clear();
+    const size_t per_packet = kMaxItems / 2;
+    for (size_t first = 0; first < ids.size(); first += per_packet) {
+        size_t n = ids.size() - first < per_packet ? ids.size() - first : per_packet;
+        std::vector<Query> q;
+        for (size_t i = 0; i < n; ++i) {
+            Query d = { ids[first + i], RCI_CGTSNST_DATA };
+            Query s = { ids[first + i], RCI_CGTSNST_STATUS };
+            q.push_back(d);
+            q.push_back(s);
+        }
+        Packet reply;
+        std::vector<const guint8*> data;
+        guint8 rc = getSensors(sub, q, reply, data);
+        if (rc != RCI_CSTRP_IDLE) return rc;
+        int len = sensorItemLen(sub, RCI_CGTSNST_DATA);
+        for (size_t i = 0; i < n; ++i) {
+            values.push_back(std::vector<guint8>(data[2 * i], data[2 * i] + len));
+            stat.push_back(get32(data[2 * i + 1]));
+        }
+    }
+    return RCI_CSTRP_IDLE;
+}
+
+// Activate (1) or deactivate (0) the sensors `ids` (+ack).
+guint8 activateSensors(guint8 sub, const std::vector<guint16>& ids, guint8 on)
 {
     int pre = preflight(RCI_CAcSn);
     if (pre >= 0) return (guint8)pre;
+    if (ids.empty()) return RCI_CSTRP_INVALID_ID;       // the robot has none
+    if (ids.size() > kMaxItems) return ERR_BAD_ARGUMENT;
     std::vector<guint8> b;
-    if (count == 1) {
+    if (ids.size() == 1) {
         put16(b, RCI_CAcSn | RCI_RQ_ACK);
         put8(b, sub);
-        put16(b, 0);
+        put16(b, ids[0]);
         put8(b, on);
-    } else {
+    } else if (consecutiveOnce(ids)) {
         put16(b, RCI_CAcSn | RCI_GROUP | RCI_RQ_ACK);
         put8(b, sub);
-        put8(b, (guint8)count);
-        put16(b, 0);
-        for (int i = 0; i < count; ++i) put8(b, on);
+        put8(b, (guint8)ids.size());
+        put16(b, ids[0]);
+        for (size_t i = 0; i < ids.size(); ++i) put8(b, on);
+    } else {
+        put16(b, RCI_CAcSn | RCI_POLY | RCI_RQ_ACK);
+        put8(b, sub);
+        put8(b, (guint8)ids.size());
+        for (size_t i = 0; i < ids.size(); ++i) {
+            put16(b, ids[i]);
+            put8(b, on);
+        }
     }
     return command(b, RCI_CAcSn, true, g.timeout_ms);
+}
+
+std::vector<guint16> idRange(int first, int count)
+{
+    std::vector<guint16> ids;
+    for (int i = 0; i < count; ++i) ids.push_back((guint16)(first + i));
+    return ids;
+}
+
+// The relative encoders the CP has ("all relative encoders", 001 3.2.11):
+// RCI has no device list, so ids 0, 1, 2, ... are asked for their status one
+// by one until the CP answers INVALID_ID; the list is kept for the
+// connection.  IDLE, or the status that stopped the probe at id 0.
+guint8 encoderIds(std::vector<guint16>& ids)
+{
+    if (g.encoders_known) {
+        ids = g.encoder_ids;
+        return RCI_CSTRP_IDLE;
+    }
+    std::vector<guint16> found;
+    for (int id = 0; id <= kMaxProbedId; ++id) {
+        std::vector<Query> q(1);
+        q[0].id = (guint16)id;
+        q[0].status_code = RCI_CGTSNST_STATUS;
+        Packet reply;
+        std::vector<const guint8*> data;
+        guint8 rc = getSensors(RCI_SENSOR_RELENCODER, q, reply, data);
+        if (rc == RCI_CSTRP_IDLE) {
+            found.push_back((guint16)id);
+            continue;
+        }
+        if (rc == RCI_CSTRP_INVALID_ID) break;      // past the last encoder
+        return rc;                                  // not known yet: ask again next time
+    }
+    g.encoder_ids = found;
+    g.encoders_known = true;
+    ids = found;
+    return RCI_CSTRP_IDLE;
+}
+
+// Millimetres of wheel travel for `id` after a read of `count`.
+float encoderTravelMm(guint16 id, gint16 count)
+{
+    EncoderTrack& t = g.tracks[id];
+    if (t.known) t.travelled += (gint16)(guint16)((guint16)count - (guint16)t.last_count);
+    else t.travelled = count;
+    t.known = true;
+    t.last_count = count;
+    const Geometry& geo = geometryOf(id);
+    return (float)((double)t.travelled * 2.0 * M_PI * geo.wheel_radius_m * 1000.0
+                   / (double)geo.counts_per_rev);
 }
 
 void resetState()
@@ -533,7 +695,7 @@ void answerCapabilityInquiry(const Packet& p)
 // Read one initialization-phase packet; CSvTm/link loss end the connection.
 guint8 initPacket(Packet& p, gint64 deadline)
 {
-    ReadResult r = readPacket(p, -1, deadline);
+    ReadResult r = readPacket(p, Layout(), deadline);
     if (r == READ_LOST) return lostLink(RCI_CSVTM_ERROR);
     if (r == READ_GARBLED) return lostLink(RCI_CSVTM_ERROR);
     if (p.base == RCI_CSvTm) {
@@ -655,9 +817,9 @@ guint8 connectToServer(string user_id, guint8 const auth_key[16], const char* ho
     return connectImpl(user_id, auth_key, hostname ? hostname : "127.0.0.1", port);
 }
 
-guint8 connectToServer(string user_id, guint8 const auth_key[16], const char* hostname)
+guint8 rciConnectText(string user_id, guint8 const auth_key[16], const char* hostname)
 {
-    string host = hostname ? hostname : "127.0.0.1";
+    string host = hostname ? hostname : "127.0.0.1";    // NULL: this machine
     int port = RCI_DEFAULT_PORT;
     const char* env = getenv("BSAL_RCI_PORT");
     if (env && atoi(env) > 0) port = atoi(env);
@@ -672,7 +834,7 @@ guint8 connectToServer(string user_id, guint8 const auth_key[16], const char* ho
 
 guint8 connectToServer(string user_id, guint8 const auth_key[16], guint8 const hostname[])
 {
-    return connectToServer(user_id, auth_key, (const char*)hostname);
+    return rciConnectText(user_id, auth_key, (const char*)hostname);
 }
 
 guint16 getServerTermination(void) { return g.term_code; }
@@ -691,9 +853,10 @@ guint8 resetRobot(bool ack)
     put16(b, RCI_CRs | (ack ? RCI_RQ_ACK : 0));
     guint8 rc = command(b, RCI_CRs, ack, g.timeout_ms);
     g.motor_active[0] = g.motor_active[1] = false;  // reset stops every motor
-    if (rc == RCI_CSTRP_BUSY || rc == RCI_CSTRP_IDLE || rc == ERR_SERVER_TERMINATE || rc == ERR_BAD_ARGUMENT)
-        return rc;
-    return RCI_CSTRP_NO_SUPPORT;    // any refusal: "reset not completed"
+    for (std::map<guint16, EncoderTrack>::iterator it = g.tracks.begin(); it != g.tracks.end(); ++it)
+        it->second.known = false;                   // counts may restart: re-anchor on the next read
+    // The CP's own status is returned as it is (ABORT stays ABORT).
+    return rc;
 }
 
 guint8 homeRobot(bool ack)
@@ -705,10 +868,9 @@ guint8 homeRobot(bool ack)
     put8(b, RCI_MOTOR_PSERVO);
     put16(b, kSteerMotorId);
     put8(b, RCI_MOTOR_PSERVO_RESET);
-    guint8 rc = command(b, RCI_CStMt, ack, 6 * g.timeout_ms);
-    if (rc == RCI_CSTRP_BUSY || rc == RCI_CSTRP_IDLE || rc == ERR_SERVER_TERMINATE || rc == ERR_BAD_ARGUMENT)
-        return rc;
-    return RCI_CSTRP_NO_SUPPORT;    // "home not completed"
+    // The CP's own status is returned as it is: ABORT ("RCI_CStMt command
+    // aborted", 001 3.2.5), INVALID_ID, NO_SUPPORT.
+    return command(b, RCI_CStMt, ack, 6 * g.timeout_ms);
 }
 
 guint8 setSteerMotor(const guint8 mode, const gint8 dir, const float& duty_cycle, const float& angular_disp)
@@ -746,21 +908,62 @@ guint8 getDriveMotor(guint8& mode, gint8& dir, float& duty_cycle, float& angular
     return RCI_CSTRP_IDLE;
 }
 
-guint8 startUltrasonics(void) { return activateSensors(RCI_SENSOR_ULTRASONIC, kUltrasonics, 1); }
-guint8 stopUltrasonics(void) { return activateSensors(RCI_SENSOR_ULTRASONIC, kUltrasonics, 0); }
-guint8 startEncoders(void) { return activateSensors(RCI_SENSOR_RELENCODER, kRelEncoders, 1); }
-guint8 stopEncoders(void) { return activateSensors(RCI_SENSOR_RELENCODER, kRelEncoders, 0); }
+guint8 startUltrasonics(void) { return activateSensors(RCI_SENSOR_ULTRASONIC, idRange(0, kUltrasonics), 1); }
+guint8 stopUltrasonics(void) { return activateSensors(RCI_SENSOR_ULTRASONIC, idRange(0, kUltrasonics), 0); }
+
+guint8 startEncoders(void)
+{
+    std::vector<guint16> ids;
+    guint8 rc = encoderIds(ids);
+    return rc == RCI_CSTRP_IDLE ? activateSensors(RCI_SENSOR_RELENCODER, ids, 1) : rc;
+}
+
+guint8 stopEncoders(void)
+{
+    std::vector<guint16> ids;
+    guint8 rc = encoderIds(ids);
+    return rc == RCI_CSTRP_IDLE ? activateSensors(RCI_SENSOR_RELENCODER, ids, 0) : rc;
+}
 
 guint8 clearEncoders(void)
 {
     int pre = preflight(RCI_CStSn);
     if (pre >= 0) return (guint8)pre;
+    std::vector<guint16> ids;
+    guint8 rc = encoderIds(ids);
+    if (rc != RCI_CSTRP_IDLE) return rc;
+    if (ids.empty()) return RCI_CSTRP_INVALID_ID;
     std::vector<guint8> b;
-    put16(b, RCI_CStSn | RCI_RQ_ACK);
-    put8(b, RCI_SENSOR_RELENCODER);
-    put16(b, kRelEncoderId);
-    put8(b, RCI_SENSOR_RELENCODER_CLEAR);
-    return command(b, RCI_CStSn, true, g.timeout_ms);
+    if (ids.size() == 1) {
+        put16(b, RCI_CStSn | RCI_RQ_ACK);
+        put8(b, RCI_SENSOR_RELENCODER);
+        put16(b, ids[0]);
+        put8(b, RCI_SENSOR_RELENCODER_CLEAR);
+    } else if (consecutiveOnce(ids)) {
+        put16(b, RCI_CStSn | RCI_GROUP | RCI_RQ_ACK);
+        put8(b, RCI_SENSOR_RELENCODER);
+        put8(b, (guint8)ids.size());
+        put16(b, ids[0]);
+        for (size_t i = 0; i < ids.size(); ++i) put8(b, RCI_SENSOR_RELENCODER_CLEAR);
+    } else {
+        put16(b, RCI_CStSn | RCI_POLY | RCI_RQ_ACK);
+        put8(b, RCI_SENSOR_RELENCODER);
+        put8(b, (guint8)ids.size());
+        for (size_t i = 0; i < ids.size(); ++i) {
+            put16(b, ids[i]);
+            put8(b, RCI_SENSOR_RELENCODER_CLEAR);
+        }
+    }
+    rc = command(b, RCI_CStSn, true, g.timeout_ms);
+    if (rc == RCI_CSTRP_IDLE) {
+        for (size_t i = 0; i < ids.size(); ++i) {
+            EncoderTrack& t = g.tracks[ids[i]];
+            t.known = true;             // the count restarts at 0, and so does the travel
+            t.last_count = 0;
+            t.travelled = 0;
+        }
+    }
+    return rc;
 }
 
 guint8 readUltrasonics(vector<ultraData>& info)
@@ -770,32 +973,36 @@ guint8 readUltrasonics(vector<ultraData>& info)
             ultraData u;
             u.id = (guint8)i;
             u.delay = 0;
+            u.status = 0;
             info.push_back(u);
         }
     }
     std::vector<guint16> ids;
     for (size_t i = 0; i < info.size(); ++i) ids.push_back(info[i].id);
-    Packet reply;
-    std::vector<const guint8*> data;
-    guint8 rc = getSensors(RCI_SENSOR_ULTRASONIC, ids, RCI_CGTSNST_DATA, 2, reply, data);
-    if (rc != RCI_CSTRP_IDLE) return rc;
-    for (size_t i = 0; i < info.size(); ++i) info[i].delay = get16(data[i]);
-    // Time of the measurement: the statval of a STATUS inquiry.
-    Packet sreply;
-    rc = getSensors(RCI_SENSOR_ULTRASONIC, ids, RCI_CGTSNST_STATUS, 4, sreply, data);
-    if (rc == ERR_SERVER_TERMINATE || rc == ERR_BAD_ARGUMENT) return rc;
-    if (rc == RCI_CSTRP_IDLE)
-        for (size_t i = 0; i < info.size(); ++i) info[i].time = statvalTime(get32(data[i]));
+    std::vector<std::vector<guint8> > values;
+    std::vector<guint32> stat;
+    guint8 rc = readWithStatus(RCI_SENSOR_ULTRASONIC, ids, values, stat);
+    if (rc != RCI_CSTRP_IDLE) return rc;        // nothing read, nothing changed
+    for (size_t i = 0; i < info.size(); ++i) {
+        info[i].delay = get16(&values[i][0]);
+        info[i].time = statvalTime(stat[i]);
+        info[i].status = (guint8)(stat[i] & 0xff);
+    }
     return RCI_CSTRP_IDLE;
 }
 
 guint8 readEncoders(vector<encoderData>& info)
 {
     if (info.empty()) {
-        for (int i = 0; i < kRelEncoders; ++i) {
+        std::vector<guint16> all;
+        guint8 rc = encoderIds(all);
+        if (rc != RCI_CSTRP_IDLE) return rc;
+        if (all.empty()) return RCI_CSTRP_INVALID_ID;
+        for (size_t i = 0; i < all.size(); ++i) {
             encoderData e;
-            e.id = (guint8)(kRelEncoderId + i);
+            e.id = (guint8)all[i];
             e.d_count = e.count = 0;
+            e.status = 0;
             e.position.type = LINEAR;
             e.position.unit = METRIC;
             e.position.displacement = 0.0f;
@@ -804,24 +1011,35 @@ guint8 readEncoders(vector<encoderData>& info)
     }
     std::vector<guint16> ids;
     for (size_t i = 0; i < info.size(); ++i) ids.push_back(info[i].id);
-    Packet reply;
-    std::vector<const guint8*> data;
-    guint8 rc = getSensors(RCI_SENSOR_RELENCODER, ids, RCI_CGTSNST_DATA, 4, reply, data);
-    if (rc != RCI_CSTRP_IDLE) return rc;
+    std::vector<std::vector<guint8> > values;
+    std::vector<guint32> stat;
+    guint8 rc = readWithStatus(RCI_SENSOR_RELENCODER, ids, values, stat);
+    if (rc != RCI_CSTRP_IDLE) return rc;        // nothing read, nothing changed
     for (size_t i = 0; i < info.size(); ++i) {
-        info[i].d_count = (gint16)get16(data[i]);
-        info[i].count = (gint16)get16(data[i] + 2);
-        // RCI carries counts only; the library reports the accumulated count.
+        info[i].d_count = (gint16)get16(&values[i][0]);
+        info[i].count = (gint16)get16(&values[i][2]);
         info[i].position.type = LINEAR;
         info[i].position.unit = METRIC;
-        info[i].position.displacement = (float)info[i].count;
+        info[i].position.displacement = encoderTravelMm(info[i].id, info[i].count);
+        info[i].time = statvalTime(stat[i]);
+        info[i].status = (guint8)(stat[i] & 0xff);
     }
-    Packet sreply;
-    rc = getSensors(RCI_SENSOR_RELENCODER, ids, RCI_CGTSNST_STATUS, 4, sreply, data);
-    if (rc == ERR_SERVER_TERMINATE || rc == ERR_BAD_ARGUMENT) return rc;
-    if (rc == RCI_CSTRP_IDLE)
-        for (size_t i = 0; i < info.size(); ++i) info[i].time = statvalTime(get32(data[i]));
     return RCI_CSTRP_IDLE;
+}
+
+guint8 rciSetEncoderGeometry(double wheel_radius_m, guint32 counts_per_rev, int id)
+{
+    if (!(wheel_radius_m > 0.0) || !isfinite(wheel_radius_m) || counts_per_rev == 0
+        || id < -1 || id > 0xffff)
+        return ERR_BAD_ARGUMENT;
+    Geometry geo = { wheel_radius_m, counts_per_rev };
+    if (id < 0) {
+        g_default_geometry = geo;
+        g_geometry.clear();
+    } else {
+        g_geometry[(guint16)id] = geo;
+    }
+    return NO_ERROR;
 }
 
 const char* rciCodeName(guint8 code)
