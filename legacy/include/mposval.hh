@@ -15,8 +15,9 @@ typedef struct {
 
 // Wire conversion of the RCI mposval (001 section 4.7.1): 24-bit signed
 // magnitude fixed point; the integer width depends on type and unit
-// (radians 2 bits, degrees 8, metric 19, standard 16).  Out-of-range values
-// are clamped, never wrapped.
+// (radians 2 bits, degrees 8, metric 19, standard 16).  Rounded half away
+// from zero; out-of-range values are clamped, never wrapped; -0.0 keeps its
+// sign bit; NaN encodes magnitude 0 (docs/PROTOCOL.md section 4).
 guint32 mposvalEncode(const mposit_type& pos);
 mposit_type mposvalDecode(guint32 raw);
 

@@ -17,6 +17,12 @@ public:
     void setTime(const struct timeval& time); // time conversion
     struct timeval getTime() const;           // time conversion
     void grabTime(void);                      // set to system time
+    // Extensions (not in the book): float seconds since the epoch.  setSeconds
+    // rounds to the microsecond half away from zero and clamps to the gint32
+    // range (as bsal_ros.protocol.values.Timeval.from_seconds); false for NaN
+    // (the time is left as it was).
+    bool setSeconds(double seconds);
+    double getSeconds(void) const;            // sec + usec / 1e6
 
 private:
     void normalise();

@@ -1,4 +1,9 @@
 // mposval.cc -- RCI mposval <-> mposit_type (001 sections 3.1.2 and 4.7.1)
+//
+// The rule is the one of docs/PROTOCOL.md section 4 and of the Python codec
+// (bsal_ros/protocol/values.py), checked against it on a grid and at the
+// edges by test/test_legacy_rounding.py: magnitudes round half away from
+// zero and clamp at 2^23-1 LSB; NaN (which Python refuses) gives magnitude 0.
 #include "mposval.hh"
 
 #include <math.h>
@@ -18,13 +23,17 @@ guint32 mposvalEncode(const mposit_type& pos)
 {
     bool linear = (pos.type == LINEAR);
     bool second = linear ? (pos.unit == STANDARD) : (pos.unit == DEGREE);
-    double scaled = fabs((double)pos.displacement) * (double)(1u << fractionBits(linear, second));
+    double value = (double)pos.displacement;
+    double scaled = fabs(value) * (double)(1u << fractionBits(linear, second));
     double maxmag = (double)((1u << 23) - 1);
-    if (!(scaled <= maxmag)) scaled = maxmag;  // clamp (also NaN)
-    guint32 mag = (guint32)llround(scaled);
-    if (mag > (1u << 23) - 1) mag = (1u << 23) - 1;
+    guint32 mag;
+    if (isnan(value)) mag = 0;                      // no position: magnitude 0
+    else if (scaled >= maxmag) mag = (1u << 23) - 1;   // clamp, never wrap
+    else mag = (guint32)llround(scaled);            // half away from zero
     guint32 raw = mag;
-    if (pos.displacement < 0 && mag != 0) raw |= 1u << 23;
+    // Sign: a negative value that rounds to 0 is sent as +0, an exact -0.0
+    // keeps its sign so that a received "negative zero" round-trips.
+    if (!isnan(value) && (value < 0 ? mag != 0 : signbit(value))) raw |= 1u << 23;
     if (linear) raw |= 1u << 30;
     if (second) raw |= 1u << 28;
     return raw;

@@ -1,6 +1,11 @@
 // robot-time.cc -- RobotTime (BSAL book 001, section 3.1.2)
+//
+// setSeconds() follows the rounding rule of docs/PROTOCOL.md section 4 (half
+// away from zero, clamped) like the Python codec's Timeval.from_seconds;
+// test/test_legacy_rounding.py compares the two.
 #include "robot-time.hh"
 
+#include <math.h>
 #include <stddef.h>
 
 RobotTime::RobotTime(gint32 sec, gint32 usec) : sec_(sec), usec_(usec) { normalise(); }
@@ -33,6 +38,29 @@ void RobotTime::grabTime(void)
     gettimeofday(&tv, NULL);
     setTime(tv);
 }
+
+bool RobotTime::setSeconds(double seconds)
+{
+    const double kMax = 2147483648.0;          // 2^31: the first second past gint32
+    if (isnan(seconds)) return false;
+    if (seconds >= kMax) { sec_ = G_MAXINT32; usec_ = 999999; return true; }
+    if (seconds < -kMax) { sec_ = G_MININT32; usec_ = 0; return true; }
+    // Round the magnitude (half away from zero), then give it the sign back:
+    // -x rounds to exactly minus what x rounds to.
+    double magnitude = fabs(seconds);
+    double whole = floor(magnitude);
+    gint64 us = (gint64)whole * 1000000 + (gint64)llround((magnitude - whole) * 1e6);
+    if (seconds < 0) us = -us;
+    gint64 sec = us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000);
+    gint64 usec = us - sec * 1000000;
+    if (sec > G_MAXINT32) { sec_ = G_MAXINT32; usec_ = 999999; return true; }
+    if (sec < G_MININT32) { sec_ = G_MININT32; usec_ = 0; return true; }
+    sec_ = (gint32)sec;
+    usec_ = (gint32)usec;
+    return true;
+}
+
+double RobotTime::getSeconds(void) const { return (double)sec_ + usec_ / 1e6; }
 
 void RobotTime::normalise()
 {
