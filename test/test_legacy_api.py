@@ -362,3 +362,58 @@ def test_every_host_argument_resolves_to_one_overload(std, extra):
                         str(LEGACY / "tests" / "host-overloads.cc")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+# ------------------------------------------------- what the book leaves open
+def test_library_return_codes_do_not_overlap_the_status_codes():
+    """The book names NO_ERROR .. ERR_BAD_ARGUMENT without values; the same
+    calls also return RCI_CSTRP_* (0x08..0x0d), so ours must differ."""
+    header = (LEGACY / "include" / "rci-client.h").read_text()
+    ours = {n: int(v, 16) for n, v in re.findall(
+        r"#define (NO_ERROR|ERR_\w+)\s+(0x[0-9a-fA-F]+)", header)}
+    assert set(ours) == {"NO_ERROR", "ERR_CONNECT_FAILED", "ERR_SERVER_TERMINATE",
+                         "ERR_UNKNOWN_CAPABILITY", "ERR_BAD_ARGUMENT"}
+    assert len(set(ours.values())) == 5
+    assert not set(ours.values()) & {int(s) for s in CStRpStatus}
+
+
+def test_set_motor_arguments_are_checked_before_sending(api_check, robot_cp):
+    cp = robot_cp(SensorRobot())
+    code, rows = run(api_check, cp.port, "drive:150", "drive:-100.5", "drive:-20", "drive:0")
+    assert code == 0
+    assert [n for _, n in calls(rows)[1:]] == ["ERR_BAD_ARGUMENT"] * 2 + ["RCI_CSTRP_IDLE"] * 2
+    sets = [p for p in cp.received if isinstance(p, CStMt)]
+    # -20 %: duty bit, sign bit (MOTOR_REVERSE), 409 of 2047; then a plain 0 %
+    assert [p.items[0][1].speedval for p in sets] == [0x8000 | 0x0800 | 409, 0x8000]
+
+
+def test_a_silent_cp_is_a_server_termination_with_error(api_check, robot_cp):
+    """Every wait is bounded (BSAL_RCI_TIMEOUT_MS); the book has no timeout."""
+    cp = robot_cp(lambda pkt: [])              # never answers anything
+    code, rows = run(api_check, cp.port, "reset:1", "readultra:0", "term",
+                     env={"BSAL_RCI_TIMEOUT_MS": "300"})
+    assert code == 0
+    assert [n for _, n in calls(rows)[1:]] == ["ERR_SERVER_TERMINATE"] * 2
+    assert [r["name"] for k, r in rows if k == "term"] == ["RCI_CSVTM_ERROR"]
+
+
+def test_readme_differences_name_existing_tests():
+    """Every test named in legacy/README.md "Where we differ from the book"
+    exists (so the table cannot point at a renamed or deleted test)."""
+    text = (LEGACY / "README.md").read_text()
+    section = text.split("## Where we differ from the book, and why", 1)[1]
+    rows = [ln for ln in section.splitlines() if ln.startswith("| ") and "---" not in ln][1:]
+    assert len(rows) >= 10
+    for row in rows:
+        cell = row.rstrip(" |").rsplit("|", 1)[1]
+        names = re.findall(r"`([\w.:-]+)`", cell)
+        assert names, row
+        current = None
+        for name in names:
+            if "::" in name:
+                current, name = name.split("::")
+            elif name.endswith(".py") or not name.startswith("test_"):
+                continue                        # a program, not a test function
+            assert current, row
+            source = (ROOT / "test" / current).read_text()
+            assert re.search(rf"^def {name}\(", source, re.M), f"{current}::{name} ({row[:60]})"

@@ -10,6 +10,7 @@
 //   reset:ACK  home:ACK  startenc  stopenc  clearenc  startultra  stopultra
 //   readenc[:ID,ID...]  readultra[:ID,ID...]  geometry:RADIUS_M:CPR[:ID]
 //   drive:DUTY (MOTOR_REVERSE when negative)  sleep:MS
+//   term (prints getServerTermination())
 // A read without ids reuses the vector of the previous read of its kind
 // (as the book's example does); with ids it starts a new vector.
 // Output: "rc call=NAME code=N name=CODE_NAME", then for reads
@@ -138,6 +139,9 @@ int main(int argc, char** argv)
             gint8 dir = duty < 0 ? MOTOR_REVERSE : MOTOR_FORWARD;
             float magnitude = duty < 0 ? -duty : duty;
             rc("setDriveMotor", setDriveMotor(1, dir, magnitude, 0.0f));
+        } else if (cmd == "term") {
+            guint16 t = getServerTermination();
+            printf("term code=%u name=%s\n", t, rciTermName(t));
         } else if (cmd == "sleep") {
             usleep((useconds_t)atoi(arg.c_str()) * 1000);
             continue;
