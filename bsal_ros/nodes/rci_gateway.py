@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import copy
+import dataclasses
 import os
 import threading
 import time
@@ -46,6 +46,9 @@ from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates
 from bsal_interfaces.msg import SonarTiming as SonarTimingMsg
 from std_msgs.msg import String
 
+from bsal_ros.core.device_state import DeviceState
+from bsal_ros.core.result import Result
+from bsal_ros.nodes.device_state_msg import from_msg, to_msg
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
 from bsal_ros.nodes.ros_logging import python_logger_for
 from bsal_ros.protocol.values import speedval_pack
@@ -56,21 +59,6 @@ from bsal_ros.rci.users import (Users, UsersFileError, check_bind_allowed,
                                 file_permission_warning)
 
 _DELIVERED_QUEUE = 64
-
-
-class RosSnapshot(P.DeviceSnapshot):
-    """A DeviceSnapshot that remembers the DeviceState message it came from."""
-
-    __slots__ = ("msg",)
-
-
-def snapshot_from_msg(m) -> RosSnapshot:
-    st = m.header.stamp
-    s = RosSnapshot(m.device_class, m.id, m.on, m.up, m.ok, st.sec * 1_000_000_000 + st.nanosec,
-                    m.delay_us, m.d_count, m.count, m.accel_g, m.speedval, m.mposval, m.homing,
-                    m.homed)
-    s.msg = m
-    return s
 
 
 class _Bridge:
@@ -149,7 +137,7 @@ class RosRobotPort(P.RobotPort):
                                       renew_period_s=p["motor_lease_renew_s"],
                                       callback_group=cbg,
                                       hardware_namespace=p["hardware_namespace"])
-        self._cache: dict[tuple[str, int], tuple[RosSnapshot, float]] = {}
+        self._cache: dict[tuple[str, int], tuple[DeviceState, float]] = {}
         self._interval: dict[tuple[str, int], float] = {}
         self._ids: dict[str, frozenset[int]] = {}
         self._seen: dict[str, frozenset[int]] = {}
@@ -196,13 +184,10 @@ class RosRobotPort(P.RobotPort):
                 if dt > 0:
                     prev = interval.get(key)
                     interval[key] = dt if prev is None else 0.8 * prev + 0.2 * dt
-            cache[key] = (snapshot_from_msg(m), now)
+            cache[key] = (from_msg(m), now)
             seen = self._seen.get(m.device_class, frozenset())
             if m.id not in seen:      # replaced, never mutated: readers in other threads
                 self._seen[m.device_class] = seen | {m.id}
-
-    def now_ns(self) -> int:
-        return time.time_ns()
 
     def cached(self, device_class: str, ids: Sequence[int]):
         now = time.monotonic()
@@ -224,7 +209,7 @@ class RosRobotPort(P.RobotPort):
                                                                   ids=list(ids)))
         if res.result.code != 0:
             raise P.PortUnavailable(f"get_device_states: {res.result.message}")
-        by_id = {m.id: snapshot_from_msg(m) for m in res.states}
+        by_id = {m.id: from_msg(m) for m in res.states}
         try:
             return [by_id[i] for i in ids]
         except KeyError as exc:
@@ -261,19 +246,19 @@ class RosRobotPort(P.RobotPort):
                                        cli.srv_name)
 
     @staticmethod
-    def _result(res) -> P.Result:
+    def _result(res) -> Result:
         r = res.result
-        return P.Result(int(r.code), str(r.message))
+        return Result(int(r.code), str(r.message))
 
-    async def reset(self) -> P.Result:
+    async def reset(self) -> Result:
         return self._result(await self._request("reset", Reset.Request()))
 
-    async def activate(self, device_class, ids, active) -> P.Result:
+    async def activate(self, device_class, ids, active) -> Result:
         req = ActivateDevices.Request(device_class=device_class, ids=list(ids),
                                       active=[bool(a) for a in active])
         return self._result(await self._request("activate", req))
 
-    async def set_motors(self, device_class, settings) -> P.Result:
+    async def set_motors(self, device_class, settings) -> Result:
         cmds = [MotorCommand(id=s.id, mode=MotorCommand.MODE_DUTY_CYCLE if s.duty
                              else MotorCommand.MODE_VELOCITY, value=float(s.value))
                 for s in settings]
@@ -290,31 +275,30 @@ class RosRobotPort(P.RobotPort):
                 key = (device_class, s.id)
                 e = self._cache.get(key)
                 if e is not None:
-                    snap = copy.copy(e[0])
-                    snap.speedval = speedval_pack(s.duty, s.value)
+                    snap = dataclasses.replace(e[0], speedval=speedval_pack(s.duty, s.value))
                     # The executor thread may have stored a newer reading
                     # meanwhile: only replace the entry this was built from.
                     if self._cache.get(key) is e:
                         self._cache[key] = (snap, e[1])
         return res
 
-    async def clear_encoders(self, ids) -> P.Result:
+    async def clear_encoders(self, ids) -> Result:
         return self._result(await self._request("clear", ClearEncoders.Request(ids=list(ids))))
 
-    async def set_sonar_timing(self, timings) -> P.Result:
+    async def set_sonar_timing(self, timings) -> Result:
         req = SetSonarTiming.Request(timings=[
             SonarTimingMsg(id=t.id, firing_slot=t.firing_slot, interval_ms=t.interval_ms)
             for t in timings])
         return self._result(await self._request("timing", req))
 
-    async def home_steering(self, motor_id: int) -> P.Result:
+    async def home_steering(self, motor_id: int) -> Result:
         if not self.home.server_is_ready():
             raise P.PortUnavailable("action home_steering not available")
         goal = HomeSteering.Goal(id=motor_id, timeout_s=float(self.home_timeout))
         handle = await self._bridge.wait(self.home.send_goal_async(goal), self.timeout,
                                          "home_steering goal")
         if not handle.accepted:
-            return P.Result(P.Result.BUSY, "homing goal rejected")
+            return Result(Result.BUSY, "homing goal rejected")
         try:
             wrapped = await self._bridge.wait(handle.get_result_async(), self.home_timeout + 5.0,
                                               "home_steering result")
@@ -325,7 +309,7 @@ class RosRobotPort(P.RobotPort):
             handle.cancel_goal_async()
             raise
         r = wrapped.result.result
-        return P.Result(int(r.code), str(r.message))
+        return Result(int(r.code), str(r.message))
 
     async def stop_motors(self, device_class: str) -> bool:
         """Zero every motor of the class, one request per motor (so one refused
@@ -340,7 +324,7 @@ class RosRobotPort(P.RobotPort):
                 self.node.get_logger().warning(f"safety stop: {device_class} {i}: {exc}")
                 ok = False
                 continue
-            if res.code in (P.Result.HARDWARE_FAULT, P.Result.BUSY):
+            if res.code in (Result.HARDWARE_FAULT, Result.BUSY):
                 self.node.get_logger().warning(
                     f"safety stop: {device_class} {i} not stopped: {res.message}")
                 ok = False
@@ -380,14 +364,14 @@ class RosRobotPort(P.RobotPort):
                 stamp = self.node.get_clock().now().to_msg()
                 for (cls, what), snaps in latest.items():
                     # the same readings delivered again change nothing in the view
-                    sig = tuple((x.id, x.stamp_ns, x.speedval) for x in snaps)
+                    sig = tuple((x.id, x.stamp, x.speedval) for x in snaps)
                     if self._published.get((cls, what)) == sig:
                         continue
                     self._published[(cls, what)] = sig
                     arr = DeviceStateArray()
                     arr.header.stamp = stamp
                     arr.header.frame_id = what
-                    arr.states = [x.msg for x in snaps if getattr(x, "msg", None) is not None]
+                    arr.states = [to_msg(x) for x in snaps]
                     self.pub_ca.publish(arr)
             except Exception as exc:   # noqa: BLE001 - the thread must outlive one bad array
                 if not self.node.context.ok():

@@ -39,7 +39,8 @@ from bsal_interfaces.msg import DeviceStateArray
 
 from bsal_ros.protocol import Timeval
 from bsal_ros.nodes.ros_logging import python_logger_for
-from bsal_ros.rdi import DeviceData, RdiGateway, StreamConfig
+from bsal_ros.nodes.device_state_msg import from_msg
+from bsal_ros.rdi import RdiGateway, StreamConfig
 
 REALTIME, CA = "realtime", "ca"
 
@@ -71,25 +72,19 @@ LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 # which DeviceState fields a control application learns from each answer
-DATA_FIELDS = ("delay", "d_count", "count", "accel", "speedval", "mposval", "position",
+DATA_FIELDS = ("delay_us", "d_count", "count", "accel_g", "speedval", "mposval", "position",
                "motor_position")
 STATUS_FIELDS = ("statval", "d_statval")
 
 
 def stamp_s(t) -> float:
+    """builtin_interfaces/Time -> seconds (the zero time is 0.0)."""
     return float(t.sec) + float(t.nanosec) * 1e-9
 
 
 def yaw_of(q) -> float:
+    """Heading (rad) of a quaternion: the rotation about z."""
     return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
-
-
-def device_data(m, stamp: float) -> DeviceData:
-    """bsal_interfaces/DeviceState -> DeviceData (plain values, raw BSAL units)."""
-    return DeviceData(m.device_class, int(m.id), int(m.statval), int(m.delay_us),
-                      int(m.d_count), int(m.d_statval), int(m.count), float(m.accel_g),
-                      int(m.speedval), int(m.mposval), float(m.position),
-                      float(m.motor_position), stamp)
 
 
 class RdiGatewayNode(Node):
@@ -155,7 +150,7 @@ class RdiGatewayNode(Node):
     # Each converts the message to plain values and hands them to the loop.
     def _on_states(self, msg: DeviceStateArray) -> None:
         self.received["device_states"] += 1
-        devs = [device_data(m, stamp_s(m.header.stamp)) for m in msg.states]
+        devs = [from_msg(m) for m in msg.states]
         self.gateway.call(REALTIME, "update_devices", devs)
 
     def _on_base_time(self, msg: Time) -> None:
@@ -179,7 +174,7 @@ class RdiGatewayNode(Node):
         fields = STATUS_FIELDS if msg.header.frame_id == "status" else DATA_FIELDS
         st = self.gateway
         for m in msg.states:
-            d = device_data(m, stamp_s(m.header.stamp))
+            d = from_msg(m)
             if fields is STATUS_FIELDS:
                 d.d_statval = d.statval      # the CA receives one statval per device
             st.call(CA, "merge_device", d, fields)

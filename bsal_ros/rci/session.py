@@ -39,14 +39,14 @@ from ..protocol.rci import (ALL_CODES, CODE_OF, SERVER_RECEIVES, AbsEncoderData,
                             CStMt, CStRp, CStSn, CSvTm, ICaIq, ICaRp, IIId, IIID_SIZE, IInCp,
                             MotorCommandKind, MotorData, RciDecoder, RelEncoderData, StatusData,
                             UltrasonicData, VersionReply, encode_rci)
-from ..protocol.values import Timeval, speedval_unpack
+from ..core.result import Result
+from ..protocol.values import STATVAL_MS_MAX, Statval, Timeval, speedval_unpack
 from . import port as P
 from .users import Users
 
 log = logging.getLogger("bsal_ros.rci")
 
 _FLAGS = 0x0800 | 0x4000 | 0x8000
-STATVAL_MS_MAX = (1 << 24) - 1
 
 SENSOR_CLASS = {SensorType.ULTRASONIC: P.ULTRASONIC, SensorType.RELENCODER: P.RELATIVE_ENCODER,
                 SensorType.ABSENCODER: P.ABSOLUTE_ENCODER, SensorType.ACCEL: P.ACCELEROMETER}
@@ -61,11 +61,11 @@ CP_ONLY = frozenset({RciCode.CSvTm, RciCode.CBsTm, RciCode.CGtMtRp, RciCode.CGtS
 TRACKED = frozenset({RciCode.CRs, RciCode.CAcMt, RciCode.CStMt, RciCode.CGtMtIq,
                      RciCode.CAcSn, RciCode.CStSn, RciCode.CGtSnIq})
 
-_RESULT_STATUS = {P.Result.OK: CStRpStatus.IDLE, P.Result.INVALID_ID: CStRpStatus.INVALID_ID,
-                  P.Result.NOT_SUPPORTED: CStRpStatus.NO_SUPPORT}
+_RESULT_STATUS = {Result.OK: CStRpStatus.IDLE, Result.INVALID_ID: CStRpStatus.INVALID_ID,
+                  Result.NOT_SUPPORTED: CStRpStatus.NO_SUPPORT}
 
 
-def status_of(result: P.Result) -> CStRpStatus:
+def status_of(result: Result) -> CStRpStatus:
     """Port result -> CStRp status: refusals, faults, busy, bad requests = ABORT."""
     return _RESULT_STATUS.get(result.code, CStRpStatus.ABORT)
 
@@ -434,13 +434,11 @@ class RciSession:
         if send:
             self._send(CBsTm(Timeval.from_ns(now)))
 
-    def _statval(self, snap) -> int:
-        ms = (snap.stamp_ns - self._base_ns) // 1_000_000
-        if ms < 0:
-            ms = 0
-        elif ms > STATVAL_MS_MAX:
-            ms = STATVAL_MS_MAX
-        return (ms << 8) | (4 if snap.ok else 0) | (2 if snap.up else 0) | (1 if snap.on else 0)
+    def _statval(self, state) -> int:
+        """statval of a state against this session's base time (ms floored)."""
+        stamp_ns = 0 if state.stamp is None else round(state.stamp * 1e9)
+        ms = (stamp_ns - self._base_ns) // 1_000_000
+        return Statval(state.on, state.up, state.ok, ms).pack()
 
     # ========================================================= control phase
     async def _control_phase(self) -> None:
@@ -493,7 +491,7 @@ class RciSession:
         if rq_ack:
             self._send(CCnAc(base) if status == CStRpStatus.IDLE else CStRp(base, status))
 
-    async def _call(self, coro) -> P.Result:
+    async def _call(self, coro) -> Result:
         """Run a port command; PortUnavailable -> ABORT, or CSvTm ERROR when the
         robot side has been gone longer than hardware_gone_s."""
         try:
@@ -501,7 +499,7 @@ class RciSession:
         except P.PortUnavailable as exc:
             self._robot_unreachable(exc)
             self.log.warning("RCI client %s: robot not answering (%s): ABORT", self.peer, exc)
-            return P.Result(P.Result.HARDWARE_FAULT, str(exc))
+            return Result(Result.HARDWARE_FAULT, str(exc))
         self._port_down_since = None
         return res
 
