@@ -20,8 +20,9 @@ from .errors import ProtocolError
 F_GENERAL, F_POLY, F_GROUP = Form.GENERAL, Form.POLY, Form.GROUP
 
 _tuple_new = tuple.__new__
-_get0 = itemgetter(0)
-_get1 = itemgetter(1)
+#: the first / second element of an (id, data) item
+get0 = itemgetter(0)
+get1 = itemgetter(1)
 
 
 def _is_tuple(d):
@@ -139,10 +140,10 @@ class Layout:
         """Flat wire values of the data of ``(id, data)`` items (C-level iterators)."""
         kind = self.kind
         if kind == "scalar":
-            return map(_get1, items)
+            return map(get1, items)
         if kind == "named":
-            return chain.from_iterable(map(_get1, items))
-        return map(_get0, map(_get1, items))
+            return chain.from_iterable(map(get1, items))
+        return map(get0, map(get1, items))
 
     def vals(self, d) -> tuple:
         kind = self.kind
@@ -156,10 +157,10 @@ class Layout:
         """Type check of the data of all ``(id, data)`` items (C-level for the common cases)."""
         kind = self.kind
         if kind == "scalar":
-            return not any(map(_is_tuple, map(_get1, items)))
-        if set(map(type, map(_get1, items))) != self.clsset:
+            return not any(map(_is_tuple, map(get1, items)))
+        if set(map(type, map(get1, items))) != self.clsset:
             return False
-        return kind == "named" or all(d[1] is None for d in map(_get1, items))
+        return kind == "named" or all(d[1] is None for d in map(get1, items))
 
     def accepts_all(self, datas) -> bool:
         """Type check of all item data (C-level for the common cases)."""
@@ -268,7 +269,7 @@ def check_items(items, form) -> int:
         raise ProtocolError(f"poly/group form carries 1..255 items, got {n}")
     if form is F_GROUP:
         first = items[0][0]
-        if list(map(_get0, items)) != list(range(first, first + n)):
+        if list(map(get0, items)) != list(range(first, first + n)):
             raise ProtocolError("group items must have consecutive ids")
     elif form is not F_POLY:
         raise ProtocolError(f"bad form {form!r}")
