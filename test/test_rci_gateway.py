@@ -639,7 +639,7 @@ def test_client_that_does_not_read_is_throttled_not_buffered():
         sender.start()
         time.sleep(0.5)
         session = gw.server.session
-        assert session.writer.transport.get_write_buffer_size() <= 4096 + 64
+        assert session.transport.buffered() <= 4096 + 64
         reply = encode_rci(CGtSnRp(SensorType.ULTRASONIC, [
             (i, UltrasonicData(gw.robot.delay_base + 100 * i)) for i in range(12)], Form.GROUP))
         want = len(reply) * n

@@ -368,8 +368,8 @@ def test_throttled_client_cannot_queue_much_while_it_waits():
         c.send_raw(encode_rci(IIId(0, 3, b"ops", WRONG_KEY)) + encode_rci(CBsTmIq()) * 20000)
         wait_for(lambda: gw.gate.calls == [0.5], "the throttle's wait")
         (s,) = list(gw.server.logins)
-        assert len(s._queue) - s._qpos <= 30      # one identification's worth decoded
-        assert s.decoder.pending <= MAX_PACKET
+        assert s.transport.queued <= 30      # one identification's worth decoded
+        assert s.transport.decoder.pending <= MAX_PACKET
         gw.release()
         assert c.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
         c.close()
@@ -579,7 +579,7 @@ def test_largest_rci_packet_is_accepted_and_the_buffer_is_bounded(gw):
     c = login(gw)
     c.send_raw(biggest[:-1])                  # all but the last byte: buffered, waiting
     wait_for(lambda: gw.server.session is not None
-             and gw.server.session.decoder.pending == len(biggest) - 1, "the partial packet")
+             and gw.server.session.transport.decoder.pending == len(biggest) - 1, "the partial packet")
     c.send_raw(biggest[-1:])
     assert c.recv() == CStRp(RciCode.CStMt, CStRpStatus.INVALID_ID)    # decoded, answered
     c.close()

@@ -24,6 +24,7 @@ from .port import RobotPort
 from .safety import StopRetrier
 from .limits import LoginThrottle, PendingLimit, address_key
 from .session import RciSession, SessionConfig
+from .transport import linger_close
 from .users import Users, check_bind_allowed
 
 log = logging.getLogger("bsal_ros.rci")
@@ -193,17 +194,6 @@ class RciServer:
         bo = self.cfg.byteorder
         try:
             writer.write(encode_rci(IInCp(), bo) + encode_rci(CSvTm(TermCode.ACCESS), bo))
-            if writer.can_write_eof():
-                writer.write_eof()
-            await asyncio.wait_for(writer.drain(), self.cfg.linger_s)
-            # read (and drop) what it sends until it closes, briefly, so that
-            # closing does not reset the connection before it read our packets
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + self.cfg.linger_s
-            while (left := deadline - loop.time()) > 0:
-                if not await asyncio.wait_for(reader.read(65536), left):
-                    break
-        except (asyncio.TimeoutError, ConnectionError, OSError):
+        except (ConnectionError, OSError, RuntimeError):
             pass
-        finally:
-            writer.close()
+        await linger_close(reader, writer, self.cfg.linger_s)
