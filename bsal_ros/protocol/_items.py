@@ -320,3 +320,19 @@ def encode_var(pfx, code, sub, items, form, enc_item) -> bytes:
         return head + b"".join(u16.pack(i) + enc_item(d) for i, d in items)
     except (struct.error, TypeError, ValueError, OverflowError, IndexError) as exc:
         raise ProtocolError(f"cannot encode: {exc}") from None
+
+
+def encode_packet(encoders: dict, packet, byteorder: str, protocol: str) -> bytes:
+    """Encode ``packet`` with its encoder from ``encoders`` (packet type ->
+    ``enc(prefix, packet)``); every failure is a :class:`ProtocolError`."""
+    enc = encoders.get(type(packet))
+    if enc is None:
+        raise ProtocolError(f"not an {protocol} packet: {type(packet).__name__}")
+    pfx = prefix_of(byteorder)
+    try:
+        return enc(pfx, packet)
+    except ProtocolError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
+            struct.error) as exc:
+        raise ProtocolError(f"cannot encode {type(packet).__name__}: {exc!r}") from None

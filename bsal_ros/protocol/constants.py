@@ -30,7 +30,7 @@ __all__ = [
     "RCI_VERSION_MAJOR", "RCI_VERSION_MINOR",
 ]
 
-#: RCI protocol version spoken by this implementation (DESIGN.md section 3).
+#: RCI protocol version spoken by this implementation (docs/PROTOCOL.md).
 RCI_VERSION_MAJOR = 0
 RCI_VERSION_MINOR = 3
 

@@ -17,11 +17,10 @@ from ._stream import StreamDecoder
 from .constants import RciCode
 from .rci_packets import (ALL_CODES, CLASS_OF, CLIENT_RECEIVES, FLAG_GROUP, FLAG_POLY,
                           FLAG_RQ_ACK, FLAGS, IIID_SIZE, SERVER_RECEIVES, CBsTm, CCnAc,
-                          CStIq, CStMt, CStSn, CSvTm, ICaIq, IIId, MotorCommand,
-                          MotorCommandKind, SensorCommand)
+                          CStIq, CSvTm, ICaIq, IIId)
 from .rci_replies import ReplyMatching
 from .rci_tables import (INQ_TYPES, L_ACTIVATE, L_MOTOR_INQUIRY, L_SENSOR_INQUIRY,
-                         MOTOR_CMD_KIND, SENSOR_CMD_BY_BYTE, SUB_CODES, TERM_CODES)
+                         COMMAND_ITEMS, SUB_CODES, TERM_CODES)
 from .values import Timeval
 
 __all__ = ["RciDecoder"]
@@ -82,7 +81,7 @@ class RciDecoder(ReplyMatching, StreamDecoder):
             RciCode.CBsTm: self._p_cbstm,
             RciCode.CAcMt: self._p_fixed(L_ACTIVATE), RciCode.CAcSn: self._p_fixed(L_ACTIVATE),
             RciCode.CGtMtIq: self._p_fixed(L_MOTOR_INQUIRY), RciCode.CGtSnIq: self._p_fixed(L_SENSOR_INQUIRY),
-            RciCode.CStMt: self._p_cstmt, RciCode.CStSn: self._p_cstsn,
+            RciCode.CStMt: self._p_commands, RciCode.CStSn: self._p_commands,
             RciCode.CGtMtRp: self._p_reply, RciCode.CGtSnRp: self._p_reply,
         }
 
@@ -171,36 +170,22 @@ class RciDecoder(ReplyMatching, StreamDecoder):
             return CLASS_OF[base](sub, items, form, bool(flags & FLAG_RQ_ACK)), end
         return parse
 
-    def _p_cstmt(self, buf, pos, base, flags):
+    def _p_commands(self, buf, pos, base, flags):
+        """A Set packet (CStMt, CStSn): command byte + payload per item."""
         sub = self._sub_of(buf, pos, base)
-        u16 = self._u16
-
-        def item(b, p, ident):
-            c = b[p]
-            kind = MOTOR_CMD_KIND.get((sub, c))
-            if kind is None:
-                raise Bad(f"bad motor command byte 0x{c:02x} for {sub.name}", p)
-            if kind == MotorCommandKind.RESET:
-                return MotorCommand(kind, 0), p + 1
-            return MotorCommand(kind, u16.unpack_from(b, p + 1)[0]), p + 3
-        form = self._form(flags)
-        items, end = decode_var(buf, pos + 3, form, item, self._pfx)
-        return CStMt(sub, items, form, bool(flags & FLAG_RQ_ACK)), end
-
-    def _p_cstsn(self, buf, pos, base, flags):
-        sub = self._sub_of(buf, pos, base)
+        spec = COMMAND_ITEMS[base]
         pfx = self._pfx
 
         def item(b, p, ident):
             c = b[p]
-            spec = SENSOR_CMD_BY_BYTE.get((sub, c))
-            if spec is None:
-                raise Bad(f"bad sensor command byte 0x{c:02x} for {sub.name}", p)
-            kind, fmt = spec
+            hit = spec.by_byte.get((sub, c))
+            if hit is None:
+                raise Bad(f"bad {spec.what} command byte 0x{c:02x} for {sub.name}", p)
+            kind, fmt = hit
             if not fmt:
-                return SensorCommand(kind, 0), p + 1
+                return spec.item_type(kind, 0), p + 1
             st = S(pfx + fmt)
-            return SensorCommand(kind, st.unpack_from(b, p + 1)[0]), p + 1 + st.size
+            return spec.item_type(kind, st.unpack_from(b, p + 1)[0]), p + 1 + st.size
         form = self._form(flags)
         items, end = decode_var(buf, pos + 3, form, item, pfx)
-        return CStSn(sub, items, form, bool(flags & FLAG_RQ_ACK)), end
+        return CLASS_OF[base](sub, items, form, bool(flags & FLAG_RQ_ACK)), end

@@ -5,16 +5,16 @@ from __future__ import annotations
 import struct
 from itertools import chain
 
-from ._items import F_GROUP, S, encode_fixed, encode_var, prefix_of
+from ._items import F_GROUP, S, encode_fixed, encode_packet, encode_var
 from .constants import Form, MotorType, RciCode
 from .errors import ProtocolError
 from .rci_packets import (FLAG_GROUP, FLAG_RQ_ACK, FORM_FLAG, CAcMt, CAcSn, CBsTm, CBsTmIq,
                           CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStRp,
-                          CStSn, CSvTm, ICaIq, ICaRp, IIId, IInCp, MotorCommand,
-                          MotorCommandKind, MotorData, SensorCommand, StatusData, VersionReply)
+                          CStSn, CSvTm, ICaIq, ICaRp, IIId, IInCp, MotorData, StatusData,
+                          VersionReply)
 from .rci_tables import (CAP_REPLIES, CSTRP_STATUS, INQ_TYPES, L_ACTIVATE, L_MOTOR_DC,
                          L_MOTOR_INQUIRY, L_MOTOR_PSERVO, L_SENSOR_INQUIRY, L_STATUS,
-                         MOTOR_CMD_BYTE, SENSOR_CMD, SENSOR_DATA, SENSOR_DATA_TYPE, SUB_CODES,
+                         COMMAND_ITEMS, SENSOR_DATA, SENSOR_DATA_TYPE, SUB_CODES,
                          TERM_CODES)
 from .values import Timeval
 
@@ -112,35 +112,25 @@ def _enc_fixed(base, lay):
     return enc
 
 
-def _enc_cstmt(pfx, p: CStMt):
-    sub = _sub(RciCode.CStMt, p.sub_code)
-    u8h = S(pfx + "BH")
+def _enc_commands(base):
+    """Encoder of a Set packet (CStMt, CStSn): command byte + payload per item."""
+    spec = COMMAND_ITEMS[base]
 
-    def item(d):
-        if not isinstance(d, MotorCommand):
-            raise ProtocolError("CStMt item data must be MotorCommand")
-        b = MOTOR_CMD_BYTE.get((sub, d.kind))
-        if b is None:
-            raise ProtocolError(f"CStMt: {d.kind!r} not defined for {sub.name}")
-        if d.kind == MotorCommandKind.RESET:
-            return bytes((b,))
-        return u8h.pack(b, d.speedval)
-    return encode_var(pfx, _code(p, RciCode.CStMt, p.form), sub, p.items, p.form, item)
+    def enc(pfx, p):
+        sub = _sub(base, p.sub_code)
 
-
-def _enc_cstsn(pfx, p: CStSn):
-    sub = _sub(RciCode.CStSn, p.sub_code)
-
-    def item(d):
-        if not isinstance(d, SensorCommand):
-            raise ProtocolError("CStSn item data must be SensorCommand")
-        fmt = SENSOR_CMD.get((sub, d.kind))
-        if fmt is None:
-            raise ProtocolError(f"CStSn: {d.kind!r} not defined for {sub.name}")
-        if not fmt:
-            return bytes((d.kind,))
-        return S(pfx + "B" + fmt).pack(d.kind, d.value)
-    return encode_var(pfx, _code(p, RciCode.CStSn, p.form), sub, p.items, p.form, item)
+        def item(d):
+            if not isinstance(d, spec.item_type):
+                raise ProtocolError(f"{base.name} item data must be {spec.item_type.__name__}")
+            hit = spec.by_kind.get((sub, d.kind))
+            if hit is None:
+                raise ProtocolError(f"{base.name}: {d.kind!r} not defined for {sub.name}")
+            byte, fmt = hit
+            if not fmt:
+                return bytes((byte,))
+            return S(pfx + "B" + fmt).pack(byte, d[1])
+        return encode_var(pfx, _code(p, base, p.form), sub, p.items, p.form, item)
+    return enc
 
 
 CGTMTRP = int(RciCode.CGtMtRp)
@@ -231,11 +221,11 @@ _ENCODERS = {
     CBsTmIq: _enc_simple("", RciCode.CBsTmIq, ()),
     CBsTm: _enc_cbstm,
     CAcMt: _enc_fixed(RciCode.CAcMt, L_ACTIVATE),
-    CStMt: _enc_cstmt,
+    CStMt: _enc_commands(RciCode.CStMt),
     CGtMtIq: _enc_fixed(RciCode.CGtMtIq, L_MOTOR_INQUIRY),
     CGtMtRp: _enc_reply(RciCode.CGtMtRp),
     CAcSn: _enc_fixed(RciCode.CAcSn, L_ACTIVATE),
-    CStSn: _enc_cstsn,
+    CStSn: _enc_commands(RciCode.CStSn),
     CGtSnIq: _enc_fixed(RciCode.CGtSnIq, L_SENSOR_INQUIRY),
     CGtSnRp: _enc_reply(RciCode.CGtSnRp),
 }
@@ -243,14 +233,4 @@ _ENCODERS = {
 
 def encode_rci(packet, byteorder: str = "big") -> bytes:
     """Encode one RCI packet. Raises :class:`ProtocolError` if it cannot be encoded."""
-    enc = _ENCODERS.get(type(packet))
-    if enc is None:
-        raise ProtocolError(f"not an RCI packet: {type(packet).__name__}")
-    pfx = prefix_of(byteorder)
-    try:
-        return enc(pfx, packet)
-    except ProtocolError:
-        raise
-    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
-            struct.error) as exc:
-        raise ProtocolError(f"cannot encode {type(packet).__name__}: {exc!r}") from None
+    return encode_packet(_ENCODERS, packet, byteorder, "RCI")

@@ -4,12 +4,14 @@ Spec tables shared by the encoder and the decoder."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ._items import Layout
 from .constants import (CapInquiry, CapReply, CStRpStatus, GetMotorStatus, GetSensorStatus,
                         MotorCommandCode, MotorType, RciCode, SensorCommandCode, SensorType,
                         TermCode)
-from .rci_packets import (AbsEncoderData, AccelData, MotorCommandKind, MotorData,
-                          RelEncoderData, StatusData, UltrasonicData)
+from .rci_packets import (AbsEncoderData, AccelData, MotorCommand, MotorCommandKind, MotorData,
+                          RelEncoderData, SensorCommand, StatusData, UltrasonicData)
 
 # =============================================================== value domains
 MOTOR_SUBS = {int(m): m for m in MotorType}
@@ -46,11 +48,32 @@ for _s in SensorType:
     SENSOR_REPLY[(_s, GetSensorStatus.STATUS)] = L_STATUS
     SENSOR_REPLY[(_s, GetSensorStatus.DATA)] = SENSOR_DATA[_s]
 
-MOTOR_CMD_BYTE = {(MotorType.DC, MotorCommandKind.SPVAL): MotorCommandCode.DC_SPVAL,
-                   (MotorType.PSERVO, MotorCommandKind.SPVAL): MotorCommandCode.PSERVO_SPVAL,
-                   (MotorType.PSERVO, MotorCommandKind.RESET): MotorCommandCode.PSERVO_RESET}
-MOTOR_CMD_KIND = {(int(m), int(b)): k for (m, k), b in MOTOR_CMD_BYTE.items()}
-SENSOR_CMD = {(SensorType.RELENCODER, SensorCommandCode.RELENCODER_CLEAR): "",
-               (SensorType.ULTRASONIC, SensorCommandCode.ULTRASONIC_ORDER): "B",
-               (SensorType.ULTRASONIC, SensorCommandCode.ULTRASONIC_TIMING): "H"}
-SENSOR_CMD_BY_BYTE = {(int(s), int(c)): (c, f) for (s, c), f in SENSOR_CMD.items()}
+class CommandItems(NamedTuple):
+    """How the items of a Set packet (CStMt, CStSn) go on the wire: a command
+    byte, then a payload of struct format ``fmt`` ("" for none)."""
+
+    what: str            # "motor" or "sensor", for error messages
+    item_type: type      # MotorCommand or SensorCommand (kind, payload value)
+    by_kind: dict        # (sub-code, kind) -> (command byte, fmt)
+    by_byte: dict        # (sub-code, command byte) -> (kind, fmt)
+
+
+def _command_items(what: str, item_type: type, table: dict) -> CommandItems:
+    by_byte = {(int(sub), int(byte)): (kind, fmt) for (sub, kind), (byte, fmt) in table.items()}
+    return CommandItems(what, item_type, table, by_byte)
+
+
+#: command items of CStMt and CStSn (001 4.6.9, 4.6.12)
+COMMAND_ITEMS = {
+    RciCode.CStMt: _command_items("motor", MotorCommand, {
+        (MotorType.DC, MotorCommandKind.SPVAL): (MotorCommandCode.DC_SPVAL, "H"),
+        (MotorType.PSERVO, MotorCommandKind.SPVAL): (MotorCommandCode.PSERVO_SPVAL, "H"),
+        (MotorType.PSERVO, MotorCommandKind.RESET): (MotorCommandCode.PSERVO_RESET, "")}),
+    RciCode.CStSn: _command_items("sensor", SensorCommand, {
+        (SensorType.RELENCODER, SensorCommandCode.RELENCODER_CLEAR):
+            (SensorCommandCode.RELENCODER_CLEAR, ""),
+        (SensorType.ULTRASONIC, SensorCommandCode.ULTRASONIC_ORDER):
+            (SensorCommandCode.ULTRASONIC_ORDER, "B"),
+        (SensorType.ULTRASONIC, SensorCommandCode.ULTRASONIC_TIMING):
+            (SensorCommandCode.ULTRASONIC_TIMING, "H")}),
+}

@@ -34,7 +34,8 @@ from itertools import chain, repeat
 from operator import attrgetter
 from typing import NamedTuple, Union
 
-from ._items import F_GENERAL, F_GROUP, F_POLY, Bad, Layout, S, decode_fixed, encode_fixed, prefix_of
+from ._items import (F_GENERAL, F_GROUP, F_POLY, Bad, Layout, S, decode_fixed, encode_fixed,
+                     encode_packet, prefix_of)
 from ._stream import StreamDecoder
 from .constants import (Form, RdiActuatorType, RdiCode, RdiMiscType, RdiMotorType,
                         RdiOrientType, RdiSensorType)
@@ -246,17 +247,7 @@ _ENCODERS = {
 
 def encode_rdi(packet, byteorder: str = "big") -> bytes:
     """Encode one RDI packet. Raises :class:`ProtocolError` if it cannot be encoded."""
-    enc = _ENCODERS.get(type(packet))
-    if enc is None:
-        raise ProtocolError(f"not an RDI packet: {type(packet).__name__}")
-    pfx = prefix_of(byteorder)
-    try:
-        return enc(pfx, packet)
-    except ProtocolError:
-        raise
-    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
-            struct.error) as exc:
-        raise ProtocolError(f"cannot encode {type(packet).__name__}: {exc!r}") from None
+    return encode_packet(_ENCODERS, packet, byteorder, "RDI")
 
 
 def encode_rdi_frame(packets, byteorder: str = "big") -> bytes:

@@ -44,6 +44,16 @@ class BaseHandlers:
             raise SessionEnd(f"guest sent {RciCode(base).name}, a command it may not use",
                              TermCode.ACCESS, logging.WARNING)
 
+    def _write_ids(self, base: int, device_class: str, pkt) -> list[int] | None:
+        """The ids of a command that changes the robot, after the guest check;
+        None when an id is invalid (then answered: INVALID_ID)."""
+        self._guard_write(base)
+        ids = [i for i, _ in pkt.items]
+        if self._invalid(device_class, ids):
+            self._finish_command(base, CStRpStatus.INVALID_ID, pkt.rq_ack)
+            return None
+        return ids
+
     def _finish_command(self, base: int, status: CStRpStatus, rq_ack: bool) -> None:
         """Remember a command's status; acknowledge it when asked (CCnAc or CStRp)."""
         self._status[base] = status

@@ -25,11 +25,9 @@ class MotorHandlers:
     """The CAcMt, CStMt and CGtMtIq handlers and the steering homing."""
 
     async def _h_cacmt(self, pkt: CAcMt) -> None:
-        self._guard_write(RciCode.CAcMt)
         cls = MOTOR_CLASS[pkt.sub_code]
-        ids = [i for i, _ in pkt.items]
-        if self._invalid(cls, ids):
-            return self._finish_command(RciCode.CAcMt, CStRpStatus.INVALID_ID, pkt.rq_ack)
+        if self._write_ids(RciCode.CAcMt, cls, pkt) is None:
+            return
         if cls == PSERVO_MOTOR and self._homing_now():
             return self._finish_command(RciCode.CAcMt, CStRpStatus.ABORT, pkt.rq_ack)
         if self.stopper is not None:
@@ -37,11 +35,9 @@ class MotorHandlers:
         await self._activate(RciCode.CAcMt, cls, pkt)
 
     async def _h_cstmt(self, pkt: CStMt) -> None:
-        self._guard_write(RciCode.CStMt)
         cls = MOTOR_CLASS[pkt.sub_code]
-        ids = [i for i, _ in pkt.items]
-        if self._invalid(cls, ids):
-            return self._finish_command(RciCode.CStMt, CStRpStatus.INVALID_ID, pkt.rq_ack)
+        if self._write_ids(RciCode.CStMt, cls, pkt) is None:
+            return
         resets = [i for i, d in pkt.items if d.kind == MotorCommandKind.RESET]
         if resets:
             if len(resets) != len(pkt.items) or self._homing_now():

@@ -28,18 +28,15 @@ class SensorHandlers:
     """The CAcSn, CStSn and CGtSnIq handlers."""
 
     async def _h_cacsn(self, pkt: CAcSn) -> None:
-        self._guard_write(RciCode.CAcSn)
         cls = SENSOR_CLASS[pkt.sub_code]
-        if self._invalid(cls, [i for i, _ in pkt.items]):
-            return self._finish_command(RciCode.CAcSn, CStRpStatus.INVALID_ID, pkt.rq_ack)
+        if self._write_ids(RciCode.CAcSn, cls, pkt) is None:
+            return
         await self._activate(RciCode.CAcSn, cls, pkt)
 
     async def _h_cstsn(self, pkt: CStSn) -> None:
-        self._guard_write(RciCode.CStSn)
-        cls = SENSOR_CLASS[pkt.sub_code]
-        ids = [i for i, _ in pkt.items]
-        if self._invalid(cls, ids):
-            return self._finish_command(RciCode.CStSn, CStRpStatus.INVALID_ID, pkt.rq_ack)
+        ids = self._write_ids(RciCode.CStSn, SENSOR_CLASS[pkt.sub_code], pkt)
+        if ids is None:
+            return
         if pkt.sub_code == SensorType.RELENCODER:
             res = await self._acked_call(self.port.clear_encoders(ids), pkt.rq_ack)
             if res.ok:

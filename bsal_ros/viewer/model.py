@@ -52,21 +52,20 @@ def _items_text(p) -> str:
     for ident, d in p.items:
         if isinstance(p, RdiSensor):
             if sub == RdiSensorType.ULTRASONIC:
-                parts.append(f"{ident}:delay={d.delay}us st={fmt_statval(d.status)}")
+                text = f"delay={d.delay}us"
             elif sub == RdiSensorType.RELENCODER:
-                parts.append(f"{ident}:d_count={d.d_count} d_st={fmt_statval(d.d_status)} "
-                             f"count={d.count} st={fmt_statval(d.status)}")
+                text = f"d_count={d.d_count} d_st={fmt_statval(d.d_status)} count={d.count}"
             elif sub == RdiSensorType.ABSENCODER:
-                parts.append(f"{ident}:count={d.count} st={fmt_statval(d.status)}")
+                text = f"count={d.count}"
             else:
-                parts.append(f"{ident}:accel={d.accel:.4f}g st={fmt_statval(d.status)}")
+                text = f"accel={d.accel:.4f}g"
         elif isinstance(p, RdiMotor):
-            parts.append(f"{ident}:speed=0x{d.speed:04x}({fmt_speedval(d.speed)}) "
-                         f"st={fmt_statval(d.status)}")
+            text = f"speed=0x{d.speed:04x}({fmt_speedval(d.speed)})"
         elif sub == RdiActuatorType.STEER:
-            parts.append(f"{ident}:angle={d.angle:.4f}rad st={fmt_statval(d.status)}")
+            text = f"angle={d.angle:.4f}rad"
         else:
-            parts.append(f"{ident}:rotations={d.rotations:.4f} st={fmt_statval(d.status)}")
+            text = f"rotations={d.rotations:.4f}"
+        parts.append(f"{ident}:{text} st={fmt_statval(d.status)}")
     return " ".join(parts)
 
 
