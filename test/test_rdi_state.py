@@ -65,9 +65,9 @@ def test_frame_has_every_kind_with_raw_values():
 def test_omni_backwards_and_newest_wins():
     st = StreamState()
     st.set_omni_from_twist(0.0, -0.5, 10.0)
-    assert st.omni[0] == pytest.approx(math.pi) and st.omni[1] == 0.5
+    assert st.omni.direction == pytest.approx(math.pi) and st.omni.speed == 0.5
     st.set_omni_from_twist(1.0, 0.5, 9.0)          # older: ignored
-    assert st.omni[2] == 10.0
+    assert st.omni.stamp == 10.0
     st.update_devices([DeviceState("ultrasonic", 0, delay_us=5, stamp=2.0)])
     st.update_devices([DeviceState("ultrasonic", 0, delay_us=4, stamp=1.0)])
     assert st.devices[("ultrasonic", 0)].delay_us == 5

@@ -21,7 +21,7 @@ import collections
 import dataclasses
 import threading
 import time
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from rclpy.action import ActionClient
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -171,6 +171,13 @@ class CaStatesPublisher:
             self.pub_ca.publish(arr)
 
 
+class CachedState(NamedTuple):
+    """A device's newest state and when it arrived (monotonic seconds)."""
+
+    state: DeviceState
+    received: float
+
+
 class StateCache:
     """The newest state of every device from the ``device_states`` topic, with
     the interval at which each device is reported (to judge freshness)."""
@@ -178,7 +185,7 @@ class StateCache:
     def __init__(self, max_age_cycles: float, min_age_s: float):
         self.max_age_factor = max_age_cycles
         self.min_age = min_age_s
-        self.entries: dict[tuple[str, int], tuple[DeviceState, float]] = {}
+        self.entries: dict[tuple[str, int], CachedState] = {}
         self._interval: dict[tuple[str, int], float] = {}
         #: ids seen per class; replaced, never mutated (read from other threads)
         self.seen: dict[str, frozenset[int]] = {}
@@ -191,11 +198,11 @@ class StateCache:
             key = (m.device_class, m.id)
             old = cache.get(key)
             if old is not None:
-                dt = now - old[1]
+                dt = now - old.received
                 if dt > 0:
                     prev = interval.get(key)
                     interval[key] = dt if prev is None else 0.8 * prev + 0.2 * dt
-            cache[key] = (from_msg(m), now)
+            cache[key] = CachedState(from_msg(m), now)
             seen = self.seen.get(m.device_class, frozenset())
             if m.id not in seen:
                 self.seen[m.device_class] = seen | {m.id}
@@ -211,9 +218,9 @@ class StateCache:
             if e is None:
                 return None
             limit = interval.get(key, 0.5) * self.max_age_factor
-            if now - e[1] > (limit if limit > self.min_age else self.min_age):
+            if now - e.received > (limit if limit > self.min_age else self.min_age):
                 return None
-            out.append(e[0])
+            out.append(e.state)
         return out
 
     def commanded(self, device_class: str, settings: Sequence[MotorSetting]) -> None:
@@ -223,11 +230,11 @@ class StateCache:
             key = (device_class, s.id)
             e = self.entries.get(key)
             if e is not None:
-                state = dataclasses.replace(e[0], speedval=speedval_pack(s.duty, s.value))
+                state = dataclasses.replace(e.state, speedval=speedval_pack(s.duty, s.value))
                 # The executor thread may have stored a newer reading
                 # meanwhile: only replace the entry this was built from.
                 if self.entries.get(key) is e:
-                    self.entries[key] = (state, e[1])
+                    self.entries[key] = CachedState(state, e.received)
 
 
 class RosRobotPort(RobotPort):
@@ -286,6 +293,7 @@ class RosRobotPort(RobotPort):
         return self.cli["list"].service_is_ready()
 
     def device_ids(self, device_class: str) -> frozenset[int]:
+        """The ids from list_devices, else those seen on device_states."""
         known = self._ids.get(device_class)
         if known is not None:
             return known
@@ -310,9 +318,11 @@ class RosRobotPort(RobotPort):
 
     # ------------------------------------------------------------------ state
     def cached(self, device_class: str, ids: Sequence[int]):
+        """Fresh states from the device_states cache, or None."""
         return self.cache.fresh(device_class, ids)
 
     async def fetch(self, device_class: str, ids: Sequence[int]):
+        """States from get_device_states."""
         res = await self._request("get", GetDeviceStates.Request(device_class=device_class,
                                                                   ids=list(ids)))
         if res.result.code != 0:
@@ -337,14 +347,17 @@ class RosRobotPort(RobotPort):
         return Result(int(r.code), str(r.message))
 
     async def reset(self) -> Result:
+        """Call the reset service."""
         return self._result(await self._request("reset", Reset.Request()))
 
     async def activate(self, device_class, ids, active) -> Result:
+        """Call activate_devices."""
         req = ActivateDevices.Request(device_class=device_class, ids=list(ids),
                                       active=[bool(a) for a in active])
         return self._result(await self._request("activate", req))
 
     async def set_motors(self, device_class, settings) -> Result:
+        """Call set_motors with a lease; renew the lease while running."""
         cmds = [MotorCommand(id=s.id, mode=MotorCommand.MODE_DUTY_CYCLE if s.duty
                              else MotorCommand.MODE_VELOCITY, value=float(s.value))
                 for s in settings]
@@ -359,15 +372,18 @@ class RosRobotPort(RobotPort):
         return res
 
     async def clear_encoders(self, ids) -> Result:
+        """Call clear_encoders."""
         return self._result(await self._request("clear", ClearEncoders.Request(ids=list(ids))))
 
     async def set_sonar_timing(self, timings) -> Result:
+        """Call set_sonar_timing."""
         req = SetSonarTiming.Request(timings=[
             SonarTimingMsg(id=t.id, firing_slot=t.firing_slot, interval_ms=t.interval_ms)
             for t in timings])
         return self._result(await self._request("timing", req))
 
     async def home_steering(self, motor_id: int) -> Result:
+        """Run the home_steering action; cancelled with the awaiting task."""
         if not self.home.server_is_ready():
             raise PortUnavailable("action home_steering not available")
         goal = HomeSteering.Goal(id=motor_id, timeout_s=float(self.home_timeout))
@@ -405,7 +421,9 @@ class RosRobotPort(RobotPort):
 
     # ------------------------------------------------- control-application view
     def delivered(self, device_class, states, what) -> None:
+        """Republish on rci/ca_states (worker thread)."""
         self.ca_view.delivered(device_class, states, what)
 
     def session_event(self, event: str, detail: str = "") -> None:
+        """Publish on rci/session (worker thread)."""
         self.ca_view.session_event(event, detail)

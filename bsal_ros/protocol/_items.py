@@ -36,6 +36,7 @@ PREFIX = {"big": ">", "little": "<", ">": ">", "<": "<", "network": ">", "!": ">
 
 
 def prefix_of(byteorder: str) -> str:
+    """The struct prefix of a byte order ("big"/"little" or a struct prefix)."""
     try:
         return PREFIX[byteorder]
     except (KeyError, TypeError):
@@ -129,6 +130,7 @@ class Layout:
         return map(_tuple_new, repeat(self.cls), zip(vals, repeat(None)))
 
     def one(self, vals):
+        """The item data of one item's unpacked wire values."""
         if self.kind == "scalar":
             return vals[0]
         if self.kind == "named":
@@ -146,6 +148,7 @@ class Layout:
         return map(get0, map(get1, items))
 
     def vals(self, d) -> tuple:
+        """The wire values of one item's data."""
         kind = self.kind
         if kind == "scalar":
             return (d,)
@@ -172,6 +175,7 @@ class Layout:
         return kind == "named" or all(d[1] is None for d in datas)
 
     def accepts(self, d) -> bool:
+        """True when ``d`` is valid item data for this layout."""
         if self.kind == "scalar":
             return isinstance(d, int) and not isinstance(d, tuple)
         if self.kind == "named":
@@ -277,6 +281,7 @@ def check_items(items, form) -> int:
 
 
 def encode_fixed(pfx, code, sub, items, form, lay: Layout, checked: bool = False) -> bytes:
+    """One id-carrying packet of fixed-size items in its form (general, poly or group)."""
     if form is F_GENERAL and len(items) == 1:      # fast path, the most common form
         try:
             ident, d = items[0]

@@ -86,6 +86,7 @@ class RciDecoder(ReplyMatching, StreamDecoder):
         }
 
     def reset(self) -> None:
+        """Forget buffered bytes and the pending inquiries (new connection)."""
         super().reset()
         self.clear_expectations()
 

@@ -69,20 +69,29 @@ class MotorData(NamedTuple):
 
 
 class UltrasonicData(NamedTuple):
+    """CGtSnRp DATA item of an ultrasonic sensor."""
+
     delay: int          # guint16, microseconds (round trip)
 
 
 class RelEncoderData(NamedTuple):
+    """CGtSnRp DATA item of a relative encoder."""
+
     d_count: int        # gint16
     count: int          # gint16
 
 
 class AbsEncoderData(NamedTuple):
+    """CGtSnRp DATA item of an absolute encoder."""
+
     count: int          # gint16
 
 
 class AccelData(NamedTuple):
+    """CGtSnRp DATA item of an accelerometer."""
+
     accel: float        # IEEE single, gravities
+
 
 # ======================================================================= packets
 @dataclass(slots=True)
@@ -193,6 +202,7 @@ class _IdPacket:
 
     @classmethod
     def poly(cls, sub_code: int, items, rq_ack: bool = False):
+        """Poly-form packet: ``items`` = [(id, data)] in any id order."""
         return cls(sub_code, list(items), Form.POLY, rq_ack)
 
 

@@ -61,6 +61,7 @@ class ReplyMatching:
         self._pending.append([inquiry, ctx])
 
     def clear_expectations(self) -> None:
+        """Forget every pending inquiry."""
         self._pending.clear()
 
     def _consume(self, entry) -> None:

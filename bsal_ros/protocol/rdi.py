@@ -54,11 +54,15 @@ _FORM_FLAG = {Form.GENERAL: 0, Form.POLY: _POLY, Form.GROUP: _GROUP}
 
 
 class UltrasonicReading(NamedTuple):
+    """RDI-Sn ULTRASONIC item: delay (us) and statval."""
+
     delay: int       # guint16 us
     status: int      # statval
 
 
 class RelEncoderReading(NamedTuple):
+    """RDI-Sn RELENCODER item: change, its statval, count, statval."""
+
     d_count: int     # gint16
     d_status: int    # statval
     count: int       # gint16
@@ -66,26 +70,36 @@ class RelEncoderReading(NamedTuple):
 
 
 class AbsEncoderReading(NamedTuple):
+    """RDI-Sn ABSENCODER item: count and statval."""
+
     count: int       # gint16
     status: int
 
 
 class AccelReading(NamedTuple):
+    """RDI-Sn ACCEL item: acceleration (g) and statval."""
+
     accel: float     # gravities
     status: int
 
 
 class DcMotorReading(NamedTuple):
+    """RDI-Mt DC item: speedval and statval."""
+
     speed: int       # speedval
     status: int
 
 
 class SteerReading(NamedTuple):
+    """RDI-Ac STEER item: steering angle (rad) and statval."""
+
     angle: float     # rad
     status: int
 
 
 class DriveReading(NamedTuple):
+    """RDI-Ac DRIVE item: wheel rotations and statval."""
+
     rotations: float  # wheel rotations
     status: int
 
@@ -98,15 +112,18 @@ class _RdiIdPacket:
 
     @classmethod
     def one(cls, sub_code: int, ident: int, data):
+        """General-form packet with a single item."""
         return cls(sub_code, [(ident, data)], Form.GENERAL)
 
     @classmethod
     def group(cls, sub_code: int, first_id: int, datas):
+        """Group-form packet: ``datas`` for ids first_id, first_id+1, ..."""
         return cls(sub_code, list(zip(range(first_id, first_id + len(datas)), datas)),
                    Form.GROUP)
 
     @classmethod
     def poly(cls, sub_code: int, items):
+        """Poly-form packet: ``items`` = [(id, data)] in any id order."""
         return cls(sub_code, list(items), Form.POLY)
 
 

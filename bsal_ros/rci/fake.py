@@ -53,10 +53,12 @@ class FakeRobotPort(RobotPort):
         return any(v for _, v in self.speed.values())
 
     def device_ids(self, device_class: str) -> frozenset[int]:
+        """The configured ids of a class."""
         return self.ids.get(device_class, frozenset())
 
     # --------------------------------------------------------------- commands
     async def reset(self) -> Result:
+        """Everything off, every speed zero."""
         self._check()
         self.calls.append(("reset",))
         for s in self.on.values():
@@ -65,6 +67,7 @@ class FakeRobotPort(RobotPort):
         return SUCCESS
 
     async def activate(self, device_class, ids, active) -> Result:
+        """Switch devices on or off (INVALID_ID for an unknown id)."""
         self._check()
         self.calls.append(("activate", device_class, list(ids), list(active)))
         if any(i not in self.ids[device_class] for i in ids):
@@ -76,6 +79,7 @@ class FakeRobotPort(RobotPort):
         return SUCCESS
 
     async def set_motors(self, device_class, settings) -> Result:
+        """Set speeds of active motors (REFUSED while homing or when off)."""
         self._check()
         self.calls.append(("set_motors", device_class, [(s.id, s.duty, s.value) for s in settings]))
         if device_class == PSERVO_MOTOR and self.homing:
@@ -88,18 +92,21 @@ class FakeRobotPort(RobotPort):
         return SUCCESS
 
     async def clear_encoders(self, ids) -> Result:
+        """Zero the encoder count."""
         self._check()
         self.calls.append(("clear_encoders", list(ids)))
         self.count = 0
         return SUCCESS
 
     async def set_sonar_timing(self, timings) -> Result:
+        """Record the timing (nothing else changes)."""
         self._check()
         self.calls.append(("set_sonar_timing", [(t.id, t.firing_slot, t.interval_ms)
                                                  for t in timings]))
         return SUCCESS
 
     async def home_steering(self, motor_id: int) -> Result:
+        """Home for ``home_duration_s`` (or until ``home_release`` is set)."""
         self._check()
         self.calls.append(("home", motor_id))
         if self.homing:
@@ -121,6 +128,7 @@ class FakeRobotPort(RobotPort):
             self.homing = False
 
     async def stop_motors(self, device_class: str) -> bool:
+        """Zero the class's speeds unless its stop is refused."""
         if not self.available or device_class in self.refuse_stop:
             return False
         for key in [k for k in self.speed if k[0] == device_class]:
@@ -128,6 +136,7 @@ class FakeRobotPort(RobotPort):
         return True
 
     async def stop_all(self, deactivate: dict[str, Iterable[int]]) -> set[str]:
+        """Record the stop; stop motors and switch off the given devices."""
         self.stop_calls.append({k: list(v) for k, v in deactivate.items()})
         failed = set()
         for cls in MOTOR_CLASSES:
@@ -165,18 +174,22 @@ class FakeRobotPort(RobotPort):
         return s
 
     def cached(self, device_class: str, ids: Sequence[int]):
+        """States now, or None while ``stale`` or switched off."""
         if self.stale or not self.available:
             return None
         return [self.snapshot(device_class, i) for i in ids]
 
     async def fetch(self, device_class: str, ids: Sequence[int]):
+        """States now."""
         self._check()
         return [self.snapshot(device_class, i) for i in ids]
 
     def delivered(self, device_class, states, what) -> None:
+        """Record what the control application was told."""
         self.delivered_log.append((device_class, [s.id for s in states], what))
         if len(self.delivered_log) > 1000:
             del self.delivered_log[:500]
 
     def session_event(self, event: str, detail: str = "") -> None:
+        """Record a session notice."""
         self.events.append((event, detail))

@@ -34,6 +34,8 @@ DEFAULT_PORT = 7650
 
 
 class RciServer:
+    """The RCI TCP server: one control-application session at a time."""
+
     def __init__(self, port: RobotPort, users: Users, host: str = DEFAULT_HOST,
                  tcp_port: int = DEFAULT_PORT, config: SessionConfig | None = None,
                  logger: logging.Logger | None = None, throttle: LoginThrottle | None = None):
@@ -71,6 +73,7 @@ class RciServer:
         return self._server.sockets[0].getsockname()[1]
 
     async def start(self) -> None:
+        """Listen; returns the bound port."""
         self.stopper = StopRetrier(self.robot, self.log)
         self._server = await asyncio.start_server(self._on_client, self.host, self.tcp_port,
                                                   reuse_address=True)
@@ -78,6 +81,7 @@ class RciServer:
                       self.host, self.bound_port, self.cfg.byteorder, self.cfg.watchdog_s)
 
     async def serve_forever(self) -> None:
+        """Start and serve until cancelled."""
         if self._server is None:
             await self.start()
         await self._server.serve_forever()
@@ -87,6 +91,7 @@ class RciServer:
         await self._idle.wait()
 
     async def close(self) -> None:
+        """Stop listening, end every connection safely."""
         if self._server is not None:
             self._server.close()
         if self.stopper is not None:

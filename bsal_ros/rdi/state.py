@@ -32,10 +32,10 @@ packets), at most 255 items per packet.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
-from ..core.device_classes import ALL_CLASSES as CLASSES
-from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR, PSERVO_MOTOR,
-                                   RELATIVE_ENCODER, ULTRASONIC)
+from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, ALL_CLASSES, DC_MOTOR,
+                                   PSERVO_MOTOR, RELATIVE_ENCODER, ULTRASONIC)
 from ..core.device_state import DeviceState
 from ..protocol import (AbsEncoderReading, AccelReading, DcMotorReading, DriveReading, Form,
                         RdiActuator, RdiActuatorType, RdiMotor, RdiMotorType, RdiOrientEgo,
@@ -46,6 +46,23 @@ __all__ = ["StreamState", "id_packets", "ULTRASONIC", "RELATIVE_ENCODER",
            "ABSOLUTE_ENCODER", "ACCELEROMETER", "DC_MOTOR", "PSERVO_MOTOR"]
 
 TWO_PI = 2.0 * math.pi
+
+
+class Ego(NamedTuple):
+    """The pose estimate for RDI-RbOr EGO."""
+
+    x: float
+    y: float
+    heading: float
+    stamp: float
+
+
+class Omni(NamedTuple):
+    """Direction of motion and speed for RDI-RbOr OMNI."""
+
+    direction: float
+    speed: float
+    stamp: float
 
 
 def _order(stamp: float | None) -> float:
@@ -70,7 +87,8 @@ def id_packets(cls, sub, pairs):
     return out
 
 
-def _i16(v) -> int:
+def clamp_i16(v) -> int:
+    """Clamp into gint16 (RDI carries the count the hardware node reported)."""
     v = int(v)
     return -32768 if v < -32768 else (32767 if v > 32767 else v)
 
@@ -96,8 +114,8 @@ class StreamState:
         self.pservo_id_offset = int(pservo_id_offset)
         self.devices: dict[tuple[str, int], DeviceState] = {}
         self.base_time: Timeval | None = None
-        self.ego: tuple[float, float, float, float] | None = None      # x, y, th, stamp
-        self.omni: tuple[float, float, float] | None = None            # dir, speed, stamp
+        self.ego: Ego | None = None
+        self.omni: Omni | None = None
         self.version = 0            # bumped on every change
         self.base_version = 0       # bumped when the base time moves
 
@@ -147,20 +165,21 @@ class StreamState:
         return True
 
     def set_ego(self, x: float, y: float, heading: float, stamp: float) -> None:
-        if self.ego is None or stamp >= self.ego[3]:
-            self.ego = (float(x), float(y), float(heading), float(stamp))
+        """Store the pose (x, y in m, heading in rad) unless older."""
+        if self.ego is None or stamp >= self.ego.stamp:
+            self.ego = Ego(float(x), float(y), float(heading), float(stamp))
             self.version += 1
 
     def set_omni_from_twist(self, heading: float, vx: float, stamp: float) -> None:
         """Direction of motion in the odometry frame and |speed|, from the body
         heading and the body-frame forward speed (a tricycle moves along its
         heading, backwards when vx < 0)."""
-        if self.omni is not None and stamp < self.omni[2]:
+        if self.omni is not None and stamp < self.omni.stamp:
             return
         vx = float(vx)
         direction = heading if vx >= 0 else heading + math.pi
         direction = math.atan2(math.sin(direction), math.cos(direction))
-        self.omni = (direction, abs(vx), float(stamp))
+        self.omni = Omni(direction, abs(vx), float(stamp))
         self.version += 1
 
     # -------------------------------------------------------------- frames
@@ -173,7 +192,7 @@ class StreamState:
 
     def build_frame(self) -> list:
         """The packets of one frame, from the newest values."""
-        by_class: dict[str, list[DeviceState]] = {c: [] for c in CLASSES}
+        by_class: dict[str, list[DeviceState]] = {c: [] for c in ALL_CLASSES}
         for d in self.devices.values():
             lst = by_class.get(d.device_class)
             if lst is not None:
@@ -187,13 +206,13 @@ class StreamState:
         rel = by_class[RELATIVE_ENCODER]
         if rel:
             out += id_packets(RdiSensor, RdiSensorType.RELENCODER,
-                              [(d.id, RelEncoderReading(_i16(d.d_count), _u(d.d_statval, 32),
-                                                        _i16(d.count), _u(d.statval, 32)))
+                              [(d.id, RelEncoderReading(clamp_i16(d.d_count), _u(d.d_statval, 32),
+                                                        clamp_i16(d.count), _u(d.statval, 32)))
                                for d in rel])
         ab = by_class[ABSOLUTE_ENCODER]
         if ab:
             out += id_packets(RdiSensor, RdiSensorType.ABSENCODER,
-                              [(d.id, AbsEncoderReading(_i16(d.count), _u(d.statval, 32)))
+                              [(d.id, AbsEncoderReading(clamp_i16(d.count), _u(d.statval, 32)))
                                for d in ab])
         acc = by_class[ACCELEROMETER]
         if acc:

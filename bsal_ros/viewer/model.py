@@ -36,12 +36,14 @@ def sonar_layout() -> dict[int, tuple[float, float, float]]:
 
 
 def fmt_statval(raw: int) -> str:
+    """A statval as on,up,ok@ms for a person."""
     s = Statval.unpack(raw)
     flags = ",".join(n for n, v in (("on", s.on), ("up", s.up), ("ok", s.ok)) if v) or "-"
     return f"{flags}@{s.ms}ms"
 
 
 def fmt_speedval(raw: int) -> str:
+    """A speedval as signed percent or rad/s."""
     duty, v = speedval_unpack(raw)
     return f"{v:+.1f}%" if duty else f"{v:+.3f}rad/s"
 
@@ -85,6 +87,8 @@ def describe(p) -> str:
 
 
 class ViewerModel:
+    """What the viewer knows of the robot from the RDI packets received."""
+
     def __init__(self, speed_of_sound: float = DEFAULT_SPEED_OF_SOUND,
                  layout: dict | None = None, trail: int = 2000, echoes: int = 4000):
         self.c = float(speed_of_sound)
@@ -106,9 +110,11 @@ class ViewerModel:
         self._pending_echoes = None
 
     def range_m(self, delay_us: int) -> float:
+        """Range (m) of an ultrasonic round-trip delay (us)."""
         return delay_us * self.c / 2e6
 
     def apply(self, p) -> None:
+        """Take one RDI packet into the model."""
         self.packets += 1
         if isinstance(p, RdiSensor):
             tgt = {RdiSensorType.ULTRASONIC: self.sonars, RdiSensorType.RELENCODER: self.relenc,
