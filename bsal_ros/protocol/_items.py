@@ -183,6 +183,30 @@ class Layout:
         return type(d) is self.cls and d[1] is None
 
 
+
+class IdPacketForms:
+    """Constructors of an id-carrying packet in each form, for RCI and RDI
+    packets alike (``cls(sub_code, items, form, **flags)``; RCI packets take
+    ``rq_ack=`` among ``flags``)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def one(cls, sub_code: int, ident: int, data, **flags):
+        """General-form packet with a single item."""
+        return cls(sub_code, [(ident, data)], F_GENERAL, **flags)
+
+    @classmethod
+    def group(cls, sub_code: int, first_id: int, datas, **flags):
+        """Group-form packet: ``datas`` for ids first_id, first_id+1, ..."""
+        return cls(sub_code, list(zip(range(first_id, first_id + len(datas)), datas)),
+                   F_GROUP, **flags)
+
+    @classmethod
+    def poly(cls, sub_code: int, items, **flags):
+        """Poly-form packet: ``items`` = [(id, data)] in any id order."""
+        return cls(sub_code, list(items), F_POLY, **flags)
+
 # ------------------------------------------------------------------ decoding
 def decode_fixed(buf, p, form, lay: Layout, pfx: str):
     """Items after the ``id_sub_code`` byte at ``p``; returns (items, end)."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import NamedTuple, Union
 
+from ._items import IdPacketForms
 from .constants import (RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CStRpStatus, Form, RciCode,
                         SensorCommandCode, TermCode)
 from .values import Timeval
@@ -183,27 +184,13 @@ class CBsTm:
 
 
 @dataclass(slots=True)
-class _IdPacket:
+class _IdPacket(IdPacketForms):
+    """The shape of the id-carrying control packets (see :mod:`.rci`)."""
+
     sub_code: int
     items: list
     form: Form = Form.GENERAL
     rq_ack: bool = False
-
-    @classmethod
-    def one(cls, sub_code: int, ident: int, data, rq_ack: bool = False):
-        """General-form packet with a single item."""
-        return cls(sub_code, [(ident, data)], Form.GENERAL, rq_ack)
-
-    @classmethod
-    def group(cls, sub_code: int, first_id: int, datas, rq_ack: bool = False):
-        """Group-form packet: ``datas`` for ids first_id, first_id+1, ..."""
-        return cls(sub_code, list(zip(range(first_id, first_id + len(datas)), datas)),
-                   Form.GROUP, rq_ack)
-
-    @classmethod
-    def poly(cls, sub_code: int, items, rq_ack: bool = False):
-        """Poly-form packet: ``items`` = [(id, data)] in any id order."""
-        return cls(sub_code, list(items), Form.POLY, rq_ack)
 
 
 @dataclass(slots=True)

@@ -35,7 +35,7 @@ from operator import attrgetter
 from typing import NamedTuple, Union
 
 from ._items import (F_GENERAL, F_GROUP, F_POLY, Bad, Layout, S, decode_fixed, encode_fixed,
-                     encode_packet, prefix_of)
+                     IdPacketForms, encode_packet, prefix_of)
 from ._stream import StreamDecoder
 from .constants import (Form, RdiActuatorType, RdiCode, RdiMiscType, RdiMotorType,
                         RdiOrientType, RdiSensorType)
@@ -105,26 +105,12 @@ class DriveReading(NamedTuple):
 
 
 @dataclass(slots=True)
-class _RdiIdPacket:
+class _RdiIdPacket(IdPacketForms):
+    """The shape of RDI-Sn, RDI-Mt and RDI-Ac."""
+
     sub_code: int
     items: list
     form: Form = Form.GENERAL
-
-    @classmethod
-    def one(cls, sub_code: int, ident: int, data):
-        """General-form packet with a single item."""
-        return cls(sub_code, [(ident, data)], Form.GENERAL)
-
-    @classmethod
-    def group(cls, sub_code: int, first_id: int, datas):
-        """Group-form packet: ``datas`` for ids first_id, first_id+1, ..."""
-        return cls(sub_code, list(zip(range(first_id, first_id + len(datas)), datas)),
-                   Form.GROUP)
-
-    @classmethod
-    def poly(cls, sub_code: int, items):
-        """Poly-form packet: ``items`` = [(id, data)] in any id order."""
-        return cls(sub_code, list(items), Form.POLY)
 
 
 @dataclass(slots=True)

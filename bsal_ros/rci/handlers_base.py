@@ -54,6 +54,15 @@ class BaseHandlers:
             return None
         return ids
 
+    def _inquiry_ids(self, base: int, device_class: str, pkt) -> list[int] | None:
+        """The ids of an inquiry; None when an id is invalid (then answered:
+        CStRp INVALID_ID)."""
+        ids = [i for i, _ in pkt.items]
+        if self._invalid(device_class, ids):
+            self._inquiry_failed(base, CStRpStatus.INVALID_ID)
+            return None
+        return ids
+
     def _finish_command(self, base: int, status: CStRpStatus, rq_ack: bool) -> None:
         """Remember a command's status; acknowledge it when asked (CCnAc or CStRp)."""
         self._status[base] = status

@@ -94,9 +94,9 @@ class MotorHandlers:
     async def _h_cgtmtiq(self, pkt: CGtMtIq) -> None:
         sub = pkt.sub_code
         cls = MOTOR_CLASS[sub]
-        ids = [i for i, _ in pkt.items]
-        if self._invalid(cls, ids):
-            return self._inquiry_failed(RciCode.CGtMtIq, CStRpStatus.INVALID_ID)
+        ids = self._inquiry_ids(RciCode.CGtMtIq, cls, pkt)
+        if ids is None:
+            return
         if any(s == GetMotorStatus.TIME for _, s in pkt.items):
             return self._inquiry_failed(RciCode.CGtMtIq, CStRpStatus.NO_SUPPORT)
         states = await self._states(RciCode.CGtMtIq, cls, ids)

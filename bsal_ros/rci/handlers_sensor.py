@@ -57,9 +57,9 @@ class SensorHandlers:
     async def _h_cgtsniq(self, pkt: CGtSnIq) -> None:
         sub = pkt.sub_code
         cls = SENSOR_CLASS[sub]
-        ids = [i for i, _ in pkt.items]
-        if self._invalid(cls, ids):
-            return self._inquiry_failed(RciCode.CGtSnIq, CStRpStatus.INVALID_ID)
+        ids = self._inquiry_ids(RciCode.CGtSnIq, cls, pkt)
+        if ids is None:
+            return
         states = await self._states(RciCode.CGtSnIq, cls, ids)
         if states is None:
             return
