@@ -92,8 +92,7 @@ class MotorHandlers:
                 self._force_end(end)
 
     async def _h_cgtmtiq(self, pkt: CGtMtIq) -> None:
-        sub = pkt.sub_code
-        cls = MOTOR_CLASS[sub]
+        sub, cls = pkt.sub_code, MOTOR_CLASS[pkt.sub_code]
         ids = self._inquiry_ids(RciCode.CGtMtIq, cls, pkt)
         if ids is None:
             return

@@ -55,8 +55,7 @@ class SensorHandlers:
         self._finish_command(RciCode.CStSn, status_of(res), pkt.rq_ack)
 
     async def _h_cgtsniq(self, pkt: CGtSnIq) -> None:
-        sub = pkt.sub_code
-        cls = SENSOR_CLASS[sub]
+        sub, cls = pkt.sub_code, SENSOR_CLASS[pkt.sub_code]
         ids = self._inquiry_ids(RciCode.CGtSnIq, cls, pkt)
         if ids is None:
             return
