@@ -20,11 +20,11 @@ import time
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from bsal_ros.core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
-                                          MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
-                                          SENSOR_CLASSES, ULTRASONIC)
-from bsal_ros.core.device_state import DeviceState
-from bsal_ros.core.result import Result
+from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
+                                   MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
+                                   SENSOR_CLASSES, ULTRASONIC)
+from ..core.device_state import DeviceState
+from ..core.result import Result
 
 
 class PortUnavailable(Exception):
