@@ -48,14 +48,17 @@ class BenchState(StreamState):
         self.t0 = t0
         st = Statval(True, True, True, 1000).pack()
         self.set_base_time(Timeval(int(time.time()), 0))
-        self.update_devices([DeviceState("ultrasonic", i, statval=st, delay_us=3000 + 100 * i, stamp=1)
+        self.update_devices([DeviceState("ultrasonic", i, statval=st, delay_us=3000 + 100 * i,
+                                         stamp=1)
                              for i in range(12)])
         self.update_devices([
-            DeviceState("relative_encoder", 0, statval=st, d_count=3, count=300, position=1.0, stamp=1),
+            DeviceState("relative_encoder", 0, statval=st, d_count=3, count=300, position=1.0,
+                        stamp=1),
             DeviceState("absolute_encoder", 0, statval=st, count=10, stamp=1),
             DeviceState("accelerometer", 0, statval=st, accel_g=0.01, stamp=1),
             DeviceState("dc_motor", 0, statval=st, speedval=0x8199, stamp=1),
-            DeviceState("pservo_motor", 0, statval=st, speedval=0x0010, motor_position=0.1, stamp=1)])
+            DeviceState("pservo_motor", 0, statval=st, speedval=0x0010, motor_position=0.1,
+                        stamp=1)])
         self.set_omni_from_twist(0.0, 0.3, time.time())
 
     # new data every frame: the version changes at every look, so the server

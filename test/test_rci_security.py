@@ -528,7 +528,8 @@ def test_largest_rci_packet_is_accepted_and_the_buffer_is_bounded(gw):
     c = login(gw)
     c.send_raw(biggest[:-1])                  # all but the last byte: buffered, waiting
     wait_for(lambda: gw.server.session is not None
-             and gw.server.session.transport.decoder.pending == len(biggest) - 1, "the partial packet")
+             and gw.server.session.transport.decoder.pending == len(biggest) - 1,
+             "the partial packet")
     c.send_raw(biggest[-1:])
     assert c.recv() == CStRp(RciCode.CStMt, CStRpStatus.INVALID_ID)    # decoded, answered
     c.close()

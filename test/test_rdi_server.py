@@ -22,7 +22,7 @@ def robot_state(n_sonars=12):
     st = StreamState()
     st.set_base_time(Timeval(1_700_000_000, 0))
     st.update_devices([DeviceState("ultrasonic", i, statval=ST, delay_us=2000 + i, stamp=1.0)
-                       for i in range(n_sonars)])
+                        for i in range(n_sonars)])
     st.update_devices([
         DeviceState("relative_encoder", 0, statval=ST, d_count=1, count=2, position=1.0, stamp=1.0),
         DeviceState("absolute_encoder", 0, statval=ST, count=3, stamp=1.0),

@@ -19,10 +19,10 @@ def full_state():
     st = StreamState(pservo_id_offset=1)
     st.set_base_time(Timeval(1000, 0))
     st.update_devices([DeviceState("ultrasonic", i, statval=ST, delay_us=1000 + i, stamp=1.0)
-                       for i in range(12)])
+                        for i in range(12)])
     st.update_devices([
         DeviceState("relative_encoder", 0, statval=ST, d_count=-3, d_statval=ST, count=400,
-                   position=4 * math.pi, stamp=1.0),
+                    position=4 * math.pi, stamp=1.0),
         DeviceState("absolute_encoder", 0, statval=ST, count=-77, stamp=1.0),
         DeviceState("accelerometer", 0, statval=ST, accel_g=0.25, stamp=1.0),
         DeviceState("dc_motor", 0, statval=ST, speedval=0x8199, stamp=1.0),
@@ -85,7 +85,7 @@ def test_group_poly_general_choice():
 def test_values_clamped_not_wrapped():
     st = StreamState()
     st.update_devices([DeviceState("relative_encoder", 0, statval=-1, d_count=70000,
-                                  count=-70000, stamp=1)])
+                                   count=-70000, stamp=1)])
     (rel,) = [p for p in st.build_frame() if isinstance(p, RdiSensor)]
     assert rel.items[0][1] == RelEncoderReading(32767, 0, -32768, 0)
 

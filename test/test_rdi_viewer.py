@@ -19,10 +19,12 @@ ST = Statval(True, True, True, 1500).pack()
 def state():
     st = StreamState()
     st.set_base_time(Timeval(1_700_000_000, 0))
-    st.update_devices([DeviceState("ultrasonic", i, statval=ST if i != 3 else Statval(True, True, False, 9).pack(),
-                                  delay_us=5000 + 300 * i, stamp=1) for i in range(12)])
+    bad = Statval(True, True, False, 9).pack()
+    st.update_devices([DeviceState("ultrasonic", i, statval=ST if i != 3 else bad,
+                                   delay_us=5000 + 300 * i, stamp=1) for i in range(12)])
     st.update_devices([
-        DeviceState("relative_encoder", 0, statval=ST, d_count=2, count=20, position=math.pi, stamp=1),
+        DeviceState("relative_encoder", 0, statval=ST, d_count=2, count=20, position=math.pi,
+                    stamp=1),
         DeviceState("absolute_encoder", 0, statval=ST, count=100, stamp=1),
         DeviceState("accelerometer", 0, statval=ST, accel_g=0.05, stamp=1),
         DeviceState("dc_motor", 0, statval=ST, speedval=0x8199, stamp=1),

@@ -80,7 +80,8 @@ class RciDecoder(ReplyMatching, StreamDecoder):
             RciCode.CRs: self._p_bare, RciCode.CBsTmIq: self._p_bare,
             RciCode.CBsTm: self._p_cbstm,
             RciCode.CAcMt: self._p_fixed(L_ACTIVATE), RciCode.CAcSn: self._p_fixed(L_ACTIVATE),
-            RciCode.CGtMtIq: self._p_fixed(L_MOTOR_INQUIRY), RciCode.CGtSnIq: self._p_fixed(L_SENSOR_INQUIRY),
+            RciCode.CGtMtIq: self._p_fixed(L_MOTOR_INQUIRY),
+            RciCode.CGtSnIq: self._p_fixed(L_SENSOR_INQUIRY),
             RciCode.CStMt: self._p_commands, RciCode.CStSn: self._p_commands,
             RciCode.CGtMtRp: self._p_reply, RciCode.CGtSnRp: self._p_reply,
         }

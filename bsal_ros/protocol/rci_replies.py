@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections import deque
 from itertools import repeat
 
-from ._items import F_GENERAL, F_GROUP, F_POLY, Bad, Incomplete, S, decode_fixed, decode_var, get0, get1
+from ._items import (F_GENERAL, F_GROUP, F_POLY, Bad, Incomplete, S, decode_fixed, decode_var,
+                     get0, get1)
 from .constants import CapInquiry, RciCode
 from .rci_packets import (CODE_OF, CLASS_OF, FLAG_GROUP, FLAG_POLY, FLAG_RQ_ACK, CGtMtIq,
                           CGtSnIq, CStIq, CStRp, ICaIq, ICaRp, VersionReply)

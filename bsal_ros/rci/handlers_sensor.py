@@ -7,7 +7,8 @@ A mix-in of :class:`~bsal_ros.rci.session.RciSession`.
 from __future__ import annotations
 
 from ..core.device_classes import ABSOLUTE_ENCODER, ACCELEROMETER, RELATIVE_ENCODER, ULTRASONIC
-from ..protocol.constants import CStRpStatus, GetSensorStatus, RciCode, SensorCommandCode, SensorType
+from ..protocol.constants import (CStRpStatus, GetSensorStatus, RciCode, SensorCommandCode,
+                                  SensorType)
 from ..protocol.rci import (AbsEncoderData, AccelData, CAcSn, CGtSnIq, CGtSnRp, CStSn,
                             RelEncoderData, StatusData, UltrasonicData)
 from .handlers_base import status_of
