@@ -167,7 +167,8 @@ def main(argv=None):
     echo = EchoServer()
     try:
         deadline = time.monotonic() + 30
-        while gw.robot.cached("ultrasonic", list(range(12))) is None or not gw.robot._ids:
+        while (gw.robot.cached("ultrasonic", list(range(12))) is None
+               or not gw.robot.device_list_known):
             assert time.monotonic() < deadline, "no sonar data in the gateway's cache"
             time.sleep(0.05)
 

@@ -35,7 +35,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
 from bsal_ros.protocol import RdiDecoder, RdiOrientEgo, Statval, Timeval  # noqa: E402
-from bsal_ros.rdi import DeviceData, RdiGateway, StreamConfig, StreamState  # noqa: E402
+from bsal_ros.core import DeviceState  # noqa: E402
+from bsal_ros.rdi import RdiGateway, StreamConfig, StreamState  # noqa: E402
 
 
 # ------------------------------------------------------------------ child
@@ -47,14 +48,17 @@ class BenchState(StreamState):
         self.t0 = t0
         st = Statval(True, True, True, 1000).pack()
         self.set_base_time(Timeval(int(time.time()), 0))
-        self.update_devices([DeviceData("ultrasonic", i, st, delay=3000 + 100 * i, stamp=1)
+        self.update_devices([DeviceState("ultrasonic", i, statval=st, delay_us=3000 + 100 * i,
+                                         stamp=1)
                              for i in range(12)])
         self.update_devices([
-            DeviceData("relative_encoder", 0, st, d_count=3, count=300, position=1.0, stamp=1),
-            DeviceData("absolute_encoder", 0, st, count=10, stamp=1),
-            DeviceData("accelerometer", 0, st, accel=0.01, stamp=1),
-            DeviceData("dc_motor", 0, st, speedval=0x8199, stamp=1),
-            DeviceData("pservo_motor", 0, st, speedval=0x0010, motor_position=0.1, stamp=1)])
+            DeviceState("relative_encoder", 0, statval=st, d_count=3, count=300, position=1.0,
+                        stamp=1),
+            DeviceState("absolute_encoder", 0, statval=st, count=10, stamp=1),
+            DeviceState("accelerometer", 0, statval=st, accel_g=0.01, stamp=1),
+            DeviceState("dc_motor", 0, statval=st, speedval=0x8199, stamp=1),
+            DeviceState("pservo_motor", 0, statval=st, speedval=0x0010, motor_position=0.1,
+                        stamp=1)])
         self.set_omni_from_twist(0.0, 0.3, time.time())
 
     # new data every frame: the version changes at every look, so the server

@@ -66,8 +66,8 @@ sys.path.insert(0, str(ROOT))
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 100 + 1))
 
-from bsal_ros.faults import stats as S  # noqa: E402
-from bsal_ros.faults.corpus import CONTROL, build_corpus  # noqa: E402
+from bench.faults import stats as S  # noqa: E402
+from bench.faults.corpus import CONTROL, build_corpus  # noqa: E402
 from bsal_ros.paths import shipped  # noqa: E402
 from bsal_ros.protocol import ProtocolError, RdiBaseTime, RdiDecoder, RdiSensor  # noqa: E402
 from bsal_ros.protocol.constants import (CStRpStatus, GetSensorStatus, MotorType,  # noqa: E402
@@ -754,7 +754,7 @@ class Campaign:
     # ============================================================== step C
     def ca_process(self, mode, i, duty=30.0):
         return self.spawn(f"ca_{mode}_{i}", [
-            sys.executable, "-m", "bsal_ros.faults.ca", "--port", str(self.rci_port),
+            sys.executable, "-m", "bench.faults.ca", "--port", str(self.rci_port),
             "--mode", mode, "--duty", str(duty), "--max-seconds", "40"], json_stdout=True)
 
     def step_kill_ca(self):

@@ -25,3 +25,101 @@ def ros_context():
     finally:
         if context.ok():
             rclpy.shutdown(context=context)
+
+
+# --- RCI fixtures (the gateway logic over real loopback sockets, no ROS)
+import asyncio  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+# the fault-campaign helpers (bench.faults) are imported from the source tree
+_ROOT = str(Path(__file__).resolve().parents[1])
+if _ROOT not in sys.path:
+    sys.path.append(_ROOT)
+
+
+class ThrottleGate:
+    """Injectable sleep for the login throttle: records each delay and, while
+    ``hold`` is set, waits until the test releases it (no timing involved)."""
+
+    def __init__(self):
+        self.calls: list[float] = []
+        self.hold = False
+        self.waiting: list[asyncio.Event] = []
+
+    async def sleep(self, delay: float) -> None:
+        self.calls.append(delay)
+        if self.hold:
+            ev = asyncio.Event()
+            self.waiting.append(ev)
+            await ev.wait()
+        else:
+            await asyncio.sleep(0)
+
+
+class RciServerThread:
+    """The RCI server (bsal_ros.rci.RciServer) on a private asyncio loop in a
+    thread, with a fake robot. ``gate=True``: the login throttle's waits go
+    through a :class:`ThrottleGate` (``self.gate``) instead of sleeping."""
+
+    def __init__(self, users_yaml: str, robot=None, gate: bool = False, **cfg):
+        from bsal_ros.rci import RciServer, SessionConfig, Users
+        from bsal_ros.rci.fake import FakeRobotPort
+        self.robot = robot or FakeRobotPort()
+        self.cfg = SessionConfig(**cfg)
+        self.loop = asyncio.new_event_loop()
+        self.gate = ThrottleGate() if gate else None
+        self.server = RciServer(self.robot, Users.from_yaml_text(users_yaml), "127.0.0.1", 0,
+                                self.cfg)
+        if self.gate is not None:
+            self.server.sleep = self.gate.sleep
+        started = threading.Event()
+
+        def run():
+            asyncio.set_event_loop(self.loop)
+            self.loop.run_until_complete(self.server.start())
+            started.set()
+            self.loop.run_forever()
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        assert started.wait(10)
+        self.port = self.server.bound_port
+
+    def call(self, fn, *args):
+        """Run fn(*args) on the server loop and wait for it."""
+        done = threading.Event()
+        out = []
+        self.loop.call_soon_threadsafe(lambda: (out.append(fn(*args)), done.set()))
+        assert done.wait(10)
+        return out[0]
+
+    def release(self):
+        """Let every held throttle wait end."""
+        def go():
+            for ev in self.gate.waiting:
+                ev.set()
+            self.gate.waiting.clear()
+        self.loop.call_soon_threadsafe(go)
+
+    def wait_idle(self, timeout=10.0):
+        """Wait until no session is running."""
+        deadline = time.monotonic() + timeout
+        while self.server.session is not None:
+            assert time.monotonic() < deadline, "session did not end"
+            time.sleep(0.01)
+
+    def wait_sessions(self, n, timeout=10.0):
+        """Wait until n sessions have ended."""
+        deadline = time.monotonic() + timeout
+        while self.server.sessions_served < n:
+            assert time.monotonic() < deadline, "session did not end"
+            time.sleep(0.01)
+
+    def stop(self):
+        """Close the server and end its thread."""
+        asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()

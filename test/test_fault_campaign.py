@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from bsal_ros.faults.corpus import CATEGORIES, CONTROL, INIT, build_corpus
-from bsal_ros.faults.stats import leak_check, pct, summary
+from bench.faults.corpus import CATEGORIES, CONTROL, INIT, build_corpus
+from bench.faults.stats import leak_check, pct, summary
 from bsal_ros.protocol import ProtocolError, RciDecoder, encode_rci
 from bsal_ros.protocol.rci import IIId, IInCp
 

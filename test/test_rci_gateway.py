@@ -18,14 +18,15 @@ from bsal_ros.protocol.constants import (CapInquiry, CapReply, CStRpStatus, Form
                                          SensorCommandCode, SensorType, TermCode)
 from bsal_ros.protocol.rci import (AbsEncoderData, AccelData, CAcMt, CAcSn, CBsTm, CBsTmIq,
                                    CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq, CStMt,
-                                   CStRp, CStSn, CSvTm, ICaIq, ICaRp, IIId, IInCp, MotorCommand,
+                                   CStRp, CStSn, CSvTm, ICaRp, IIId, IInCp, MotorCommand,
                                    MotorCommandKind, MotorData, RelEncoderData, SensorCommand,
-                                   StatusData, UltrasonicData, VersionReply, encode_rci)
+                                   UltrasonicData, VersionReply, encode_rci)
 from bsal_ros.protocol.values import Statval, speedval_pack
-from bsal_ros.rci import RciServer, SessionConfig, Users, UsersFileError, check_bind_allowed
+from bsal_ros.rci import RciServer, Users, UsersFileError, check_bind_allowed
 from bsal_ros.rci.client import RciClient, all_access_inquiries
 from bsal_ros.rci.fake import FakeRobotPort
 from bsal_ros.rci.users import DEMO_KEY
+from conftest import RciServerThread
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -39,54 +40,11 @@ GUEST_KEY = bytes(16)
 OPS_KEY = bytes.fromhex("ffeeddccbbaa99887766554433221100")
 
 
-class ServerThread:
-    """The gateway's asyncio server on a private loop in a thread."""
+class ServerThread(RciServerThread):
+    """The shared server thread with this file's users."""
 
     def __init__(self, robot=None, **cfg):
-        self.robot = robot or FakeRobotPort()
-        self.cfg = SessionConfig(**{"linger_s": 0.2, **cfg})
-        self.loop = asyncio.new_event_loop()
-        self.server = RciServer(self.robot, Users.from_yaml_text(USERS_YAML), "127.0.0.1", 0,
-                                self.cfg)
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        started = threading.Event()
-        self._started = started
-        self.thread.start()
-        assert started.wait(10)
-        self.port = self.server.bound_port
-
-    def _run(self):
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_until_complete(self.server.start())
-        self._started.set()
-        self.loop.run_forever()
-
-    def call(self, fn, *args):
-        """Run fn(*args) on the server loop and wait for it."""
-        done = threading.Event()
-        out = []
-        self.loop.call_soon_threadsafe(lambda: (out.append(fn(*args)), done.set()))
-        assert done.wait(10)
-        return out[0]
-
-    def wait_idle(self, timeout=10.0):
-        deadline = time.monotonic() + timeout
-        while self.server.session is not None:
-            assert time.monotonic() < deadline, "session did not end"
-            time.sleep(0.01)
-
-    def wait_sessions(self, n, timeout=10.0):
-        deadline = time.monotonic() + timeout
-        while self.server.sessions_served < n:
-            assert time.monotonic() < deadline, "session did not end"
-            time.sleep(0.01)
-
-    def stop(self):
-        fut = asyncio.run_coroutine_threadsafe(self.server.close(), self.loop)
-        fut.result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
+        super().__init__(USERS_YAML, robot, **{"linger_s": 0.2, **cfg})
 
 
 @pytest.fixture
@@ -639,7 +597,7 @@ def test_client_that_does_not_read_is_throttled_not_buffered():
         sender.start()
         time.sleep(0.5)
         session = gw.server.session
-        assert session.writer.transport.get_write_buffer_size() <= 4096 + 64
+        assert session.transport.buffered() <= 4096 + 64
         reply = encode_rci(CGtSnRp(SensorType.ULTRASONIC, [
             (i, UltrasonicData(gw.robot.delay_base + 100 * i)) for i in range(12)], Form.GROUP))
         want = len(reply) * n

@@ -63,7 +63,7 @@ class Rig:
         self._stop = False
         self._spin.start()
         self.port = self.gw.start()
-        self.wait(lambda: self.gw.robot._ids, what="device list")
+        self.wait(lambda: self.gw.robot.device_list_known, what="device list")
 
     def _spin_loop(self):
         while not self._stop and self.context.ok():

@@ -9,11 +9,9 @@ write buffer in test_rci_gateway.py (SECURITY.md names each test)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import socket
-import threading
 import time
 
 import pytest
@@ -26,11 +24,12 @@ from bsal_ros.protocol.rci import (CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc, CGtMtIq,
                                    CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStRp, CStSn, CSvTm,
                                    ICaIq, IIId, IInCp, MotorCommand, MotorCommandKind,
                                    RciDecoder, SensorCommand, encode_rci)
-from bsal_ros.rci import (LoginThrottle, PendingLimit, RciServer, SessionConfig, Users,
+from bsal_ros.rci import (LoginThrottle, PendingLimit, RciServer, Users,
                           UsersFileError, address_key, check_bind_allowed)
 from bsal_ros.rci.client import RciClient
 from bsal_ros.rci.fake import FakeRobotPort
 from bsal_ros.rci.users import DEMO_KEY
+from conftest import RciServerThread
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -52,61 +51,11 @@ def wait_for(cond, what, timeout=10.0):
         time.sleep(0.005)
 
 
-class Gate:
-    """Injectable sleep for the login throttle: records each delay and, while
-    ``hold`` is set, waits until the test releases it (no timing involved)."""
-
-    def __init__(self):
-        self.calls: list[float] = []
-        self.hold = False
-        self.waiting: list[asyncio.Event] = []
-
-    async def sleep(self, delay: float) -> None:
-        self.calls.append(delay)
-        if self.hold:
-            ev = asyncio.Event()
-            self.waiting.append(ev)
-            await ev.wait()
-        else:
-            await asyncio.sleep(0)
-
-
-class ServerThread:
-    """The RCI server on a private asyncio loop in a thread."""
+class ServerThread(RciServerThread):
+    """The shared server thread with this file's users; throttle waits gated."""
 
     def __init__(self, users_yaml=USERS_YAML, **cfg):
-        self.robot = FakeRobotPort()
-        self.cfg = SessionConfig(**{"linger_s": 0.05, **cfg})
-        self.loop = asyncio.new_event_loop()
-        self.gate = Gate()
-        self.server = RciServer(self.robot, Users.from_yaml_text(users_yaml), "127.0.0.1", 0,
-                                self.cfg)
-        self.server.sleep = self.gate.sleep
-        started = threading.Event()
-
-        def run():
-            asyncio.set_event_loop(self.loop)
-            self.loop.run_until_complete(self.server.start())
-            started.set()
-            self.loop.run_forever()
-        self.thread = threading.Thread(target=run, daemon=True)
-        self.thread.start()
-        assert started.wait(10)
-        self.port = self.server.bound_port
-
-    def release(self):
-        """Let every held throttle wait end."""
-        def go():
-            for ev in self.gate.waiting:
-                ev.set()
-            self.gate.waiting.clear()
-        self.loop.call_soon_threadsafe(go)
-
-    def stop(self):
-        asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
+        super().__init__(users_yaml, gate=True, **{"linger_s": 0.05, **cfg})
 
 
 @pytest.fixture
@@ -368,8 +317,8 @@ def test_throttled_client_cannot_queue_much_while_it_waits():
         c.send_raw(encode_rci(IIId(0, 3, b"ops", WRONG_KEY)) + encode_rci(CBsTmIq()) * 20000)
         wait_for(lambda: gw.gate.calls == [0.5], "the throttle's wait")
         (s,) = list(gw.server.logins)
-        assert len(s._queue) - s._qpos <= 30      # one identification's worth decoded
-        assert s.decoder.pending <= MAX_PACKET
+        assert s.transport.queued <= 30      # one identification's worth decoded
+        assert s.transport.decoder.pending <= MAX_PACKET
         gw.release()
         assert c.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
         c.close()
@@ -579,7 +528,8 @@ def test_largest_rci_packet_is_accepted_and_the_buffer_is_bounded(gw):
     c = login(gw)
     c.send_raw(biggest[:-1])                  # all but the last byte: buffered, waiting
     wait_for(lambda: gw.server.session is not None
-             and gw.server.session.decoder.pending == len(biggest) - 1, "the partial packet")
+             and gw.server.session.transport.decoder.pending == len(biggest) - 1,
+             "the partial packet")
     c.send_raw(biggest[-1:])
     assert c.recv() == CStRp(RciCode.CStMt, CStRpStatus.INVALID_ID)    # decoded, answered
     c.close()

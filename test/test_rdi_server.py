@@ -12,7 +12,8 @@ import pytest
 
 from bsal_ros.protocol import (RdiActuator, RdiBaseTime, RdiDecoder, RdiMotor, RdiOrientEgo,
                                RdiOrientOmni, RdiSensor, Statval, Timeval)
-from bsal_ros.rdi import DeviceData, RdiGateway, StreamConfig, StreamState
+from bsal_ros.core import DeviceState
+from bsal_ros.rdi import RdiGateway, StreamConfig, StreamState
 
 ST = Statval(True, True, True, 10).pack()
 
@@ -20,14 +21,14 @@ ST = Statval(True, True, True, 10).pack()
 def robot_state(n_sonars=12):
     st = StreamState()
     st.set_base_time(Timeval(1_700_000_000, 0))
-    st.update_devices([DeviceData("ultrasonic", i, ST, delay=2000 + i, stamp=1.0)
-                       for i in range(n_sonars)])
+    st.update_devices([DeviceState("ultrasonic", i, statval=ST, delay_us=2000 + i, stamp=1.0)
+                        for i in range(n_sonars)])
     st.update_devices([
-        DeviceData("relative_encoder", 0, ST, d_count=1, count=2, position=1.0, stamp=1.0),
-        DeviceData("absolute_encoder", 0, ST, count=3, stamp=1.0),
-        DeviceData("accelerometer", 0, ST, accel=0.5, stamp=1.0),
-        DeviceData("dc_motor", 0, ST, speedval=0x8100, stamp=1.0),
-        DeviceData("pservo_motor", 0, ST, speedval=0x0010, motor_position=0.1, stamp=1.0)])
+        DeviceState("relative_encoder", 0, statval=ST, d_count=1, count=2, position=1.0, stamp=1.0),
+        DeviceState("absolute_encoder", 0, statval=ST, count=3, stamp=1.0),
+        DeviceState("accelerometer", 0, statval=ST, accel_g=0.5, stamp=1.0),
+        DeviceState("dc_motor", 0, statval=ST, speedval=0x8100, stamp=1.0),
+        DeviceState("pservo_motor", 0, statval=ST, speedval=0x0010, motor_position=0.1, stamp=1.0)])
     st.set_ego(1.0, 2.0, 0.5, 1_700_000_001.0)
     st.set_omni_from_twist(0.5, 0.2, 1_700_000_001.0)
     return st

@@ -9,7 +9,8 @@ from bsal_ros.protocol import (AbsEncoderReading, AccelReading, DcMotorReading, 
                                RdiOrientOmni, RdiSensor, RdiSensorType, RelEncoderReading,
                                Statval, SteerReading, Timeval, UltrasonicReading,
                                encode_rdi_frame)
-from bsal_ros.rdi import ClientQueue, DeviceData, FanOut, Frame, StreamState, id_packets
+from bsal_ros.core import DeviceState
+from bsal_ros.rdi import ClientQueue, FanOut, Frame, StreamState, id_packets
 
 ST = Statval(True, True, True, 1234).pack()
 
@@ -17,15 +18,15 @@ ST = Statval(True, True, True, 1234).pack()
 def full_state():
     st = StreamState(pservo_id_offset=1)
     st.set_base_time(Timeval(1000, 0))
-    st.update_devices([DeviceData("ultrasonic", i, ST, delay=1000 + i, stamp=1.0)
-                       for i in range(12)])
+    st.update_devices([DeviceState("ultrasonic", i, statval=ST, delay_us=1000 + i, stamp=1.0)
+                        for i in range(12)])
     st.update_devices([
-        DeviceData("relative_encoder", 0, ST, d_count=-3, d_statval=ST, count=400,
-                   position=4 * math.pi, stamp=1.0),
-        DeviceData("absolute_encoder", 0, ST, count=-77, stamp=1.0),
-        DeviceData("accelerometer", 0, ST, accel=0.25, stamp=1.0),
-        DeviceData("dc_motor", 0, ST, speedval=0x8199, stamp=1.0),
-        DeviceData("pservo_motor", 0, ST, speedval=0x0064, motor_position=-0.5, stamp=1.0),
+        DeviceState("relative_encoder", 0, statval=ST, d_count=-3, d_statval=ST, count=400,
+                    position=4 * math.pi, stamp=1.0),
+        DeviceState("absolute_encoder", 0, statval=ST, count=-77, stamp=1.0),
+        DeviceState("accelerometer", 0, statval=ST, accel_g=0.25, stamp=1.0),
+        DeviceState("dc_motor", 0, statval=ST, speedval=0x8199, stamp=1.0),
+        DeviceState("pservo_motor", 0, statval=ST, speedval=0x0064, motor_position=-0.5, stamp=1.0),
     ])
     st.set_ego(1.5, -2.0, 0.75, 1002.5)
     st.set_omni_from_twist(0.75, 0.4, 1002.5)
@@ -64,12 +65,12 @@ def test_frame_has_every_kind_with_raw_values():
 def test_omni_backwards_and_newest_wins():
     st = StreamState()
     st.set_omni_from_twist(0.0, -0.5, 10.0)
-    assert st.omni[0] == pytest.approx(math.pi) and st.omni[1] == 0.5
+    assert st.omni.direction == pytest.approx(math.pi) and st.omni.speed == 0.5
     st.set_omni_from_twist(1.0, 0.5, 9.0)          # older: ignored
-    assert st.omni[2] == 10.0
-    st.update_devices([DeviceData("ultrasonic", 0, delay=5, stamp=2.0)])
-    st.update_devices([DeviceData("ultrasonic", 0, delay=4, stamp=1.0)])
-    assert st.devices[("ultrasonic", 0)].delay == 5
+    assert st.omni.stamp == 10.0
+    st.update_devices([DeviceState("ultrasonic", 0, delay_us=5, stamp=2.0)])
+    st.update_devices([DeviceState("ultrasonic", 0, delay_us=4, stamp=1.0)])
+    assert st.devices[("ultrasonic", 0)].delay_us == 5
 
 
 def test_group_poly_general_choice():
@@ -83,19 +84,19 @@ def test_group_poly_general_choice():
 
 def test_values_clamped_not_wrapped():
     st = StreamState()
-    st.update_devices([DeviceData("relative_encoder", 0, statval=-1, d_count=70000,
-                                  count=-70000, stamp=1)])
+    st.update_devices([DeviceState("relative_encoder", 0, statval=-1, d_count=70000,
+                                   count=-70000, stamp=1)])
     (rel,) = [p for p in st.build_frame() if isinstance(p, RdiSensor)]
     assert rel.items[0][1] == RelEncoderReading(32767, 0, -32768, 0)
 
 
 def test_merge_device_and_clear():
     st = StreamState()
-    st.merge_device(DeviceData("ultrasonic", 2, delay=300, stamp=1), ["delay"])
+    st.merge_device(DeviceState("ultrasonic", 2, delay_us=300, stamp=1), ["delay_us"])
     assert st.devices[("ultrasonic", 2)].statval == 0
-    st.merge_device(DeviceData("ultrasonic", 2, statval=ST, delay=999, stamp=2), ["statval"])
+    st.merge_device(DeviceState("ultrasonic", 2, statval=ST, delay_us=999, stamp=2), ["statval"])
     d = st.devices[("ultrasonic", 2)]
-    assert (d.delay, d.statval) == (300, ST)
+    assert (d.delay_us, d.statval) == (300, ST)
     st.clear()
     assert st.build_frame() == []
 

@@ -8,7 +8,8 @@ import pytest
 
 from bsal_ros.protocol import (RdiBaseTime, RdiDecoder, RdiOrientEgo, Statval, Timeval,
                                encode_rdi_frame)
-from bsal_ros.rdi import DeviceData, RdiGateway, StreamConfig, StreamState
+from bsal_ros.core import DeviceState
+from bsal_ros.rdi import RdiGateway, StreamConfig, StreamState
 from bsal_ros.viewer import main
 from bsal_ros.viewer.model import ViewerModel, describe, fmt_speedval, fmt_statval
 
@@ -18,14 +19,16 @@ ST = Statval(True, True, True, 1500).pack()
 def state():
     st = StreamState()
     st.set_base_time(Timeval(1_700_000_000, 0))
-    st.update_devices([DeviceData("ultrasonic", i, ST if i != 3 else Statval(True, True, False, 9).pack(),
-                                  delay=5000 + 300 * i, stamp=1) for i in range(12)])
+    bad = Statval(True, True, False, 9).pack()
+    st.update_devices([DeviceState("ultrasonic", i, statval=ST if i != 3 else bad,
+                                   delay_us=5000 + 300 * i, stamp=1) for i in range(12)])
     st.update_devices([
-        DeviceData("relative_encoder", 0, ST, d_count=2, count=20, position=math.pi, stamp=1),
-        DeviceData("absolute_encoder", 0, ST, count=100, stamp=1),
-        DeviceData("accelerometer", 0, ST, accel=0.05, stamp=1),
-        DeviceData("dc_motor", 0, ST, speedval=0x8199, stamp=1),
-        DeviceData("pservo_motor", 0, ST, speedval=0x0010, motor_position=0.3, stamp=1)])
+        DeviceState("relative_encoder", 0, statval=ST, d_count=2, count=20, position=math.pi,
+                    stamp=1),
+        DeviceState("absolute_encoder", 0, statval=ST, count=100, stamp=1),
+        DeviceState("accelerometer", 0, statval=ST, accel_g=0.05, stamp=1),
+        DeviceState("dc_motor", 0, statval=ST, speedval=0x8199, stamp=1),
+        DeviceState("pservo_motor", 0, statval=ST, speedval=0x0010, motor_position=0.3, stamp=1)])
     st.set_ego(0.5, -0.25, 0.3, 1_700_000_001.0)
     st.set_omni_from_twist(0.3, 0.2, 1_700_000_001.0)
     return st

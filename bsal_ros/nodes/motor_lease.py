@@ -104,6 +104,7 @@ class MotorLeaseKeeper:
         self.commanded(device_class, [i for i, v in settings if v != 0.0])
 
     def running(self) -> dict[str, list[int]]:
+        """The motors whose leases are kept, per class."""
         with self._lock:
             return {c: sorted(ids) for c, ids in self._running.items() if ids}
 

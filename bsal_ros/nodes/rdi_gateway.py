@@ -39,28 +39,11 @@ from bsal_interfaces.msg import DeviceStateArray
 
 from bsal_ros.protocol import Timeval
 from bsal_ros.nodes.ros_logging import python_logger_for
-from bsal_ros.rdi import DeviceData, RdiGateway, StreamConfig
+from bsal_ros.nodes.device_state_msg import from_msg
+from bsal_ros.nodes.gateway_params import RdiGatewayParams, namespaced
+from bsal_ros.rdi import RdiGateway, StreamConfig
 
 REALTIME, CA = "realtime", "ca"
-
-PARAMETERS = {
-    # name: (default, description)
-    "host": ("127.0.0.1", "bind address of both streams (loopback by default)"),
-    "realtime_port": (7651, "TCP port of the real-time state stream (0: any free port)"),
-    "ca_port": (7652, "TCP port of the control-application view stream (0: any free port)"),
-    "realtime_rate_hz": (10.0, "frames per second on the real-time stream (0.1..200)"),
-    "ca_rate_hz": (10.0, "frames per second on the control-application stream (0.1..200)"),
-    "byteorder": ("big", "'big' (network order, default) or 'little'"),
-    "max_clients": (64, "clients per stream; the next one is refused with a log line"),
-    "client_queue_frames": (8, "frames queued per client; when full the oldest is dropped"),
-    "max_client_lag_s": (5.0, "a client whose oldest unsent frame is older is disconnected"),
-    "write_buffer_bytes": (16384, "per-client transport buffer high-water mark"),
-    "socket_send_buffer": (16384, "per-client SO_SNDBUF (0: kernel default)"),
-    "pservo_motor_rdi_id_offset": (1, "RDI-Mt id of pseudo-servo motor n = offset + n "
-                                      "(RDI has only the DC motor subclass)"),
-    "hardware_namespace": ("", "namespace of the hardware node's topics ('' = ours)"),
-    "rci_namespace": ("", "namespace of the RCI gateway's rci/* topics ('' = ours)"),
-}
 
 RELIABLE = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
                       reliability=ReliabilityPolicy.RELIABLE)
@@ -71,25 +54,19 @@ LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 # which DeviceState fields a control application learns from each answer
-DATA_FIELDS = ("delay", "d_count", "count", "accel", "speedval", "mposval", "position",
+DATA_FIELDS = ("delay_us", "d_count", "count", "accel_g", "speedval", "mposval", "position",
                "motor_position")
 STATUS_FIELDS = ("statval", "d_statval")
 
 
 def stamp_s(t) -> float:
+    """builtin_interfaces/Time -> seconds (the zero time is 0.0)."""
     return float(t.sec) + float(t.nanosec) * 1e-9
 
 
 def yaw_of(q) -> float:
+    """Heading (rad) of a quaternion: the rotation about z."""
     return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
-
-
-def device_data(m, stamp: float) -> DeviceData:
-    """bsal_interfaces/DeviceState -> DeviceData (plain values, raw BSAL units)."""
-    return DeviceData(m.device_class, int(m.id), int(m.statval), int(m.delay_us),
-                      int(m.d_count), int(m.d_statval), int(m.count), float(m.accel_g),
-                      int(m.speedval), int(m.mposval), float(m.position),
-                      float(m.motor_position), stamp)
 
 
 class RdiGatewayNode(Node):
@@ -98,28 +75,25 @@ class RdiGatewayNode(Node):
 
     def __init__(self, node_name: str = "rdi_gateway", **kwargs):
         super().__init__(node_name, **kwargs)
-        self.p = {n: self.declare_parameter(n, d[0]).value for n, d in PARAMETERS.items()}
-        p = self.p
-        common = dict(host=p["host"], byteorder=p["byteorder"], max_clients=int(p["max_clients"]),
-                      queue_frames=int(p["client_queue_frames"]),
-                      max_lag_s=float(p["max_client_lag_s"]),
-                      write_buffer_bytes=int(p["write_buffer_bytes"]),
-                      socket_send_buffer=int(p["socket_send_buffer"]))
-        configs = [StreamConfig(REALTIME, port=int(p["realtime_port"]),
-                                rate_hz=float(p["realtime_rate_hz"]), **common),
-                   StreamConfig(CA, port=int(p["ca_port"]), rate_hz=float(p["ca_rate_hz"]),
+        self.p = p = RdiGatewayParams.declare(self)
+        common = dict(host=p.host, byteorder=p.byteorder, max_clients=int(p.max_clients),
+                      queue_frames=int(p.client_queue_frames),
+                      max_lag_s=float(p.max_client_lag_s),
+                      write_buffer_bytes=int(p.write_buffer_bytes),
+                      socket_send_buffer=int(p.socket_send_buffer))
+        configs = [StreamConfig(REALTIME, port=int(p.realtime_port),
+                                rate_hz=float(p.realtime_rate_hz), **common),
+                   StreamConfig(CA, port=int(p.ca_port), rate_hz=float(p.ca_rate_hz),
                                 **common)]
         for c in configs:
             c.validate()          # ValueError: refuse to start with a bad parameter
         self._pylog = python_logger_for(self, "bsal_ros.rdi")
         self.gateway = RdiGateway(configs, log=self._pylog,
-                                  pservo_id_offset=int(p["pservo_motor_rdi_id_offset"]))
+                                  pservo_id_offset=int(p.pservo_motor_rdi_id_offset))
         self.ports: dict[str, int] = {}
 
-        hw = p["hardware_namespace"].rstrip("/")
-        rci = p["rci_namespace"].rstrip("/")
-        hwn = (lambda s: f"{hw}/{s}") if hw else (lambda s: s)
-        rcin = (lambda s: f"{rci}/{s}") if rci else (lambda s: s)
+        hwn = namespaced(p.hardware_namespace)
+        rcin = namespaced(p.rci_namespace)
         grp = MutuallyExclusiveCallbackGroup()
         sub = self.create_subscription
         sub(DeviceStateArray, hwn("device_states"), self._on_states, STATES_QOS,
@@ -149,13 +123,14 @@ class RdiGatewayNode(Node):
         return super().destroy_node()
 
     def stats(self) -> dict:
+        """Counters of both streams (clients, frames, drops)."""
         return self.gateway.stats()
 
     # --------------------------------------------- ROS callbacks (executor)
     # Each converts the message to plain values and hands them to the loop.
     def _on_states(self, msg: DeviceStateArray) -> None:
         self.received["device_states"] += 1
-        devs = [device_data(m, stamp_s(m.header.stamp)) for m in msg.states]
+        devs = [from_msg(m) for m in msg.states]
         self.gateway.call(REALTIME, "update_devices", devs)
 
     def _on_base_time(self, msg: Time) -> None:
@@ -179,7 +154,7 @@ class RdiGatewayNode(Node):
         fields = STATUS_FIELDS if msg.header.frame_id == "status" else DATA_FIELDS
         st = self.gateway
         for m in msg.states:
-            d = device_data(m, stamp_s(m.header.stamp))
+            d = from_msg(m)
             if fields is STATUS_FIELDS:
                 d.d_statval = d.statval      # the CA receives one statval per device
             st.call(CA, "merge_device", d, fields)

@@ -6,8 +6,8 @@ lines appear in the node's ROS log (console, /rosout) with the node's name.
 """
 import logging
 
-_LEVELS = ((logging.ERROR, 'error'), (logging.WARNING, 'warning'),
-           (logging.INFO, 'info'), (logging.NOTSET, 'debug'))
+_LEVELS = ((logging.ERROR, "error"), (logging.WARNING, "warning"),
+           (logging.INFO, "info"), (logging.NOTSET, "debug"))
 
 
 class RosLogHandler(logging.Handler):
@@ -17,9 +17,10 @@ class RosLogHandler(logging.Handler):
         super().__init__()
         self.node = node
         # The message, plus the traceback of logger.exception() calls.
-        self.setFormatter(logging.Formatter('%(message)s'))
+        self.setFormatter(logging.Formatter("%(message)s"))
 
     def emit(self, record: logging.LogRecord) -> None:
+        """Forward one record to the node's logger (never raises)."""
         try:
             msg = self.format(record)
             method = next(name for level, name in _LEVELS if record.levelno >= level)
@@ -34,8 +35,8 @@ def python_logger_for(node, layer: str, level: int = logging.INFO) -> logging.Lo
     One per node: two gateways in one process (two robots, tests) each get
     their own, and a node created again under the same name takes it over.
     """
-    suffix = node.get_fully_qualified_name().strip('/').replace('/', '.')
-    logger = logging.getLogger(f'{layer}.{suffix}')
+    suffix = node.get_fully_qualified_name().strip("/").replace("/", ".")
+    logger = logging.getLogger(f"{layer}.{suffix}")
     for handler in list(logger.handlers):
         logger.removeHandler(handler)
     logger.addHandler(RosLogHandler(node))

@@ -20,8 +20,9 @@ from .errors import ProtocolError
 F_GENERAL, F_POLY, F_GROUP = Form.GENERAL, Form.POLY, Form.GROUP
 
 _tuple_new = tuple.__new__
-_get0 = itemgetter(0)
-_get1 = itemgetter(1)
+#: the first / second element of an (id, data) item
+get0 = itemgetter(0)
+get1 = itemgetter(1)
 
 
 def _is_tuple(d):
@@ -35,6 +36,7 @@ PREFIX = {"big": ">", "little": "<", ">": ">", "<": "<", "network": ">", "!": ">
 
 
 def prefix_of(byteorder: str) -> str:
+    """The struct prefix of a byte order ("big"/"little" or a struct prefix)."""
     try:
         return PREFIX[byteorder]
     except (KeyError, TypeError):
@@ -128,6 +130,7 @@ class Layout:
         return map(_tuple_new, repeat(self.cls), zip(vals, repeat(None)))
 
     def one(self, vals):
+        """The item data of one item's unpacked wire values."""
         if self.kind == "scalar":
             return vals[0]
         if self.kind == "named":
@@ -139,12 +142,13 @@ class Layout:
         """Flat wire values of the data of ``(id, data)`` items (C-level iterators)."""
         kind = self.kind
         if kind == "scalar":
-            return map(_get1, items)
+            return map(get1, items)
         if kind == "named":
-            return chain.from_iterable(map(_get1, items))
-        return map(_get0, map(_get1, items))
+            return chain.from_iterable(map(get1, items))
+        return map(get0, map(get1, items))
 
     def vals(self, d) -> tuple:
+        """The wire values of one item's data."""
         kind = self.kind
         if kind == "scalar":
             return (d,)
@@ -156,10 +160,10 @@ class Layout:
         """Type check of the data of all ``(id, data)`` items (C-level for the common cases)."""
         kind = self.kind
         if kind == "scalar":
-            return not any(map(_is_tuple, map(_get1, items)))
-        if set(map(type, map(_get1, items))) != self.clsset:
+            return not any(map(_is_tuple, map(get1, items)))
+        if set(map(type, map(get1, items))) != self.clsset:
             return False
-        return kind == "named" or all(d[1] is None for d in map(_get1, items))
+        return kind == "named" or all(d[1] is None for d in map(get1, items))
 
     def accepts_all(self, datas) -> bool:
         """Type check of all item data (C-level for the common cases)."""
@@ -171,12 +175,37 @@ class Layout:
         return kind == "named" or all(d[1] is None for d in datas)
 
     def accepts(self, d) -> bool:
+        """True when ``d`` is valid item data for this layout."""
         if self.kind == "scalar":
             return isinstance(d, int) and not isinstance(d, tuple)
         if self.kind == "named":
             return type(d) is self.cls
         return type(d) is self.cls and d[1] is None
 
+
+
+class IdPacketForms:
+    """Constructors of an id-carrying packet in each form, for RCI and RDI
+    packets alike (``cls(sub_code, items, form, **flags)``; RCI packets take
+    ``rq_ack=`` among ``flags``)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def one(cls, sub_code: int, ident: int, data, **flags):
+        """General-form packet with a single item."""
+        return cls(sub_code, [(ident, data)], F_GENERAL, **flags)
+
+    @classmethod
+    def group(cls, sub_code: int, first_id: int, datas, **flags):
+        """Group-form packet: ``datas`` for ids first_id, first_id+1, ..."""
+        return cls(sub_code, list(zip(range(first_id, first_id + len(datas)), datas)),
+                   F_GROUP, **flags)
+
+    @classmethod
+    def poly(cls, sub_code: int, items, **flags):
+        """Poly-form packet: ``items`` = [(id, data)] in any id order."""
+        return cls(sub_code, list(items), F_POLY, **flags)
 
 # ------------------------------------------------------------------ decoding
 def decode_fixed(buf, p, form, lay: Layout, pfx: str):
@@ -268,7 +297,7 @@ def check_items(items, form) -> int:
         raise ProtocolError(f"poly/group form carries 1..255 items, got {n}")
     if form is F_GROUP:
         first = items[0][0]
-        if list(map(_get0, items)) != list(range(first, first + n)):
+        if list(map(get0, items)) != list(range(first, first + n)):
             raise ProtocolError("group items must have consecutive ids")
     elif form is not F_POLY:
         raise ProtocolError(f"bad form {form!r}")
@@ -276,6 +305,7 @@ def check_items(items, form) -> int:
 
 
 def encode_fixed(pfx, code, sub, items, form, lay: Layout, checked: bool = False) -> bytes:
+    """One id-carrying packet of fixed-size items in its form (general, poly or group)."""
     if form is F_GENERAL and len(items) == 1:      # fast path, the most common form
         try:
             ident, d = items[0]
@@ -319,3 +349,19 @@ def encode_var(pfx, code, sub, items, form, enc_item) -> bytes:
         return head + b"".join(u16.pack(i) + enc_item(d) for i, d in items)
     except (struct.error, TypeError, ValueError, OverflowError, IndexError) as exc:
         raise ProtocolError(f"cannot encode: {exc}") from None
+
+
+def encode_packet(encoders: dict, packet, byteorder: str, protocol: str) -> bytes:
+    """Encode ``packet`` with its encoder from ``encoders`` (packet type ->
+    ``enc(prefix, packet)``); every failure is a :class:`ProtocolError`."""
+    enc = encoders.get(type(packet))
+    if enc is None:
+        raise ProtocolError(f"not an {protocol} packet: {type(packet).__name__}")
+    pfx = prefix_of(byteorder)
+    try:
+        return enc(pfx, packet)
+    except ProtocolError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
+            struct.error) as exc:
+        raise ProtocolError(f"cannot encode {type(packet).__name__}: {exc!r}") from None

@@ -46,6 +46,7 @@ class StreamDecoder:
         self._failed = None
 
     def feed(self, data) -> list:
+        """Decode what ``data`` completes; returns the packets, keeps the rest buffered."""
         if self._failed is not None:
             raise ProtocolError("decoder stopped after an earlier error: " + self._failed.message,
                                 self._failed.offset, self._failed.data)

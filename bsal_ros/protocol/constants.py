@@ -30,7 +30,7 @@ __all__ = [
     "RCI_VERSION_MAJOR", "RCI_VERSION_MINOR",
 ]
 
-#: RCI protocol version spoken by this implementation (DESIGN.md section 3).
+#: RCI protocol version spoken by this implementation (docs/PROTOCOL.md).
 RCI_VERSION_MAJOR = 0
 RCI_VERSION_MINOR = 3
 
@@ -186,6 +186,8 @@ class RdiFlag(IntFlag):
 
 
 class RdiSensorType(IntEnum):
+    """RDI-Sn subcodes."""
+
     ULTRASONIC = 0x01
     RELENCODER = 0x02
     ABSENCODER = 0x03
@@ -193,20 +195,28 @@ class RdiSensorType(IntEnum):
 
 
 class RdiMotorType(IntEnum):
+    """RDI-Mt subcodes (the only motor subclass is DC)."""
+
     DC = 0x01
 
 
 class RdiActuatorType(IntEnum):
+    """RDI-Ac subcodes."""
+
     STEER = 0x01
     DRIVE = 0x02
 
 
 class RdiOrientType(IntEnum):
+    """RDI-RbOr subcodes (ego-centric and omni-centric orientation)."""
+
     EGO = 0x01
     OMNI = 0x02
 
 
 class RdiMiscType(IntEnum):
+    """RDI-Ms subcodes."""
+
     BASETIME = 0x01
 
 

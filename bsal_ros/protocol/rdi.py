@@ -34,7 +34,8 @@ from itertools import chain, repeat
 from operator import attrgetter
 from typing import NamedTuple, Union
 
-from ._items import F_GENERAL, F_GROUP, F_POLY, Bad, Layout, S, decode_fixed, encode_fixed, prefix_of
+from ._items import (F_GENERAL, F_GROUP, F_POLY, Bad, Layout, S, decode_fixed, encode_fixed,
+                     IdPacketForms, encode_packet, prefix_of)
 from ._stream import StreamDecoder
 from .constants import (Form, RdiActuatorType, RdiCode, RdiMiscType, RdiMotorType,
                         RdiOrientType, RdiSensorType)
@@ -53,11 +54,15 @@ _FORM_FLAG = {Form.GENERAL: 0, Form.POLY: _POLY, Form.GROUP: _GROUP}
 
 
 class UltrasonicReading(NamedTuple):
+    """RDI-Sn ULTRASONIC item: delay (us) and statval."""
+
     delay: int       # guint16 us
     status: int      # statval
 
 
 class RelEncoderReading(NamedTuple):
+    """RDI-Sn RELENCODER item: change, its statval, count, statval."""
+
     d_count: int     # gint16
     d_status: int    # statval
     count: int       # gint16
@@ -65,48 +70,47 @@ class RelEncoderReading(NamedTuple):
 
 
 class AbsEncoderReading(NamedTuple):
+    """RDI-Sn ABSENCODER item: count and statval."""
+
     count: int       # gint16
     status: int
 
 
 class AccelReading(NamedTuple):
+    """RDI-Sn ACCEL item: acceleration (g) and statval."""
+
     accel: float     # gravities
     status: int
 
 
 class DcMotorReading(NamedTuple):
+    """RDI-Mt DC item: speedval and statval."""
+
     speed: int       # speedval
     status: int
 
 
 class SteerReading(NamedTuple):
+    """RDI-Ac STEER item: steering angle (rad) and statval."""
+
     angle: float     # rad
     status: int
 
 
 class DriveReading(NamedTuple):
+    """RDI-Ac DRIVE item: wheel rotations and statval."""
+
     rotations: float  # wheel rotations
     status: int
 
 
 @dataclass(slots=True)
-class _RdiIdPacket:
+class _RdiIdPacket(IdPacketForms):
+    """The shape of RDI-Sn, RDI-Mt and RDI-Ac."""
+
     sub_code: int
     items: list
     form: Form = Form.GENERAL
-
-    @classmethod
-    def one(cls, sub_code: int, ident: int, data):
-        return cls(sub_code, [(ident, data)], Form.GENERAL)
-
-    @classmethod
-    def group(cls, sub_code: int, first_id: int, datas):
-        return cls(sub_code, list(zip(range(first_id, first_id + len(datas)), datas)),
-                   Form.GROUP)
-
-    @classmethod
-    def poly(cls, sub_code: int, items):
-        return cls(sub_code, list(items), Form.POLY)
 
 
 @dataclass(slots=True)
@@ -246,17 +250,7 @@ _ENCODERS = {
 
 def encode_rdi(packet, byteorder: str = "big") -> bytes:
     """Encode one RDI packet. Raises :class:`ProtocolError` if it cannot be encoded."""
-    enc = _ENCODERS.get(type(packet))
-    if enc is None:
-        raise ProtocolError(f"not an RDI packet: {type(packet).__name__}")
-    pfx = prefix_of(byteorder)
-    try:
-        return enc(pfx, packet)
-    except ProtocolError:
-        raise
-    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
-            struct.error) as exc:
-        raise ProtocolError(f"cannot encode {type(packet).__name__}: {exc!r}") from None
+    return encode_packet(_ENCODERS, packet, byteorder, "RDI")
 
 
 def encode_rdi_frame(packets, byteorder: str = "big") -> bytes:

@@ -14,6 +14,8 @@ _INQUIRIES = (ICaIq, CGtMtIq, CGtSnIq, CStIq)
 
 
 class RciClient:
+    """A blocking RCI control-application client (tests, benchmarks, tools)."""
+
     def __init__(self, host: str = "127.0.0.1", port: int = 7650, byteorder: str = "big",
                  timeout: float = 5.0, source: str | None = None):
         """``source``: local address to connect from (e.g. 127.0.0.2 in tests)."""
@@ -28,11 +30,13 @@ class RciClient:
 
     # ------------------------------------------------------------------ io
     def send(self, pkt) -> None:
+        """Send a packet; inquiries are registered so their replies decode."""
         if isinstance(pkt, _INQUIRIES):
             self.decoder.expect_reply(pkt)
         self.sock.sendall(encode_rci(pkt, self.byteorder))
 
     def send_raw(self, data: bytes) -> None:
+        """Send bytes as they are (malformed input in tests)."""
         self.sock.sendall(data)
 
     def recv(self, timeout: float | None = None):
@@ -58,6 +62,7 @@ class RciClient:
         return self._queue.pop(0)
 
     def request(self, pkt, timeout: float | None = None):
+        """Send a packet and return the next packet received."""
         self.send(pkt)
         return self.recv(timeout)
 
@@ -71,6 +76,7 @@ class RciClient:
                 return got
 
     def close(self) -> None:
+        """Close the socket."""
         try:
             self.sock.close()
         except OSError:
@@ -104,4 +110,5 @@ class RciClient:
 
 
 def all_access_inquiries(kind=CapInquiry.ACCESS):
+    """One capability inquiry of ``kind`` for every RCI code."""
     return [(int(c), kind) for c in dict.fromkeys(RciCode)]

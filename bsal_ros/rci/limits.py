@@ -78,6 +78,7 @@ class LoginThrottle:
 
     @property
     def enabled(self) -> bool:
+        """False when ``max_failures`` is 0 (no throttle)."""
         return self.max_failures > 0
 
     def __len__(self) -> int:
@@ -88,6 +89,7 @@ class LoginThrottle:
         return e is not None
 
     def is_throttled(self, key: str) -> bool:
+        """True while attempts from ``key`` are delayed."""
         e = self._get(key, self.clock())
         return e is not None and e.throttled
 
@@ -195,9 +197,11 @@ class PendingLimit:
         self.refused = 0
 
     def count(self, key: str) -> int:
+        """Pending connections from ``key``."""
         return self._by.get(key, 0)
 
     def enter(self, key: str) -> str | None:
+        """Count a new connection; the limit it exceeds ("total", "address") or None."""
         if self.total >= self.max_total:
             self.refused += 1
             return "total"
@@ -209,6 +213,7 @@ class PendingLimit:
         return None
 
     def leave(self, key: str) -> None:
+        """A counted connection ended or became the session."""
         n = self._by.get(key, 0) - 1
         if n > 0:
             self._by[key] = n
@@ -217,6 +222,7 @@ class PendingLimit:
         self.total = max(0, self.total - 1)
 
     def should_log(self, key: str, which: str) -> bool:
+        """True for the first refusal of a kind within ``log_every_s`` (quiet log)."""
         now = self.clock()
         tag = which if which == "total" else f"{which} {key}"
         lg = self._logged

@@ -5,74 +5,30 @@ interface; the ROS node implements it with rclpy service/action clients and a
 cache of the hardware node's state topics, and the tests implement it with a
 fake robot.  No ROS import here.
 
-Device classes are the strings of ``bsal_interfaces/DeviceState`` CLASS_*.
-Results use the codes of ``bsal_interfaces/Result`` (mirrored in
-:class:`Result`).  A port raises :class:`PortUnavailable` when the robot side
-does not answer in time (hardware node gone).
+Device classes are the strings of ``bsal_interfaces/DeviceState`` CLASS_*
+(:mod:`bsal_ros.core.device_classes`); device states are
+:class:`bsal_ros.core.DeviceState` records and results
+:class:`bsal_ros.core.Result`. A port raises :class:`PortUnavailable` when
+the robot side does not answer in time (hardware node gone).
 """
 
 from __future__ import annotations
 
 import abc
 import asyncio
+import time
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from bsal_ros.core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
-                                     MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
-                                     SENSOR_CLASSES, ULTRASONIC)
+from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
+                                   MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
+                                   SENSOR_CLASSES, ULTRASONIC)
+from ..core.device_state import DeviceState
+from ..core.result import Result
 
 
 class PortUnavailable(Exception):
     """The robot side did not answer (timeout, service gone)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    """Outcome of a port operation (codes of bsal_interfaces/Result)."""
-
-    OK = 0
-    INVALID_ID = 1
-    REFUSED = 2
-    NOT_SUPPORTED = 3
-    HARDWARE_FAULT = 4
-    BUSY = 5
-    BAD_REQUEST = 6
-
-    code: int = 0
-    message: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.code == 0
-
-
-OK = Result(Result.OK)
-
-
-@dataclass(slots=True)
-class DeviceSnapshot:
-    """One device's cached state. Same field names as bsal_interfaces/DeviceState,
-    so a port may hand out the ROS messages themselves (duck typing).
-
-    ``stamp_ns``: when the data was read (monotonic or ROS time, the port's
-    clock; only ages are computed from it, with ``RobotPort.now_ns``).
-    """
-
-    device_class: str = ""
-    id: int = 0
-    on: bool = False
-    up: bool = True
-    ok: bool = True
-    stamp_ns: int = 0
-    delay_us: int = 0
-    d_count: int = 0
-    count: int = 0
-    accel_g: float = 0.0
-    speedval: int = 0
-    mposval: int = 0
-    homing: bool = False
-    homed: bool = False
 
 
 @dataclass(slots=True)
@@ -86,6 +42,8 @@ class MotorSetting:
 
 @dataclass(slots=True)
 class SonarTiming:
+    """One ultrasonic sensor's firing slot and interval (-1: leave unchanged)."""
+
     id: int
     firing_slot: int = -1      # -1 = unchanged
     interval_ms: int = -1      # -1 = unchanged
@@ -148,21 +106,21 @@ class RobotPort(abc.ABC):
             pass
 
     # ---------------------------------------------------------- state
-    @abc.abstractmethod
-    def now_ns(self) -> int:
-        """The clock of ``DeviceSnapshot.stamp_ns``."""
+    def now(self) -> float:
+        """The clock of ``DeviceState.stamp``: seconds since the epoch."""
+        return time.time()
 
     @abc.abstractmethod
-    def cached(self, device_class: str, ids: Sequence[int]) -> list | None:
-        """Fresh cached snapshots (no older than one board cycle) for every id,
+    def cached(self, device_class: str, ids: Sequence[int]) -> list[DeviceState] | None:
+        """Fresh cached states (no older than one board cycle) for every id,
         or None when any is missing or stale."""
 
     @abc.abstractmethod
-    async def fetch(self, device_class: str, ids: Sequence[int]) -> list:
-        """Snapshots read from the robot side now (slow path)."""
+    async def fetch(self, device_class: str, ids: Sequence[int]) -> list[DeviceState]:
+        """States read from the robot side now (slow path)."""
 
     # ------------------------------------------------- control-application view
-    def delivered(self, device_class: str, snapshots: Sequence, what: str) -> None:
+    def delivered(self, device_class: str, states: Sequence[DeviceState], what: str) -> None:
         """Called after a Get reply was written to the control application
         (``what`` = "data" or "status"); the node republishes it for the RDI
         control-application stream. Must be cheap; default: nothing."""

@@ -17,6 +17,8 @@ from .port import MOTOR_CLASSES, RobotPort
 
 
 class StopRetrier:
+    """Retries refused safety stops until the robot accepts them (across sessions)."""
+
     def __init__(self, port: RobotPort, logger: logging.Logger, period_s: float = 0.2):
         self.port = port
         self.log = logger
@@ -27,6 +29,7 @@ class StopRetrier:
         self._task: asyncio.Task | None = None
 
     def add(self, classes) -> None:
+        """Keep retrying the stop of these motor classes."""
         new = set(classes) - self.pending
         if not new:
             return
@@ -48,6 +51,7 @@ class StopRetrier:
                 pass
 
     async def claim_all(self) -> None:
+        """A reset: stop retrying every class."""
         for c in MOTOR_CLASSES:
             await self.claim(c)
 
@@ -70,6 +74,7 @@ class StopRetrier:
                                          self.attempts)
 
     async def close(self) -> None:
+        """Stop retrying (gateway closing)."""
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)

@@ -24,6 +24,7 @@ from .port import RobotPort
 from .safety import StopRetrier
 from .limits import LoginThrottle, PendingLimit, address_key
 from .session import RciSession, SessionConfig
+from .transport import linger_close
 from .users import Users, check_bind_allowed
 
 log = logging.getLogger("bsal_ros.rci")
@@ -33,6 +34,8 @@ DEFAULT_PORT = 7650
 
 
 class RciServer:
+    """The RCI TCP server: one control-application session at a time."""
+
     def __init__(self, port: RobotPort, users: Users, host: str = DEFAULT_HOST,
                  tcp_port: int = DEFAULT_PORT, config: SessionConfig | None = None,
                  logger: logging.Logger | None = None, throttle: LoginThrottle | None = None):
@@ -70,6 +73,7 @@ class RciServer:
         return self._server.sockets[0].getsockname()[1]
 
     async def start(self) -> None:
+        """Listen; returns the bound port."""
         self.stopper = StopRetrier(self.robot, self.log)
         self._server = await asyncio.start_server(self._on_client, self.host, self.tcp_port,
                                                   reuse_address=True)
@@ -77,6 +81,7 @@ class RciServer:
                       self.host, self.bound_port, self.cfg.byteorder, self.cfg.watchdog_s)
 
     async def serve_forever(self) -> None:
+        """Start and serve until cancelled."""
         if self._server is None:
             await self.start()
         await self._server.serve_forever()
@@ -86,6 +91,7 @@ class RciServer:
         await self._idle.wait()
 
     async def close(self) -> None:
+        """Stop listening, end every connection safely."""
         if self._server is not None:
             self._server.close()
         if self.stopper is not None:
@@ -193,17 +199,6 @@ class RciServer:
         bo = self.cfg.byteorder
         try:
             writer.write(encode_rci(IInCp(), bo) + encode_rci(CSvTm(TermCode.ACCESS), bo))
-            if writer.can_write_eof():
-                writer.write_eof()
-            await asyncio.wait_for(writer.drain(), self.cfg.linger_s)
-            # read (and drop) what it sends until it closes, briefly, so that
-            # closing does not reset the connection before it read our packets
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + self.cfg.linger_s
-            while (left := deadline - loop.time()) > 0:
-                if not await asyncio.wait_for(reader.read(65536), left):
-                    break
-        except (asyncio.TimeoutError, ConnectionError, OSError):
+        except (ConnectionError, OSError, RuntimeError):
             pass
-        finally:
-            writer.close()
+        await linger_close(reader, writer, self.cfg.linger_s)

@@ -5,7 +5,7 @@ building (:mod:`.state`), bounded per-client queues and the fan-out policy
 
 from .fanout import ClientQueue, FanOut, Frame
 from .server import RdiGateway, RdiStreamServer, StreamConfig
-from .state import DeviceData, StreamState, id_packets
+from .state import StreamState, id_packets
 
 __all__ = ["ClientQueue", "FanOut", "Frame", "RdiGateway", "RdiStreamServer", "StreamConfig",
-           "DeviceData", "StreamState", "id_packets"]
+           "StreamState", "id_packets"]

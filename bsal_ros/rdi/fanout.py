@@ -19,6 +19,8 @@ __all__ = ["Frame", "ClientQueue", "FanOut"]
 
 
 class Frame(NamedTuple):
+    """One encoded frame and the base time it was built against."""
+
     data: bytes            # encoded packets (may be empty)
     base_version: int      # StreamState.base_version at build time
     base_packet: bytes     # encoded RDI base-time packet of that version (b"" if unknown)
@@ -82,6 +84,7 @@ class ClientQueue:
         return 0.0 if oldest is None else max(0.0, now - oldest)
 
     def queued_bytes(self) -> int:
+        """Bytes of the frames waiting."""
         return sum(len(f.data) for f in self._q)
 
 
@@ -105,6 +108,7 @@ class FanOut:
         return q
 
     def remove(self, key) -> ClientQueue | None:
+        """Forget a client; returns its queue."""
         return self.clients.pop(key, None)
 
     def broadcast(self, frame: Frame) -> int:

@@ -36,6 +36,8 @@ MIN_RATE_HZ, MAX_RATE_HZ = 0.1, 200.0
 
 @dataclass
 class StreamConfig:
+    """Settings of one RDI stream (port, rate, limits)."""
+
     name: str = "realtime"
     host: str = "127.0.0.1"
     port: int = 7651                 # 0: any free port
@@ -49,6 +51,7 @@ class StreamConfig:
     extra: dict = field(default_factory=dict)
 
     def validate(self) -> None:
+        """Raise ValueError for a value out of range."""
         if not MIN_RATE_HZ <= float(self.rate_hz) <= MAX_RATE_HZ:
             raise ValueError(f"{self.name}: rate_hz must be in {MIN_RATE_HZ}..{MAX_RATE_HZ}")
         if self.byteorder not in ("big", "little"):
@@ -91,6 +94,7 @@ class RdiStreamServer:
 
     # ---------------------------------------------------------------- life
     async def start(self) -> int:
+        """Listen and start sending frames; returns the bound port."""
         self._server = await asyncio.start_server(self._on_client, self.cfg.host, self.cfg.port,
                                                   reuse_address=True)
         self.bound_port = self._server.sockets[0].getsockname()[1]
@@ -100,6 +104,7 @@ class RdiStreamServer:
         return self.bound_port
 
     async def stop(self) -> None:
+        """Stop listening and close every client."""
         if self._ticker is not None:
             self._ticker.cancel()
         if self._server is not None:
@@ -113,6 +118,7 @@ class RdiStreamServer:
                 pass
 
     def stats(self) -> dict:
+        """Counters of this stream."""
         return {"clients": len(self._conns), "frames_built": self.frames_built,
                 "refused": self.fanout.refused, "disconnected_lagging": self.disconnected_lagging,
                 "dropped": sum(c.q.dropped for c in self._conns.values()),
@@ -131,6 +137,7 @@ class RdiStreamServer:
         return data
 
     def build_frame(self) -> Frame:
+        """Encode the current state as one frame."""
         st = self.state
         fc = self._frame_cache
         if fc is not None and fc[0] == st.version and fc[1] == st.base_version:
@@ -366,6 +373,7 @@ class RdiGateway:
             pass
 
     def call_all(self, method: str, *args) -> None:
+        """``call`` on every stream."""
         for name in self.states:
             self.call(name, method, *args)
 
@@ -382,9 +390,11 @@ class RdiGateway:
         return fn()
 
     def stats(self) -> dict:
+        """Counters of every stream (from the loop thread)."""
         return self.run_sync(lambda: {n: s.stats() for n, s in self.servers.items()})
 
     def stop(self, timeout: float = 5.0) -> None:
+        """Stop the streams and end the loop thread."""
         loop, stop = self.loop, self._stop
         if loop is not None and stop is not None and not loop.is_closed():
             try:

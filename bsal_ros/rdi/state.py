@@ -1,7 +1,7 @@
 """What one RDI stream knows about the robot, and the frames built from it.
 
 Pure Python (no ROS, no sockets). The gateway node converts ROS messages into
-the plain values below and hands them to the stream's event loop; the stream
+:class:`bsal_ros.core.DeviceState` records and hands them to the stream's event loop; the stream
 builds one frame per tick from the newest values (newest state wins: a value
 is replaced as soon as a newer one arrives, and a frame is always built from
 the latest values at the moment it is sent).
@@ -32,45 +32,42 @@ packets), at most 255 items per packet.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from ..core.device_classes import ALL_CLASSES as CLASSES
-from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR, PSERVO_MOTOR,
-                              RELATIVE_ENCODER, ULTRASONIC)
+from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, ALL_CLASSES, DC_MOTOR,
+                                   PSERVO_MOTOR, RELATIVE_ENCODER, ULTRASONIC)
+from ..core.device_state import DeviceState
 from ..protocol import (AbsEncoderReading, AccelReading, DcMotorReading, DriveReading, Form,
                         RdiActuator, RdiActuatorType, RdiMotor, RdiMotorType, RdiOrientEgo,
                         RdiOrientOmni, RdiSensor, RdiSensorType, RelEncoderReading,
                         Statval, SteerReading, Timeval, UltrasonicReading)
 
-__all__ = ["DeviceData", "StreamState", "id_packets", "ULTRASONIC", "RELATIVE_ENCODER",
+__all__ = ["StreamState", "id_packets", "ULTRASONIC", "RELATIVE_ENCODER",
            "ABSOLUTE_ENCODER", "ACCELEROMETER", "DC_MOTOR", "PSERVO_MOTOR"]
 
 TWO_PI = 2.0 * math.pi
 
 
-@dataclass(slots=True)
-class DeviceData:
-    """One device's newest state, raw BSAL values as the hardware node gives them.
+class Ego(NamedTuple):
+    """The pose estimate for RDI-RbOr EGO."""
 
-    ``statval``/``d_statval`` are raw statvals relative to the hardware base
-    time; ``position`` (encoders) and ``motor_position`` (pservo) are in rad.
-    ``stamp`` (s, any clock) orders updates: an older update never replaces a
-    newer one.
-    """
+    x: float
+    y: float
+    heading: float
+    stamp: float
 
-    device_class: str
-    id: int
-    statval: int = 0
-    delay: int = 0
-    d_count: int = 0
-    d_statval: int = 0
-    count: int = 0
-    accel: float = 0.0
-    speedval: int = 0
-    mposval: int = 0
-    position: float = 0.0
-    motor_position: float = 0.0
-    stamp: float = 0.0
+
+class Omni(NamedTuple):
+    """Direction of motion and speed for RDI-RbOr OMNI."""
+
+    direction: float
+    speed: float
+    stamp: float
+
+
+def _order(stamp: float | None) -> float:
+    """A state's stamp for ordering updates; never read (None) sorts first."""
+    return 0.0 if stamp is None else stamp
 
 
 def id_packets(cls, sub, pairs):
@@ -90,7 +87,8 @@ def id_packets(cls, sub, pairs):
     return out
 
 
-def _i16(v) -> int:
+def clamp_i16(v) -> int:
+    """Clamp into gint16 (RDI carries the count the hardware node reported)."""
     v = int(v)
     return -32768 if v < -32768 else (32767 if v > 32767 else v)
 
@@ -114,10 +112,10 @@ class StreamState:
 
     def __init__(self, pservo_id_offset: int = 1):
         self.pservo_id_offset = int(pservo_id_offset)
-        self.devices: dict[tuple[str, int], DeviceData] = {}
+        self.devices: dict[tuple[str, int], DeviceState] = {}
         self.base_time: Timeval | None = None
-        self.ego: tuple[float, float, float, float] | None = None      # x, y, th, stamp
-        self.omni: tuple[float, float, float] | None = None            # dir, speed, stamp
+        self.ego: Ego | None = None
+        self.omni: Omni | None = None
         self.version = 0            # bumped on every change
         self.base_version = 0       # bumped when the base time moves
 
@@ -136,7 +134,7 @@ class StreamState:
         for d in devices:
             key = (d.device_class, d.id)
             old = store.get(key)
-            if old is not None and d.stamp < old.stamp:
+            if old is not None and _order(d.stamp) < _order(old.stamp):
                 continue
             store[key] = d
             taken += 1
@@ -144,16 +142,16 @@ class StreamState:
             self.version += 1
         return taken
 
-    def merge_device(self, d: DeviceData, fields) -> None:
+    def merge_device(self, d: DeviceState, fields) -> None:
         """Update only ``fields`` of a device (creating it with defaults if new),
         e.g. the control-application view learns data and status separately."""
         key = (d.device_class, d.id)
         cur = self.devices.get(key)
         if cur is None:
-            cur = self.devices[key] = DeviceData(d.device_class, d.id)
+            cur = self.devices[key] = DeviceState(d.device_class, d.id)
         for f in fields:
             setattr(cur, f, getattr(d, f))
-        cur.stamp = max(cur.stamp, d.stamp)
+        cur.stamp = max(_order(cur.stamp), _order(d.stamp))
         self.version += 1
 
     def set_base_time(self, tv: Timeval) -> bool:
@@ -167,20 +165,21 @@ class StreamState:
         return True
 
     def set_ego(self, x: float, y: float, heading: float, stamp: float) -> None:
-        if self.ego is None or stamp >= self.ego[3]:
-            self.ego = (float(x), float(y), float(heading), float(stamp))
+        """Store the pose (x, y in m, heading in rad) unless older."""
+        if self.ego is None or stamp >= self.ego.stamp:
+            self.ego = Ego(float(x), float(y), float(heading), float(stamp))
             self.version += 1
 
     def set_omni_from_twist(self, heading: float, vx: float, stamp: float) -> None:
         """Direction of motion in the odometry frame and |speed|, from the body
         heading and the body-frame forward speed (a tricycle moves along its
         heading, backwards when vx < 0)."""
-        if self.omni is not None and stamp < self.omni[2]:
+        if self.omni is not None and stamp < self.omni.stamp:
             return
         vx = float(vx)
         direction = heading if vx >= 0 else heading + math.pi
         direction = math.atan2(math.sin(direction), math.cos(direction))
-        self.omni = (direction, abs(vx), float(stamp))
+        self.omni = Omni(direction, abs(vx), float(stamp))
         self.version += 1
 
     # -------------------------------------------------------------- frames
@@ -193,7 +192,7 @@ class StreamState:
 
     def build_frame(self) -> list:
         """The packets of one frame, from the newest values."""
-        by_class: dict[str, list[DeviceData]] = {c: [] for c in CLASSES}
+        by_class: dict[str, list[DeviceState]] = {c: [] for c in ALL_CLASSES}
         for d in self.devices.values():
             lst = by_class.get(d.device_class)
             if lst is not None:
@@ -202,23 +201,23 @@ class StreamState:
         us = by_class[ULTRASONIC]
         if us:
             out += id_packets(RdiSensor, RdiSensorType.ULTRASONIC,
-                              [(d.id, UltrasonicReading(_u(d.delay, 16), _u(d.statval, 32)))
+                              [(d.id, UltrasonicReading(_u(d.delay_us, 16), _u(d.statval, 32)))
                                for d in us])
         rel = by_class[RELATIVE_ENCODER]
         if rel:
             out += id_packets(RdiSensor, RdiSensorType.RELENCODER,
-                              [(d.id, RelEncoderReading(_i16(d.d_count), _u(d.d_statval, 32),
-                                                        _i16(d.count), _u(d.statval, 32)))
+                              [(d.id, RelEncoderReading(clamp_i16(d.d_count), _u(d.d_statval, 32),
+                                                        clamp_i16(d.count), _u(d.statval, 32)))
                                for d in rel])
         ab = by_class[ABSOLUTE_ENCODER]
         if ab:
             out += id_packets(RdiSensor, RdiSensorType.ABSENCODER,
-                              [(d.id, AbsEncoderReading(_i16(d.count), _u(d.statval, 32)))
+                              [(d.id, AbsEncoderReading(clamp_i16(d.count), _u(d.statval, 32)))
                                for d in ab])
         acc = by_class[ACCELEROMETER]
         if acc:
             out += id_packets(RdiSensor, RdiSensorType.ACCEL,
-                              [(d.id, AccelReading(_f32(d.accel), _u(d.statval, 32)))
+                              [(d.id, AccelReading(_f32(d.accel_g), _u(d.statval, 32)))
                                for d in acc])
         ps = by_class[PSERVO_MOTOR]
         motors = [(d.id, DcMotorReading(_u(d.speedval, 16), _u(d.statval, 32)))

@@ -38,6 +38,7 @@ class StreamReader:
         self.eof = False
 
     def poll(self, timeout: float) -> list:
+        """Packets received within ``timeout`` (empty list: none)."""
         if self.eof:
             return []
         self.sock.settimeout(max(timeout, 0.001))
@@ -55,6 +56,7 @@ class StreamReader:
         return self.dec.feed(data)
 
     def close(self) -> None:
+        """Close the socket."""
         try:
             self.sock.close()
         except OSError:
@@ -85,6 +87,7 @@ def _args(argv):
 
 
 def main(argv=None) -> int:
+    """The rdi_viewer command line."""
     a = _args(argv)
     port = a.port if a.port is not None else PORTS[a.stream]
     if not a.dump and not a.snapshot:

@@ -36,12 +36,14 @@ def sonar_layout() -> dict[int, tuple[float, float, float]]:
 
 
 def fmt_statval(raw: int) -> str:
+    """A statval as on,up,ok@ms for a person."""
     s = Statval.unpack(raw)
     flags = ",".join(n for n, v in (("on", s.on), ("up", s.up), ("ok", s.ok)) if v) or "-"
     return f"{flags}@{s.ms}ms"
 
 
 def fmt_speedval(raw: int) -> str:
+    """A speedval as signed percent or rad/s."""
     duty, v = speedval_unpack(raw)
     return f"{v:+.1f}%" if duty else f"{v:+.3f}rad/s"
 
@@ -52,21 +54,20 @@ def _items_text(p) -> str:
     for ident, d in p.items:
         if isinstance(p, RdiSensor):
             if sub == RdiSensorType.ULTRASONIC:
-                parts.append(f"{ident}:delay={d.delay}us st={fmt_statval(d.status)}")
+                text = f"delay={d.delay}us"
             elif sub == RdiSensorType.RELENCODER:
-                parts.append(f"{ident}:d_count={d.d_count} d_st={fmt_statval(d.d_status)} "
-                             f"count={d.count} st={fmt_statval(d.status)}")
+                text = f"d_count={d.d_count} d_st={fmt_statval(d.d_status)} count={d.count}"
             elif sub == RdiSensorType.ABSENCODER:
-                parts.append(f"{ident}:count={d.count} st={fmt_statval(d.status)}")
+                text = f"count={d.count}"
             else:
-                parts.append(f"{ident}:accel={d.accel:.4f}g st={fmt_statval(d.status)}")
+                text = f"accel={d.accel:.4f}g"
         elif isinstance(p, RdiMotor):
-            parts.append(f"{ident}:speed=0x{d.speed:04x}({fmt_speedval(d.speed)}) "
-                         f"st={fmt_statval(d.status)}")
+            text = f"speed=0x{d.speed:04x}({fmt_speedval(d.speed)})"
         elif sub == RdiActuatorType.STEER:
-            parts.append(f"{ident}:angle={d.angle:.4f}rad st={fmt_statval(d.status)}")
+            text = f"angle={d.angle:.4f}rad"
         else:
-            parts.append(f"{ident}:rotations={d.rotations:.4f} st={fmt_statval(d.status)}")
+            text = f"rotations={d.rotations:.4f}"
+        parts.append(f"{ident}:{text} st={fmt_statval(d.status)}")
     return " ".join(parts)
 
 
@@ -86,6 +87,8 @@ def describe(p) -> str:
 
 
 class ViewerModel:
+    """What the viewer knows of the robot from the RDI packets received."""
+
     def __init__(self, speed_of_sound: float = DEFAULT_SPEED_OF_SOUND,
                  layout: dict | None = None, trail: int = 2000, echoes: int = 4000):
         self.c = float(speed_of_sound)
@@ -107,9 +110,11 @@ class ViewerModel:
         self._pending_echoes = None
 
     def range_m(self, delay_us: int) -> float:
+        """Range (m) of an ultrasonic round-trip delay (us)."""
         return delay_us * self.c / 2e6
 
     def apply(self, p) -> None:
+        """Take one RDI packet into the model."""
         self.packets += 1
         if isinstance(p, RdiSensor):
             tgt = {RdiSensorType.ULTRASONIC: self.sonars, RdiSensorType.RELENCODER: self.relenc,

@@ -28,6 +28,7 @@ def _status_color(raw: int):
 
 def render(model: ViewerModel, size=(800, 600), view_radius_m: float = 6.0,
            max_range_m: float = 5.0, fov: float = 0.35):
+    """A PIL image of the model: robot, sonar ranges, echoes and trail."""
     from PIL import Image, ImageDraw   # optional dependency: only the rendering needs it
     w, h = size
     panel = max(220, w // 3)

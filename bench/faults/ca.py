@@ -1,7 +1,7 @@
 """A control application as its own OS process, for the fault campaign.
 
-    python -m bsal_ros.faults.ca --port 7650 --mode drive  [--duty 30] [--max-seconds 30]
-    python -m bsal_ros.faults.ca --port 7650 --mode silent
+    python -m bench.faults.ca --port 7650 --mode drive  [--duty 30] [--max-seconds 30]
+    python -m bench.faults.ca --port 7650 --mode silent
 
 Connects to the RCI gateway (retrying while another session is still being
 released), activates the drive motor and sets it to ``--duty`` percent; then
@@ -24,11 +24,11 @@ import json
 import sys
 import time
 
-from ..protocol.constants import CStRpStatus, GetMotorStatus, MotorType, TermCode
-from ..protocol.rci import (CAcMt, CCnAc, CGtMtIq, CGtMtRp, CStMt, CStRp, CSvTm, IIId,
+from bsal_ros.protocol.constants import CStRpStatus, GetMotorStatus, MotorType, TermCode
+from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtMtIq, CGtMtRp, CStMt, CStRp, CSvTm, IIId,
                             MotorCommand, MotorCommandKind)
-from ..protocol.values import speedval_pack
-from ..rci.client import RciClient
+from bsal_ros.protocol.values import speedval_pack
+from bsal_ros.rci.client import RciClient
 
 DEMO_KEY_HEX = "0123456789abcdef0123456789abcdef"
 

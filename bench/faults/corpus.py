@@ -20,13 +20,13 @@ import random
 import struct
 from dataclasses import dataclass
 
-from ..protocol.constants import (CapInquiry, CStRpStatus, GetMotorStatus, GetSensorStatus,
+from bsal_ros.protocol.constants import (CapInquiry, CStRpStatus, GetMotorStatus, GetSensorStatus,
                                   MotorType, RciCode, SensorCommandCode, SensorType, TermCode)
-from ..protocol.rci import (ALL_CODES, CAcMt, CAcSn, CBsTm, CBsTmIq, CGtMtIq, CGtMtRp,
+from bsal_ros.protocol.rci import (ALL_CODES, CAcMt, CAcSn, CBsTm, CBsTmIq, CGtMtIq, CGtMtRp,
                             CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStSn, CSvTm, ICaIq,
                             IIId, IInCp, MotorCommand, MotorCommandKind, MotorData,
                             SensorCommand, StatusData, UltrasonicData, encode_rci)
-from ..protocol.values import Timeval, speedval_pack
+from bsal_ros.protocol.values import Timeval, speedval_pack
 
 #: the demo operator of config/users.yaml (public; the gateway refuses it off
 #: loopback): init-phase entries identify as it, so that what follows the

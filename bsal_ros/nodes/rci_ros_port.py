@@ -1,0 +1,429 @@
+"""The RCI gateway's :class:`~bsal_ros.rci.port.RobotPort` over rclpy.
+
+* service/action clients created once at start-up, called with
+  ``call_async`` / ``send_goal_async`` from the asyncio thread and awaited with
+  a timeout (never ``Client.call()``, never from an executor callback);
+* a cache of the hardware node's ``device_states`` topic, so Get inquiries are
+  answered without a service call when the data is no older than one board
+  cycle (otherwise ``get_device_states`` is called);
+* what was delivered to the control application is republished on
+  ``rci/ca_states`` (the RDI control-application stream, 001 1.1) by a worker
+  thread, and session changes on ``rci/session`` (:class:`CaStatesPublisher`).
+
+Threads: rclpy futures complete on executor threads; :class:`FutureBridge`
+hands their results to the asyncio loop with ``loop.call_soon_threadsafe``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import dataclasses
+import threading
+import time
+from typing import NamedTuple, Sequence
+
+from rclpy.action import ActionClient
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
+                       qos_profile_sensor_data)
+
+from bsal_interfaces.action import HomeSteering
+from bsal_interfaces.msg import DeviceStateArray, MotorCommand
+from bsal_interfaces.msg import SonarTiming as SonarTimingMsg
+from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates, ListDevices,
+                                 Reset, SetMotors, SetSonarTiming)
+from std_msgs.msg import String
+
+from bsal_ros.core.device_classes import ALL_CLASSES
+from bsal_ros.core.device_state import DeviceState
+from bsal_ros.core.result import Result
+from bsal_ros.nodes.device_state_msg import from_msg, to_msg
+from bsal_ros.nodes.gateway_params import RciGatewayParams, namespaced
+from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
+from bsal_ros.protocol.values import speedval_pack
+from bsal_ros.rci.port import MotorSetting, PortUnavailable, RobotPort
+
+#: session notices waiting for the publisher thread, at most
+_SESSION_QUEUE = 64
+
+
+class FutureBridge:
+    """Awaiting rclpy futures from asyncio.
+
+    The future's done callback runs on an executor thread; it only hands the
+    outcome to the loop with ``call_soon_threadsafe``. rclpy's own done
+    callbacks (one drops the request from the client's pending table) run
+    as usual, so nothing is left behind.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+
+    async def wait(self, rfut, timeout: float, what: str):
+        """The result of ``rfut``; PortUnavailable on an exception or no answer
+        within ``timeout`` (then the rclpy future is cancelled)."""
+        afut = self.loop.create_future()
+
+        def transfer(f):
+            if afut.done():
+                return
+            exc = f.exception()
+            if exc is not None:
+                afut.set_exception(PortUnavailable(f"{what}: {exc!r}"))
+            else:
+                afut.set_result(f.result())
+
+        loop = self.loop
+
+        def hand_over(f):
+            try:
+                loop.call_soon_threadsafe(transfer, f)
+            except RuntimeError:       # gateway stopped: the loop is closed
+                pass
+        rfut.add_done_callback(hand_over)
+        try:
+            return await asyncio.wait_for(afut, timeout)
+        except asyncio.TimeoutError:
+            rfut.cancel()
+            raise PortUnavailable(f"{what}: no answer within {timeout:.2f} s") from None
+
+
+class CaStatesPublisher:
+    """Republishes what the control application was told, from a worker thread.
+
+    Newest wins per (class, kind): at most ``max_hz`` batches per second, so a
+    control application polling at kHz rates costs the gateway nothing extra.
+    """
+
+    def __init__(self, node, max_hz: float):
+        reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+                              history=HistoryPolicy.KEEP_LAST)
+        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.node = node
+        self.pub_ca = node.create_publisher(DeviceStateArray, "rci/ca_states", reliable)
+        self.pub_session = node.create_publisher(String, "rci/session", latched)
+        self.period = 1.0 / max(max_hz, 0.1)
+        self._events: collections.deque = collections.deque(maxlen=_SESSION_QUEUE)
+        self._latest: dict = {}
+        self._published: dict = {}
+        self._wake = threading.Event()
+        self._stop = False
+        #: batches replaced by a newer one before they were published
+        self.dropped = 0
+        self._thread = threading.Thread(target=self._loop, name="rci-ca-publisher", daemon=True)
+        self._thread.start()
+
+    def delivered(self, device_class: str, states: Sequence[DeviceState], what: str) -> None:
+        """Queue a batch of states (``what``: "data" or "status")."""
+        key = (device_class, what)
+        if key in self._latest:
+            self.dropped += 1
+        self._latest[key] = states
+        self._wake.set()
+
+    def session_event(self, event: str, detail: str = "") -> None:
+        """Queue a notice for rci/session."""
+        self._events.append(f"{event} {detail}".strip())
+        self._wake.set()
+
+    def close(self) -> None:
+        """Stop the worker thread."""
+        self._stop = True
+        self._wake.set()
+        self._thread.join(2.0)
+
+    def _loop(self) -> None:
+        last = 0.0
+        while not self._stop:
+            self._wake.wait(0.5)
+            self._wake.clear()
+            try:
+                while self._events:
+                    self.pub_session.publish(String(data=self._events.popleft()))
+                if not self._latest:
+                    continue
+                wait = last + self.period - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+                latest, self._latest = self._latest, {}
+                last = time.monotonic()
+                self._publish(latest)
+            except Exception as exc:   # noqa: BLE001 - the thread must outlive one bad array
+                if not self.node.context.ok():
+                    return          # shutting down
+                self.node.get_logger().error(f"rci/ca_states publisher: {exc!r}",
+                                             throttle_duration_sec=10.0)
+
+    def _publish(self, latest: dict) -> None:
+        stamp = self.node.get_clock().now().to_msg()
+        for (cls, what), states in latest.items():
+            # the same readings delivered again change nothing in the view
+            sig = tuple((x.id, x.stamp, x.speedval) for x in states)
+            if self._published.get((cls, what)) == sig:
+                continue
+            self._published[(cls, what)] = sig
+            arr = DeviceStateArray()
+            arr.header.stamp = stamp
+            arr.header.frame_id = what
+            arr.states = [to_msg(x) for x in states]
+            self.pub_ca.publish(arr)
+
+
+class CachedState(NamedTuple):
+    """A device's newest state and when it arrived (monotonic seconds)."""
+
+    state: DeviceState
+    received: float
+
+
+class StateCache:
+    """The newest state of every device from the ``device_states`` topic, with
+    the interval at which each device is reported (to judge freshness)."""
+
+    def __init__(self, max_age_cycles: float, min_age_s: float):
+        self.max_age_factor = max_age_cycles
+        self.min_age = min_age_s
+        self.entries: dict[tuple[str, int], CachedState] = {}
+        self._interval: dict[tuple[str, int], float] = {}
+        #: ids seen per class; replaced, never mutated (read from other threads)
+        self.seen: dict[str, frozenset[int]] = {}
+
+    def on_states(self, msg: DeviceStateArray) -> None:
+        """Subscription callback (executor thread)."""
+        now = time.monotonic()
+        cache, interval = self.entries, self._interval
+        for m in msg.states:
+            key = (m.device_class, m.id)
+            old = cache.get(key)
+            if old is not None:
+                dt = now - old.received
+                if dt > 0:
+                    prev = interval.get(key)
+                    interval[key] = dt if prev is None else 0.8 * prev + 0.2 * dt
+            cache[key] = CachedState(from_msg(m), now)
+            seen = self.seen.get(m.device_class, frozenset())
+            if m.id not in seen:
+                self.seen[m.device_class] = seen | {m.id}
+
+    def fresh(self, device_class: str, ids: Sequence[int]) -> list[DeviceState] | None:
+        """The states of every id if none is older than its limit, else None."""
+        now = time.monotonic()
+        out = []
+        cache, interval = self.entries, self._interval
+        for i in ids:
+            key = (device_class, i)
+            e = cache.get(key)
+            if e is None:
+                return None
+            limit = interval.get(key, 0.5) * self.max_age_factor
+            if now - e.received > (limit if limit > self.min_age else self.min_age):
+                return None
+            out.append(e.state)
+        return out
+
+    def commanded(self, device_class: str, settings: Sequence[MotorSetting]) -> None:
+        """Until the next board cycle reports it, Get Motor answers with what
+        was commanded, not the setting before it."""
+        for s in settings:
+            key = (device_class, s.id)
+            e = self.entries.get(key)
+            if e is not None:
+                state = dataclasses.replace(e.state, speedval=speedval_pack(s.duty, s.value))
+                # The executor thread may have stored a newer reading
+                # meanwhile: only replace the entry this was built from.
+                if self.entries.get(key) is e:
+                    self.entries[key] = CachedState(state, e.received)
+
+
+class RosRobotPort(RobotPort):
+    """RobotPort over the hardware node's ROS interface."""
+
+    def __init__(self, node, params: RciGatewayParams):
+        self.node = node
+        cbg = ReentrantCallbackGroup()
+        hw = namespaced(params.hardware_namespace)
+        self.timeout = params.service_timeout_s
+        self.home_timeout = params.home_timeout_s
+        self.cli = {
+            "reset": node.create_client(Reset, hw("reset"), callback_group=cbg),
+            "activate": node.create_client(ActivateDevices, hw("activate_devices"),
+                                           callback_group=cbg),
+            "set_motors": node.create_client(SetMotors, hw("set_motors"), callback_group=cbg),
+            "clear": node.create_client(ClearEncoders, hw("clear_encoders"), callback_group=cbg),
+            "timing": node.create_client(SetSonarTiming, hw("set_sonar_timing"),
+                                         callback_group=cbg),
+            "get": node.create_client(GetDeviceStates, hw("get_device_states"),
+                                      callback_group=cbg),
+            "list": node.create_client(ListDevices, hw("list_devices"), callback_group=cbg),
+        }
+        self.home = ActionClient(node, HomeSteering, hw("home_steering"), callback_group=cbg)
+        # Motors this gateway set running stop by themselves if the gateway
+        # dies: every speed is leased and the keeper renews it while we live.
+        self.lease = MotorLeaseKeeper(node, lease_s=params.motor_lease_s,
+                                      renew_period_s=params.motor_lease_renew_s,
+                                      callback_group=cbg,
+                                      hardware_namespace=params.hardware_namespace)
+        self.cache = StateCache(params.cache_max_age_cycles, params.cache_min_age_s)
+        self._ids: dict[str, frozenset[int]] = {}
+        node.create_subscription(DeviceStateArray, hw("device_states"), self.cache.on_states,
+                                 qos_profile_sensor_data if params.states_qos_sensor_data
+                                 else QoSProfile(depth=20), callback_group=cbg)
+        self.ca_view = CaStatesPublisher(node, params.ca_states_max_hz)
+        self._bridge: FutureBridge | None = None
+
+    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Use ``loop`` to await rclpy futures (the gateway's asyncio loop)."""
+        self._bridge = FutureBridge(loop)
+
+    def close(self) -> None:
+        """Stop renewing leases and the publisher thread."""
+        self.lease.close()
+        self.ca_view.close()
+
+    # ------------------------------------------------------------ device list
+    @property
+    def device_list_known(self) -> bool:
+        """True once list_devices has answered."""
+        return bool(self._ids)
+
+    def device_list_ready(self) -> bool:
+        """True while the list_devices service is available."""
+        return self.cli["list"].service_is_ready()
+
+    def device_ids(self, device_class: str) -> frozenset[int]:
+        """The ids from list_devices, else those seen on device_states."""
+        known = self._ids.get(device_class)
+        if known is not None:
+            return known
+        seen = self.cache.seen.get(device_class)
+        if seen:
+            return seen
+        raise PortUnavailable("device list not known yet (hardware node not seen)")
+
+    async def refresh_device_list(self) -> bool:
+        """Ask list_devices; False when the hardware node does not answer."""
+        try:
+            res = await self._request("list", ListDevices.Request())
+        except PortUnavailable:
+            return False
+        ids: dict[str, set[int]] = collections.defaultdict(set)
+        for d in res.devices:
+            ids[d.device_class].add(d.id)
+        self._ids = {k: frozenset(v) for k, v in ids.items()}
+        for cls in ALL_CLASSES:
+            self._ids.setdefault(cls, frozenset())
+        return True
+
+    # ------------------------------------------------------------------ state
+    def cached(self, device_class: str, ids: Sequence[int]):
+        """Fresh states from the device_states cache, or None."""
+        return self.cache.fresh(device_class, ids)
+
+    async def fetch(self, device_class: str, ids: Sequence[int]):
+        """States from get_device_states."""
+        res = await self._request("get", GetDeviceStates.Request(device_class=device_class,
+                                                                  ids=list(ids)))
+        if res.result.code != 0:
+            raise PortUnavailable(f"get_device_states: {res.result.message}")
+        by_id = {m.id: from_msg(m) for m in res.states}
+        try:
+            return [by_id[i] for i in ids]
+        except KeyError as exc:
+            raise PortUnavailable(f"get_device_states: no state for id {exc}") from None
+
+    # --------------------------------------------------------------- requests
+    async def _request(self, name: str, req, timeout: float | None = None):
+        cli = self.cli[name]
+        if not cli.service_is_ready():
+            raise PortUnavailable(f"service {cli.srv_name} not available")
+        return await self._bridge.wait(cli.call_async(req), timeout or self.timeout,
+                                       cli.srv_name)
+
+    @staticmethod
+    def _result(res) -> Result:
+        r = res.result
+        return Result(int(r.code), str(r.message))
+
+    async def reset(self) -> Result:
+        """Call the reset service."""
+        return self._result(await self._request("reset", Reset.Request()))
+
+    async def activate(self, device_class, ids, active) -> Result:
+        """Call activate_devices."""
+        req = ActivateDevices.Request(device_class=device_class, ids=list(ids),
+                                      active=[bool(a) for a in active])
+        return self._result(await self._request("activate", req))
+
+    async def set_motors(self, device_class, settings) -> Result:
+        """Call set_motors with a lease; renew the lease while running."""
+        cmds = [MotorCommand(id=s.id, mode=MotorCommand.MODE_DUTY_CYCLE if s.duty
+                             else MotorCommand.MODE_VELOCITY, value=float(s.value))
+                for s in settings]
+        res = self._result(await self._request(
+            "set_motors", SetMotors.Request(device_class=device_class, commands=cmds,
+                                            lease_s=self.lease.lease_s)))
+        if res.ok or not any(s.value for s in settings):
+            # a stop the board latched counts too: the node dropped that lease
+            self.lease.update(device_class, [(s.id, s.value) for s in settings])
+        if res.ok:
+            self.cache.commanded(device_class, settings)
+        return res
+
+    async def clear_encoders(self, ids) -> Result:
+        """Call clear_encoders."""
+        return self._result(await self._request("clear", ClearEncoders.Request(ids=list(ids))))
+
+    async def set_sonar_timing(self, timings) -> Result:
+        """Call set_sonar_timing."""
+        req = SetSonarTiming.Request(timings=[
+            SonarTimingMsg(id=t.id, firing_slot=t.firing_slot, interval_ms=t.interval_ms)
+            for t in timings])
+        return self._result(await self._request("timing", req))
+
+    async def home_steering(self, motor_id: int) -> Result:
+        """Run the home_steering action; cancelled with the awaiting task."""
+        if not self.home.server_is_ready():
+            raise PortUnavailable("action home_steering not available")
+        goal = HomeSteering.Goal(id=motor_id, timeout_s=float(self.home_timeout))
+        handle = await self._bridge.wait(self.home.send_goal_async(goal), self.timeout,
+                                         "home_steering goal")
+        if not handle.accepted:
+            return Result(Result.BUSY, "homing goal rejected")
+        try:
+            wrapped = await self._bridge.wait(handle.get_result_async(), self.home_timeout + 5.0,
+                                              "home_steering result")
+        except (asyncio.CancelledError, PortUnavailable):
+            handle.cancel_goal_async()
+            raise
+        r = wrapped.result.result
+        return Result(int(r.code), str(r.message))
+
+    async def stop_motors(self, device_class: str) -> bool:
+        """Zero every motor of the class, one request per motor (so one refused
+        motor does not block the others). A motor that is off (REFUSED: not
+        active) or unknown counts as stopped; a board fault or no answer does not."""
+        ids = sorted(self._ids.get(device_class) or self.cache.seen.get(device_class) or ())
+        ok = True
+        for i in ids:
+            try:
+                res = await self.set_motors(device_class, [MotorSetting(i, True, 0.0)])
+            except Exception as exc:   # noqa: BLE001 - PortUnavailable and friends
+                self.node.get_logger().warning(f"safety stop: {device_class} {i}: {exc}")
+                ok = False
+                continue
+            if res.code in (Result.HARDWARE_FAULT, Result.BUSY):
+                self.node.get_logger().warning(
+                    f"safety stop: {device_class} {i} not stopped: {res.message}")
+                ok = False
+        return ok
+
+    # ------------------------------------------------- control-application view
+    def delivered(self, device_class, states, what) -> None:
+        """Republish on rci/ca_states (worker thread)."""
+        self.ca_view.delivered(device_class, states, what)
+
+    def session_event(self, event: str, detail: str = "") -> None:
+        """Publish on rci/session (worker thread)."""
+        self.ca_view.session_event(event, detail)

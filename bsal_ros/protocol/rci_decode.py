@@ -1,0 +1,193 @@
+"""The RCI stream decoder (seed 001 chapter 4): header checks and the parsers
+of every packet whose layout the packet itself defines.
+
+``RciDecoder(byteorder="big", role="server"|"client"|"any")``; ``feed(data)
+-> list[packet]``. ``role`` is the side that *receives*: a server decoder
+accepts what a control application may send, a client decoder what a control
+process may send. Replies decoded against an inquiry live in
+:mod:`.rci_replies`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from ._items import F_GENERAL, F_GROUP, F_POLY, Bad, S, decode_fixed, decode_var
+from ._stream import StreamDecoder
+from .constants import RciCode
+from .rci_packets import (ALL_CODES, CLASS_OF, CLIENT_RECEIVES, FLAG_GROUP, FLAG_POLY,
+                          FLAG_RQ_ACK, FLAGS, IIID_SIZE, SERVER_RECEIVES, CBsTm, CCnAc,
+                          CStIq, CSvTm, ICaIq, IIId)
+from .rci_replies import ReplyMatching
+from .rci_tables import (INQ_TYPES, L_ACTIVATE, L_MOTOR_INQUIRY, L_SENSOR_INQUIRY,
+                         COMMAND_ITEMS, SUB_CODES, TERM_CODES)
+from .values import Timeval
+
+__all__ = ["RciDecoder"]
+
+# ====================================================================== decoding
+_VALID: dict = {}
+
+
+def _valid_codes(allowed: frozenset) -> dict:
+    """id_code -> (base, flags) for every id_code that passes the header checks of
+    :meth:`RciDecoder._parse` for a decoder receiving ``allowed`` base codes."""
+    table = _VALID.get(allowed)
+    if table is None:
+        table = {}
+        for base in allowed:
+            for flags in (0, FLAG_RQ_ACK, FLAG_POLY, FLAG_POLY | FLAG_RQ_ACK, FLAG_GROUP,
+                          FLAG_GROUP | FLAG_RQ_ACK):
+                if (flags & (FLAG_POLY | FLAG_GROUP)) and not base & 0x0200:
+                    continue
+                if (flags & FLAG_RQ_ACK) and base < 0x0100:
+                    continue
+                table[base | flags] = (base, flags)
+        _VALID[allowed] = table
+    return table
+
+
+
+class RciDecoder(ReplyMatching, StreamDecoder):
+    """Streaming RCI decoder (see the module docstring).
+
+    ``role``: ``"server"`` decodes what a control application sends (the
+    gateway side), ``"client"`` what the control process sends, ``"any"``
+    accepts every packet (for dump tools). A packet not valid in that direction
+    is a :class:`ProtocolError`.
+    """
+
+    def __init__(self, byteorder: str = "big", role: str = "server"):
+        super().__init__(byteorder)
+        if role == "server":
+            self._allowed = SERVER_RECEIVES
+        elif role == "client":
+            self._allowed = CLIENT_RECEIVES
+        elif role == "any":
+            self._allowed = ALL_CODES
+        else:
+            raise ValueError(f"role must be 'server', 'client' or 'any', not {role!r}")
+        self.role = role
+        self._pending: deque = deque()
+        self._valid = _valid_codes(self._allowed)
+        pfx = self._pfx
+        self._u16 = S(pfx + "H")
+        self._parsers = {
+            RciCode.IIId: self._p_iiid, RciCode.IInCp: self._p_bare,
+            RciCode.ICaIq: self._p_icaiq, RciCode.ICaRp: self._p_icarp,
+            RciCode.CStIq: self._p_cstiq, RciCode.CStRp: self._p_cstrp,
+            RciCode.CSvTm: self._p_csvtm, RciCode.CCnAc: self._p_ccnac,
+            RciCode.CRs: self._p_bare, RciCode.CBsTmIq: self._p_bare,
+            RciCode.CBsTm: self._p_cbstm,
+            RciCode.CAcMt: self._p_fixed(L_ACTIVATE), RciCode.CAcSn: self._p_fixed(L_ACTIVATE),
+            RciCode.CGtMtIq: self._p_fixed(L_MOTOR_INQUIRY),
+            RciCode.CGtSnIq: self._p_fixed(L_SENSOR_INQUIRY),
+            RciCode.CStMt: self._p_commands, RciCode.CStSn: self._p_commands,
+            RciCode.CGtMtRp: self._p_reply, RciCode.CGtSnRp: self._p_reply,
+        }
+
+    def reset(self) -> None:
+        """Forget buffered bytes and the pending inquiries (new connection)."""
+        super().reset()
+        self.clear_expectations()
+
+    # ------------------------------------------------------------- parsing
+    def _parse(self, buf, pos):
+        (code,) = self._u16.unpack_from(buf, pos)
+        hdr = self._valid.get(code)
+        if hdr is not None:                 # a valid id_code: one lookup for all checks
+            base, flags = hdr
+            return self._parsers[base](buf, pos, base, flags)
+        base = code & ~FLAGS
+        if base not in ALL_CODES:
+            raise Bad(f"unknown RCI code 0x{code:04x}", pos, 2)
+        if base not in self._allowed:
+            raise Bad(f"{RciCode(base).name} not valid towards the {self.role}", pos, 2)
+        flags = code & FLAGS
+        if flags:
+            if (flags & FLAG_POLY) and (flags & FLAG_GROUP):
+                raise Bad(f"both POLY and GROUP bits in 0x{code:04x}", pos, 2)
+            if (flags & (FLAG_POLY | FLAG_GROUP)) and not base & 0x0200:
+                raise Bad(f"poly/group on non-multi code 0x{code:04x}", pos, 2)
+            if (flags & FLAG_RQ_ACK) and base < 0x0100:
+                raise Bad(f"RQ_ACK on initialization packet 0x{code:04x}", pos, 2)
+        return self._parsers[base](buf, pos, base, flags)
+
+    def _p_bare(self, buf, pos, base, flags):
+        cls = CLASS_OF[base]
+        if base == RciCode.IInCp:
+            # an entity may leave capability inquiries unanswered (001 4.5.5)
+            if any(isinstance(e[0], ICaIq) for e in self._pending):
+                self._pending = deque(e for e in self._pending if not isinstance(e[0], ICaIq))
+            return cls(), pos + 2
+        return cls(bool(flags)), pos + 2
+
+    def _p_iiid(self, buf, pos, base, flags):
+        _, major, minor, uid, key, res = S(self._pfx + "HBB16s16s24s").unpack_from(buf, pos)
+        return IIId(major, minor, uid.rstrip(b"\0"), key, res), pos + IIID_SIZE
+
+    def _p_icaiq(self, buf, pos, base, flags):
+        n = buf[pos + 2]
+        vals = S(self._pfx + "HB" * n).unpack_from(buf, pos + 3)
+        items = list(zip(vals[0::2], vals[1::2]))
+        for i, (_, t) in enumerate(items):
+            if t not in INQ_TYPES:
+                raise Bad(f"bad inq_type 0x{t:02x}", pos + 3 + 3 * i + 2)
+        return ICaIq([(c, INQ_TYPES[t]) for c, t in items]), pos + 3 + 3 * n
+    def _p_cstiq(self, buf, pos, base, flags):
+        return CStIq(self._u16.unpack_from(buf, pos + 2)[0], bool(flags)), pos + 4
+
+    def _p_ccnac(self, buf, pos, base, flags):
+        return CCnAc(self._u16.unpack_from(buf, pos + 2)[0], bool(flags)), pos + 4
+
+    def _p_csvtm(self, buf, pos, base, flags):
+        (t,) = self._u16.unpack_from(buf, pos + 2)
+        if t not in TERM_CODES:
+            raise Bad(f"bad term_code 0x{t:04x}", pos + 2, 2)
+        return CSvTm(TERM_CODES[t], bool(flags)), pos + 4
+    def _p_cbstm(self, buf, pos, base, flags):
+        sec, usec = S(self._pfx + "ii").unpack_from(buf, pos + 2)
+        return CBsTm(Timeval(sec, usec), bool(flags)), pos + 10
+
+    @staticmethod
+    def _form(flags):
+        if flags & FLAG_GROUP:
+            return F_GROUP
+        if flags & FLAG_POLY:
+            return F_POLY
+        return F_GENERAL
+
+    def _sub_of(self, buf, pos, base):
+        s = buf[pos + 2]
+        sub = SUB_CODES[base].get(s)
+        if sub is None:
+            raise Bad(f"bad id_sub_code 0x{s:02x} for {RciCode(base).name}", pos + 2)
+        return sub
+
+    def _p_fixed(self, lay):
+        def parse(buf, pos, base, flags):
+            sub = self._sub_of(buf, pos, base)
+            form = self._form(flags)
+            items, end = decode_fixed(buf, pos + 3, form, lay, self._pfx)
+            return CLASS_OF[base](sub, items, form, bool(flags & FLAG_RQ_ACK)), end
+        return parse
+
+    def _p_commands(self, buf, pos, base, flags):
+        """A Set packet (CStMt, CStSn): command byte + payload per item."""
+        sub = self._sub_of(buf, pos, base)
+        spec = COMMAND_ITEMS[base]
+        pfx = self._pfx
+
+        def item(b, p, ident):
+            c = b[p]
+            hit = spec.by_byte.get((sub, c))
+            if hit is None:
+                raise Bad(f"bad {spec.what} command byte 0x{c:02x} for {sub.name}", p)
+            kind, fmt = hit
+            if not fmt:
+                return spec.item_type(kind, 0), p + 1
+            st = S(pfx + fmt)
+            return spec.item_type(kind, st.unpack_from(b, p + 1)[0]), p + 1 + st.size
+        form = self._form(flags)
+        items, end = decode_var(buf, pos + 3, form, item, pfx)
+        return CLASS_OF[base](sub, items, form, bool(flags & FLAG_RQ_ACK)), end

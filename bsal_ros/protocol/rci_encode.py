@@ -1,0 +1,236 @@
+"""The RCI encoder (seed 001 chapter 4): ``encode_rci(packet, byteorder) -> bytes``."""
+
+from __future__ import annotations
+
+import struct
+from itertools import chain
+
+from ._items import F_GROUP, S, encode_fixed, encode_packet, encode_var
+from .constants import Form, MotorType, RciCode
+from .errors import ProtocolError
+from .rci_packets import (FLAG_GROUP, FLAG_RQ_ACK, FORM_FLAG, CAcMt, CAcSn, CBsTm, CBsTmIq,
+                          CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStRp,
+                          CStSn, CSvTm, ICaIq, ICaRp, IIId, IInCp, MotorData, StatusData,
+                          VersionReply)
+from .rci_tables import (CAP_REPLIES, CSTRP_STATUS, INQ_TYPES, L_ACTIVATE, L_MOTOR_DC,
+                         L_MOTOR_INQUIRY, L_MOTOR_PSERVO, L_SENSOR_INQUIRY, L_STATUS,
+                         COMMAND_ITEMS, SENSOR_DATA, SENSOR_DATA_TYPE, SUB_CODES,
+                         TERM_CODES)
+from .values import Timeval
+
+__all__ = ["encode_rci"]
+
+
+# ====================================================================== encoding
+def _code(pkt, base: int, form=Form.GENERAL) -> int:
+    return base | FORM_FLAG[form] | (FLAG_RQ_ACK if pkt.rq_ack else 0)
+
+
+def _sub(base, sub):
+    table = SUB_CODES[base]
+    try:
+        return table[int(sub)]
+    except (KeyError, TypeError, ValueError):
+        raise ProtocolError(f"{base.name}: bad id_sub_code {sub!r}") from None
+
+
+def _pad(b, size, what):
+    if isinstance(b, str):
+        b = b.encode("latin-1")
+    b = bytes(b)
+    if len(b) > size:
+        raise ProtocolError(f"IIId: {what} longer than {size} bytes")
+    return b + bytes(size - len(b))
+
+
+def _enc_iiid(pfx, p: IIId):
+    try:
+        return S(pfx + "HBB16s16s24s").pack(
+            RciCode.IIId, p.vers_major, p.vers_minor, _pad(p.user_id, 16, "user_id"),
+            _pad(p.auth_key, 16, "auth_key"), _pad(p.reserved, 24, "reserved"))
+    except (struct.error, TypeError) as exc:
+        raise ProtocolError(f"IIId: {exc}") from None
+
+
+def _enc_icaiq(pfx, p: ICaIq):
+    n = len(p.items)
+    if n > 255:
+        raise ProtocolError("ICaIq: at most 255 inquiries")
+    for _, t in p.items:
+        if t not in INQ_TYPES:
+            raise ProtocolError(f"ICaIq: bad inq_type {t!r}")
+    try:
+        return S(pfx + "HB" + "HB" * n).pack(RciCode.ICaIq, n, *[v for it in p.items for v in it])
+    except (struct.error, TypeError) as exc:
+        raise ProtocolError(f"ICaIq: {exc}") from None
+
+
+def _enc_icarp(pfx, p: ICaRp):
+    n = len(p.items)
+    if not 1 <= n <= 255:
+        raise ProtocolError("ICaRp: 1..255 replies")
+    fmt, vals = [pfx, "HB"], [RciCode.ICaRp, n]
+    for cid, r in p.items:
+        if isinstance(r, VersionReply):
+            fmt.append("HBB")
+            vals += (cid, r.vers_major, r.vers_minor)
+        elif isinstance(r, int) and r in CAP_REPLIES:
+            fmt.append("HB")
+            vals += (cid, r)
+        else:
+            raise ProtocolError(f"ICaRp: bad reply {r!r}")
+    try:
+        return S("".join(fmt)).pack(*vals)
+    except (struct.error, TypeError) as exc:
+        raise ProtocolError(f"ICaRp: {exc}") from None
+
+
+def _enc_simple(fmt, base, attrs, check=None):
+    def enc(pfx, p):
+        vals = [getattr(p, a) for a in attrs]
+        if check is not None and vals[-1] not in check:
+            raise ProtocolError(f"{base.name}: bad value {vals[-1]!r}")
+        try:
+            return S(pfx + "H" + fmt).pack(_code(p, base), *vals)
+        except (struct.error, TypeError) as exc:
+            raise ProtocolError(f"{base.name}: {exc}") from None
+    return enc
+
+
+def _enc_cbstm(pfx, p: CBsTm):
+    try:
+        sec, usec = Timeval(*p.time).clamped()
+        return S(pfx + "Hii").pack(_code(p, RciCode.CBsTm), sec, usec)
+    except (struct.error, TypeError, ValueError) as exc:
+        raise ProtocolError(f"CBsTm: {exc}") from None
+
+
+def _enc_fixed(base, lay):
+    def enc(pfx, p):
+        return encode_fixed(pfx, _code(p, base, p.form), _sub(base, p.sub_code), p.items,
+                            p.form, lay)
+    return enc
+
+
+def _enc_commands(base):
+    """Encoder of a Set packet (CStMt, CStSn): command byte + payload per item."""
+    spec = COMMAND_ITEMS[base]
+
+    def enc(pfx, p):
+        sub = _sub(base, p.sub_code)
+
+        def item(d):
+            if not isinstance(d, spec.item_type):
+                raise ProtocolError(f"{base.name} item data must be {spec.item_type.__name__}")
+            hit = spec.by_kind.get((sub, d.kind))
+            if hit is None:
+                raise ProtocolError(f"{base.name}: {d.kind!r} not defined for {sub.name}")
+            byte, fmt = hit
+            if not fmt:
+                return bytes((byte,))
+            return S(pfx + "B" + fmt).pack(byte, d[1])
+        return encode_var(pfx, _code(p, base, p.form), sub, p.items, p.form, item)
+    return enc
+
+
+CGTMTRP = int(RciCode.CGtMtRp)
+_tnew = tuple.__new__
+_DC = int(MotorType.DC)
+
+
+def _reply_layout_for(base, sub, d):
+    t = type(d)
+    if t is StatusData:
+        return L_STATUS
+    if base == CGTMTRP:
+        if t is MotorData:
+            if sub == _DC:
+                if d.mposval is not None:
+                    raise ProtocolError("CGtMtRp: DC motor data carries no mposval")
+                return L_MOTOR_DC
+            if d.mposval is None:
+                raise ProtocolError("CGtMtRp: PSERVO motor data needs an mposval")
+            return L_MOTOR_PSERVO
+        raise ProtocolError(f"CGtMtRp: bad item data {d!r}")
+    s = SENSOR_DATA_TYPE.get(t)
+    if s is None or s != sub:
+        raise ProtocolError(f"CGtSnRp: item data {d!r} does not fit {sub.name}")
+    return SENSOR_DATA[s]
+
+
+def _enc_reply(base):
+    # (id_sub_code, item data type) -> (sub-code enum, Layout) for the item types
+    # whose layout follows from the type alone (not MotorData: DC vs PSERVO)
+    fast = {}
+    for s in SUB_CODES[base].values():
+        fast[(int(s), StatusData)] = (s, L_STATUS)
+        if base != CGTMTRP:
+            fast[(int(s), SENSOR_DATA[s].cls)] = (s, SENSOR_DATA[s])
+    group_code = base | FLAG_GROUP
+
+    def enc(pfx, p):
+        if p.form is F_GROUP and type(p.items) is list:
+            # fast path: a well-formed group of one item type, checked with one
+            # pass per property; anything else takes the general path below,
+            # which raises the exact error
+            try:
+                ids, datas = zip(*p.items)
+                hit = fast.get((p.sub_code, type(datas[0])))
+            except (TypeError, ValueError):
+                hit = None
+            if hit is not None:
+                sub, lay = hit
+                n = len(ids)
+                first = ids[0]
+                if (n <= 255 and type(first) is int and ids == tuple(range(first, first + n))
+                        and set(map(type, datas)) == lay.clsset):
+                    try:
+                        return (lay.grp_enc[pfx].get(n) or lay.grp_enc_struct(pfx, n)).pack(
+                            group_code | (FLAG_RQ_ACK if p.rq_ack else 0), sub, n, first,
+                            *chain.from_iterable(datas))
+                    except (struct.error, TypeError, ValueError, OverflowError) as exc:
+                        raise ProtocolError(f"cannot encode: {exc}") from None
+        sub = _sub(base, p.sub_code)
+        form = p.form
+        code = _code(p, base, form)
+        items = p.items
+        if items:
+            it0 = items[0]
+            d0 = it0[1] if len(it0) == 2 else None
+            lay = _reply_layout_for(base, sub, d0)
+            if lay.accepts_items(items):
+                return encode_fixed(pfx, code, sub, items, p.form, lay, True)
+
+        def item(d):
+            lay = _reply_layout_for(base, sub, d)
+            return S(pfx + lay.fmt).pack(*lay.vals(d))
+        return encode_var(pfx, code, sub, items, p.form, item)
+    return enc
+
+
+_ENCODERS = {
+    IIId: _enc_iiid,
+    IInCp: lambda pfx, p: S(pfx + "H").pack(RciCode.IInCp),
+    ICaIq: _enc_icaiq,
+    ICaRp: _enc_icarp,
+    CStIq: _enc_simple("H", RciCode.CStIq, ("control_id",)),
+    CStRp: _enc_simple("HB", RciCode.CStRp, ("control_id", "status"), CSTRP_STATUS),
+    CSvTm: _enc_simple("H", RciCode.CSvTm, ("term_code",), TERM_CODES),
+    CCnAc: _enc_simple("H", RciCode.CCnAc, ("control_id",)),
+    CRs: _enc_simple("", RciCode.CRs, ()),
+    CBsTmIq: _enc_simple("", RciCode.CBsTmIq, ()),
+    CBsTm: _enc_cbstm,
+    CAcMt: _enc_fixed(RciCode.CAcMt, L_ACTIVATE),
+    CStMt: _enc_commands(RciCode.CStMt),
+    CGtMtIq: _enc_fixed(RciCode.CGtMtIq, L_MOTOR_INQUIRY),
+    CGtMtRp: _enc_reply(RciCode.CGtMtRp),
+    CAcSn: _enc_fixed(RciCode.CAcSn, L_ACTIVATE),
+    CStSn: _enc_commands(RciCode.CStSn),
+    CGtSnIq: _enc_fixed(RciCode.CGtSnIq, L_SENSOR_INQUIRY),
+    CGtSnRp: _enc_reply(RciCode.CGtSnRp),
+}
+
+
+def encode_rci(packet, byteorder: str = "big") -> bytes:
+    """Encode one RCI packet. Raises :class:`ProtocolError` if it cannot be encoded."""
+    return encode_packet(_ENCODERS, packet, byteorder, "RCI")

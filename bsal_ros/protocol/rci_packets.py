@@ -1,0 +1,260 @@
+"""RCI packets and item data types (seed 001 chapter 4), and which side may
+receive each packet. Plain data: encoding is :mod:`.rci_encode`, decoding
+:mod:`.rci_decode`; :mod:`.rci` is the public face of all three."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import NamedTuple, Union
+
+from ._items import IdPacketForms
+from .constants import (RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CStRpStatus, Form, RciCode,
+                        SensorCommandCode, TermCode)
+from .values import Timeval
+
+#: id_code flag bits (001 4.3): acknowledge requested, poly form, group form
+FLAG_RQ_ACK, FLAG_POLY, FLAG_GROUP = 0x0800, 0x4000, 0x8000
+FLAGS = FLAG_RQ_ACK | FLAG_POLY | FLAG_GROUP
+FORM_FLAG = {Form.GENERAL: 0, Form.POLY: FLAG_POLY, Form.GROUP: FLAG_GROUP}
+#: bytes of an RCI-IIId packet
+IIID_SIZE = 60
+
+# ===================================================================== data types
+class VersionReply(NamedTuple):
+    """RCI-ICaRp item data answering an RCI_ICAIQ_VERSION inquiry."""
+
+    vers_major: int
+    vers_minor: int
+
+
+class MotorCommandKind(IntEnum):
+    """What a CStMt item does; the wire byte depends on the motor subcode."""
+
+    SPVAL = 1     # RCI_MOTOR_DC_SPVAL (0xd0) or RCI_MOTOR_PSERVO_SPVAL (0xd1) + speedval
+    RESET = 2     # RCI_MOTOR_PSERVO_RESET (0xd2), PSERVO only, no payload
+
+
+class MotorCommand(NamedTuple):
+    """CStMt item data. ``speedval`` is the raw guint16 (ignored for RESET)."""
+
+    kind: MotorCommandKind
+    speedval: int = 0
+
+
+SensorCommandKind = SensorCommandCode
+
+
+class SensorCommand(NamedTuple):
+    """CStSn item data.
+
+    ``kind``: RELENCODER_CLEAR (no payload), ULTRASONIC_ORDER (``value`` =
+    guint8 firing slot), ULTRASONIC_TIMING (``value`` = guint16 interval ms).
+    """
+
+    kind: SensorCommandCode
+    value: int = 0
+
+
+class StatusData(NamedTuple):
+    """Reply item data for a STATUS inquiry: raw statval (guint32)."""
+
+    statval: int
+
+
+class MotorData(NamedTuple):
+    """CGtMtRp DATA item: raw speedval; raw mposval for PSERVO, ``None`` for DC."""
+
+    speedval: int
+    mposval: int | None = None
+
+
+class UltrasonicData(NamedTuple):
+    """CGtSnRp DATA item of an ultrasonic sensor."""
+
+    delay: int          # guint16, microseconds (round trip)
+
+
+class RelEncoderData(NamedTuple):
+    """CGtSnRp DATA item of a relative encoder."""
+
+    d_count: int        # gint16
+    count: int          # gint16
+
+
+class AbsEncoderData(NamedTuple):
+    """CGtSnRp DATA item of an absolute encoder."""
+
+    count: int          # gint16
+
+
+class AccelData(NamedTuple):
+    """CGtSnRp DATA item of an accelerometer."""
+
+    accel: float        # IEEE single, gravities
+
+
+# ======================================================================= packets
+@dataclass(slots=True)
+class IIId:
+    """Identification (0x0010), 60 bytes. ``user_id`` is NUL-padded to 16 on the
+    wire and returned with trailing NULs stripped. ``repr()`` leaves the key
+    out, so a packet that lands in a log line does not carry it there."""
+
+    vers_major: int = RCI_VERSION_MAJOR
+    vers_minor: int = RCI_VERSION_MINOR
+    user_id: bytes = b""
+    auth_key: bytes = field(default=bytes(16), repr=False)
+    reserved: bytes = bytes(24)
+
+
+@dataclass(slots=True)
+class IInCp:
+    """Initialization Completed (0x0011)."""
+
+
+@dataclass(slots=True)
+class ICaIq:
+    """Capability Inquiry (0x0012): items = [(control_id, inq_type)], 0..255."""
+
+    items: list = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ICaRp:
+    """Capability Reply (0x0013): items = [(control_id, reply)], 1..255; reply is
+    an int (:class:`CapReply`) for ACCESS/SUPPORT, a :class:`VersionReply` for VERSION."""
+
+    items: list = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class CStIq:
+    """Status Inquiry (0x0100)."""
+
+    control_id: int = RciCode.CStIq
+    rq_ack: bool = False
+
+
+@dataclass(slots=True)
+class CStRp:
+    """Status Reply (0x0101); ``control_id`` is a base code."""
+
+    control_id: int = RciCode.CStIq
+    status: int = CStRpStatus.IDLE
+    rq_ack: bool = False
+
+
+@dataclass(slots=True)
+class CSvTm:
+    """Server Termination (0x0102), ``term_code`` is a guint16."""
+
+    term_code: int = TermCode.ERROR
+    rq_ack: bool = False
+
+
+@dataclass(slots=True)
+class CCnAc:
+    """Control Acknowledge (0x0103); ``control_id`` is the acknowledged base code."""
+
+    control_id: int = 0
+    rq_ack: bool = False
+
+
+@dataclass(slots=True)
+class CRs:
+    """Reset (0x0104)."""
+
+    rq_ack: bool = False
+
+
+@dataclass(slots=True)
+class CBsTmIq:
+    """Base Time Inquiry (0x0106)."""
+
+    rq_ack: bool = False
+
+
+@dataclass(slots=True)
+class CBsTm:
+    """Base Time (0x0107): timeval (gint32 seconds, gint32 microseconds)."""
+
+    time: Timeval = Timeval(0, 0)
+    rq_ack: bool = False
+
+
+@dataclass(slots=True)
+class _IdPacket(IdPacketForms):
+    """The shape of the id-carrying control packets (see :mod:`.rci`)."""
+
+    sub_code: int
+    items: list
+    form: Form = Form.GENERAL
+    rq_ack: bool = False
+
+
+@dataclass(slots=True)
+class CAcMt(_IdPacket):
+    """Activate Motor (0x0200). Item data: 0 or 1."""
+
+
+@dataclass(slots=True)
+class CStMt(_IdPacket):
+    """Set Motor (0x0201). Item data: :class:`MotorCommand`."""
+
+
+@dataclass(slots=True)
+class CGtMtIq(_IdPacket):
+    """Get Motor Inquiry (0x0202). Item data: status code (GetMotorStatus)."""
+
+
+@dataclass(slots=True)
+class CGtMtRp(_IdPacket):
+    """Get Motor Reply (0x0203). Item data: StatusData or MotorData."""
+
+
+@dataclass(slots=True)
+class CAcSn(_IdPacket):
+    """Activate Sensor (0x0210, also spelled CAtSn). Item data: 0 or 1."""
+
+
+CAtSn = CAcSn
+
+
+@dataclass(slots=True)
+class CStSn(_IdPacket):
+    """Set Sensor (0x0211). Item data: :class:`SensorCommand`."""
+
+
+@dataclass(slots=True)
+class CGtSnIq(_IdPacket):
+    """Get Sensor Inquiry (0x0212). Item data: status code (GetSensorStatus)."""
+
+
+@dataclass(slots=True)
+class CGtSnRp(_IdPacket):
+    """Get Sensor Reply (0x0213). Item data: StatusData or sensor data tuple."""
+
+
+RciPacket = Union[IIId, IInCp, ICaIq, ICaRp, CStIq, CStRp, CSvTm, CCnAc, CRs, CBsTmIq, CBsTm,
+                  CAcMt, CStMt, CGtMtIq, CGtMtRp, CAcSn, CStSn, CGtSnIq, CGtSnRp]
+
+CODE_OF = {IIId: RciCode.IIId, IInCp: RciCode.IInCp, ICaIq: RciCode.ICaIq,
+           ICaRp: RciCode.ICaRp, CStIq: RciCode.CStIq, CStRp: RciCode.CStRp,
+           CSvTm: RciCode.CSvTm, CCnAc: RciCode.CCnAc, CRs: RciCode.CRs,
+           CBsTmIq: RciCode.CBsTmIq, CBsTm: RciCode.CBsTm, CAcMt: RciCode.CAcMt,
+           CStMt: RciCode.CStMt, CGtMtIq: RciCode.CGtMtIq, CGtMtRp: RciCode.CGtMtRp,
+           CAcSn: RciCode.CAcSn, CStSn: RciCode.CStSn, CGtSnIq: RciCode.CGtSnIq,
+           CGtSnRp: RciCode.CGtSnRp}
+CLASS_OF = {int(v): k for k, v in CODE_OF.items()}
+
+# Which packets each side may receive. CStIq/CStRp/CCnAc/ICaIq/ICaRp/IIId/IInCp
+# go both ways; the rest have one direction (001 chapter 4).
+_BOTH = {RciCode.IIId, RciCode.IInCp, RciCode.ICaIq, RciCode.ICaRp, RciCode.CStIq,
+         RciCode.CStRp, RciCode.CCnAc}
+SERVER_RECEIVES = frozenset(_BOTH | {RciCode.CRs, RciCode.CBsTmIq, RciCode.CAcMt,
+                                     RciCode.CStMt, RciCode.CGtMtIq, RciCode.CAcSn,
+                                     RciCode.CStSn, RciCode.CGtSnIq})
+CLIENT_RECEIVES = frozenset(_BOTH | {RciCode.CSvTm, RciCode.CBsTm, RciCode.CGtMtRp,
+                                     RciCode.CGtSnRp})
+ALL_CODES = frozenset(int(c) for c in RciCode)

@@ -1,0 +1,208 @@
+"""What every RCI command handler shares, and the session-wide commands:
+Status Inquiry, Reset and Base Time Inquiry (seed 001 4.6.2-4.6.7).
+
+A mix-in of :class:`~bsal_ros.rci.session.RciSession`; it reads and writes the
+session's state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Awaitable, Sequence
+
+from ..core.device_state import DeviceState
+from ..core.result import Result
+from ..protocol.constants import CStRpStatus, RciCode, TermCode
+from ..protocol.rci import CODE_OF, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtSnIq, CRs, CStIq, CStRp
+from ..protocol.rci_packets import FLAGS
+from ..protocol.values import Statval, Timeval
+from .port import PortUnavailable
+from .transport import SessionEnd
+
+#: commands whose status a CStIq reports (001 4.6.x "status inquiry" notes)
+TRACKED = frozenset({RciCode.CRs, RciCode.CAcMt, RciCode.CStMt, RciCode.CGtMtIq,
+                     RciCode.CAcSn, RciCode.CStSn, RciCode.CGtSnIq})
+
+_RESULT_STATUS = {Result.OK: CStRpStatus.IDLE, Result.INVALID_ID: CStRpStatus.INVALID_ID,
+                  Result.NOT_SUPPORTED: CStRpStatus.NO_SUPPORT}
+
+
+def status_of(result: Result) -> CStRpStatus:
+    """Port result -> CStRp status: refusals, faults, busy, bad requests = ABORT."""
+    return _RESULT_STATUS.get(result.code, CStRpStatus.ABORT)
+
+
+class BaseHandlers:
+    """Shared steps of the handlers, and the CStIq, CRs and CBsTmIq handlers."""
+
+    # ------------------------------------------------------------ answering
+    def _guard_write(self, base: int) -> None:
+        """A guest may not send commands that change the robot (CSvTm ACCESS)."""
+        if self.user.read_only:
+            raise SessionEnd(f"guest sent {RciCode(base).name}, a command it may not use",
+                             TermCode.ACCESS, logging.WARNING)
+
+    def _write_ids(self, base: int, device_class: str, pkt) -> list[int] | None:
+        """The ids of a command that changes the robot, after the guest check;
+        None when an id is invalid (then answered: INVALID_ID)."""
+        self._guard_write(base)
+        ids = [i for i, _ in pkt.items]
+        if self._invalid(device_class, ids):
+            self._finish_command(base, CStRpStatus.INVALID_ID, pkt.rq_ack)
+            return None
+        return ids
+
+    def _inquiry_ids(self, base: int, device_class: str, pkt) -> list[int] | None:
+        """The ids of an inquiry; None when an id is invalid (then answered:
+        CStRp INVALID_ID)."""
+        ids = [i for i, _ in pkt.items]
+        if self._invalid(device_class, ids):
+            self._inquiry_failed(base, CStRpStatus.INVALID_ID)
+            return None
+        return ids
+
+    def _finish_command(self, base: int, status: CStRpStatus, rq_ack: bool) -> None:
+        """Remember a command's status; acknowledge it when asked (CCnAc or CStRp)."""
+        self._status[base] = status
+        if rq_ack:
+            self.transport.send(CCnAc(base) if status == CStRpStatus.IDLE
+                                else CStRp(base, status))
+
+    def _inquiry_failed(self, base: int, status: CStRpStatus) -> None:
+        """An inquiry that cannot be answered gets a CStRp instead of its reply."""
+        self._status[base] = status
+        self.transport.send(CStRp(base, status))
+
+    def _reply(self, base: int, reply, device_class: str, states: Sequence[DeviceState],
+               what: str, rq_ack: bool) -> None:
+        """Send an inquiry's reply (and CCnAc when asked); tell the port what
+        the control application now knows."""
+        send = self.transport.send
+        send(reply)
+        self._status[base] = CStRpStatus.IDLE
+        if rq_ack:
+            send(CCnAc(base))
+        self.port.delivered(device_class, states, what)
+
+    def _invalid(self, device_class: str, ids) -> bool:
+        """True when any id names no device of the class."""
+        valid = self.port.device_ids(device_class)
+        return any(i not in valid for i in ids)
+
+    def _statval(self, state: DeviceState) -> int:
+        """statval of a state against this session's base time (ms floored)."""
+        stamp_ns = 0 if state.stamp is None else round(state.stamp * 1e9)
+        ms = (stamp_ns - self._base_ns) // 1_000_000
+        return Statval(state.on, state.up, state.ok, ms).pack()
+
+    # -------------------------------------------------------- calling the port
+    async def _call(self, coro: Awaitable[Result]) -> Result:
+        """Run a port command; PortUnavailable -> ABORT, or CSvTm ERROR when the
+        robot side has been gone longer than hardware_gone_s."""
+        try:
+            res = await coro
+        except PortUnavailable as exc:
+            self._robot_unreachable(exc)
+            self.log.warning("RCI client %s: robot not answering (%s): ABORT", self.peer, exc)
+            return Result(Result.HARDWARE_FAULT, str(exc))
+        self._port_down_since = None
+        return res
+
+    async def _acked_call(self, coro: Awaitable[Result], rq_ack: bool) -> Result:
+        """:meth:`_call`, counted as an acknowledged command pending meanwhile
+        (the silence watchdog waits for it)."""
+        self._ack_pending += rq_ack
+        try:
+            return await self._call(coro)
+        finally:
+            self._ack_pending -= rq_ack
+
+    async def _states(self, base: int, device_class: str, ids) -> list[DeviceState] | None:
+        """Fresh states from the port's cache, else fetched; None (answered
+        with CStRp ABORT) when the robot side does not answer."""
+        states = self.port.cached(device_class, ids)
+        if states is not None:
+            return states
+        try:
+            states = await self.port.fetch(device_class, ids)
+        except PortUnavailable as exc:
+            self._robot_unreachable(exc)
+            self._inquiry_failed(base, CStRpStatus.ABORT)
+            return None
+        self._port_down_since = None
+        return states
+
+    def _robot_unreachable(self, exc: Exception) -> None:
+        """Note a failed call; end the session (CSvTm ERROR) once the robot
+        side has been gone longer than hardware_gone_s."""
+        now = time.monotonic()
+        if self._port_down_since is None:
+            self._port_down_since = now
+        if now - self._port_down_since > self.cfg.hardware_gone_s:
+            raise SessionEnd(f"robot unreachable for more than {self.cfg.hardware_gone_s:.1f} s "
+                             f"({exc})", TermCode.ERROR, logging.ERROR)
+
+    def _port_failed(self, pkt, exc: PortUnavailable) -> None:
+        """A handler met an unreachable robot: the command is ABORTed."""
+        self._robot_unreachable(exc)
+        base = int(CODE_OF[type(pkt)])
+        self._status[base] = CStRpStatus.ABORT
+        if isinstance(pkt, (CGtMtIq, CGtSnIq)) or getattr(pkt, "rq_ack", False):
+            self.transport.send(CStRp(base, CStRpStatus.ABORT))
+
+    async def _activate(self, base: int, cls: str, pkt) -> None:
+        """Switch the packet's devices on or off; remember what the control
+        application switched on (switched off again when the session ends)."""
+        ids = [i for i, _ in pkt.items]
+        flags = [bool(d) for _, d in pkt.items]
+        res = await self._acked_call(self.port.activate(cls, ids, flags), pkt.rq_ack)
+        if res.ok:
+            on = self._activated.setdefault(cls, set())
+            for i, f in zip(ids, flags):
+                (on.add if f else on.discard)(i)
+        self._finish_command(base, status_of(res), pkt.rq_ack)
+
+    # ------------------------------------------------------------- handlers
+    async def _h_ignore(self, pkt) -> None:
+        self.log.debug("RCI client %s: ignoring unsolicited %s", self.peer, type(pkt).__name__)
+
+    async def _h_cstiq(self, pkt: CStIq) -> None:
+        cid = pkt.control_id
+        base = cid & ~FLAGS
+        if base == RciCode.CStIq:
+            st = CStRpStatus.IDLE
+        elif base in TRACKED:
+            if base == RciCode.CStMt and self._homing_now():
+                st = CStRpStatus.BUSY
+            else:
+                st = self._status.get(base, CStRpStatus.IDLE)
+        else:
+            st = CStRpStatus.NO_SUPPORT
+        self.transport.send(CStRp(cid, st))
+
+    async def _h_cbstmiq(self, pkt: CBsTmIq) -> None:
+        self.transport.send(CBsTm(Timeval.from_ns(self._base_ns)))
+        if pkt.rq_ack:
+            self.transport.send(CCnAc(RciCode.CBsTmIq))
+
+    async def _h_crs(self, pkt: CRs) -> None:
+        self._guard_write(RciCode.CRs)
+        await self._cancel_homing()
+        if self.stopper is not None:
+            await self.stopper.claim_all()
+        res = await self._acked_call(self.port.reset(), True)
+        if res.ok:
+            self._activated.clear()
+            self._last_counts.clear()
+        self._finish_command(RciCode.CRs, status_of(res), pkt.rq_ack)
+
+    async def _cancel_homing(self) -> None:
+        task = self._home_task
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    def _homing_now(self) -> bool:
+        return self._home_task is not None and not self._home_task.done()

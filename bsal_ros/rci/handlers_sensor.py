@@ -1,0 +1,92 @@
+"""RCI sensor commands: Activate Sensor, Set Sensor (clear encoders, sonar
+firing order and timing) and Get Sensor (seed 001 4.6.11-4.6.13).
+
+A mix-in of :class:`~bsal_ros.rci.session.RciSession`.
+"""
+
+from __future__ import annotations
+
+from ..core.device_classes import ABSOLUTE_ENCODER, ACCELEROMETER, RELATIVE_ENCODER, ULTRASONIC
+from ..protocol.constants import (CStRpStatus, GetSensorStatus, RciCode, SensorCommandCode,
+                                  SensorType)
+from ..protocol.rci import (AbsEncoderData, AccelData, CAcSn, CGtSnIq, CGtSnRp, CStSn,
+                            RelEncoderData, StatusData, UltrasonicData)
+from .handlers_base import status_of
+from .port import SonarTiming
+
+SENSOR_CLASS = {SensorType.ULTRASONIC: ULTRASONIC, SensorType.RELENCODER: RELATIVE_ENCODER,
+                SensorType.ABSENCODER: ABSOLUTE_ENCODER, SensorType.ACCEL: ACCELEROMETER}
+
+
+def wrap_i16(v: int) -> int:
+    """Wrap into gint16: encoder counts and their differences wrap on the wire
+    as on the board (a clamp would freeze a count passing 32767)."""
+    v = int(v) & 0xFFFF
+    return v - 0x10000 if v & 0x8000 else v
+
+
+class SensorHandlers:
+    """The CAcSn, CStSn and CGtSnIq handlers."""
+
+    async def _h_cacsn(self, pkt: CAcSn) -> None:
+        cls = SENSOR_CLASS[pkt.sub_code]
+        if self._write_ids(RciCode.CAcSn, cls, pkt) is None:
+            return
+        await self._activate(RciCode.CAcSn, cls, pkt)
+
+    async def _h_cstsn(self, pkt: CStSn) -> None:
+        ids = self._write_ids(RciCode.CStSn, SENSOR_CLASS[pkt.sub_code], pkt)
+        if ids is None:
+            return
+        if pkt.sub_code == SensorType.RELENCODER:
+            res = await self._acked_call(self.port.clear_encoders(ids), pkt.rq_ack)
+            if res.ok:
+                for i in ids:
+                    self._last_counts[i] = 0
+        else:
+            timings: dict[int, SonarTiming] = {}
+            for i, d in pkt.items:
+                t = timings.setdefault(i, SonarTiming(i))
+                if d.kind == SensorCommandCode.ULTRASONIC_ORDER:
+                    t.firing_slot = int(d.value)
+                else:
+                    t.interval_ms = int(d.value)
+            res = await self._acked_call(self.port.set_sonar_timing(list(timings.values())),
+                                         pkt.rq_ack)
+        self._finish_command(RciCode.CStSn, status_of(res), pkt.rq_ack)
+
+    async def _h_cgtsniq(self, pkt: CGtSnIq) -> None:
+        sub, cls = pkt.sub_code, SENSOR_CLASS[pkt.sub_code]
+        ids = self._inquiry_ids(RciCode.CGtSnIq, cls, pkt)
+        if ids is None:
+            return
+        states = await self._states(RciCode.CGtSnIq, cls, ids)
+        if states is None:
+            return
+        items = []
+        append = items.append
+        for (i, s), state in zip(pkt.items, states):
+            if s == GetSensorStatus.DATA:
+                append((i, self._sensor_data(sub, i, state)))
+            elif s == GetSensorStatus.STATUS:
+                append((i, StatusData(self._statval(state))))
+            else:
+                return self._inquiry_failed(RciCode.CGtSnIq, CStRpStatus.NO_SUPPORT)
+        what = "status" if pkt.items[0][1] == GetSensorStatus.STATUS else "data"
+        self._reply(RciCode.CGtSnIq, CGtSnRp(sub, items, pkt.form), cls, states, what,
+                    pkt.rq_ack)
+
+    def _sensor_data(self, sub: int, ident: int, state):
+        """The DATA item of one sensor; a relative encoder's d_count is the
+        change since the control application's previous Get of that encoder."""
+        if sub == SensorType.ULTRASONIC:
+            return UltrasonicData(state.delay_us & 0xFFFF)
+        if sub == SensorType.RELENCODER:
+            count = wrap_i16(state.count)
+            last = self._last_counts.get(ident)
+            d = 0 if last is None else wrap_i16(count - last)
+            self._last_counts[ident] = count
+            return RelEncoderData(d, count)
+        if sub == SensorType.ABSENCODER:
+            return AbsEncoderData(wrap_i16(state.count))
+        return AccelData(float(state.accel_g))

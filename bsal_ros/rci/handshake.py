@@ -1,0 +1,150 @@
+"""Login and initialization phase of an RCI session (seed 001 4.5).
+
+login:      CA IIId -> login throttle wait -> user and key checked
+            (before the server gives the connection the control-application
+            slot; a refusal never touches the robot)
+init phase: our IIId; CA ICaIq* -> ICaRp (every item answered);
+            CA IInCp -> our IInCp, CBsTm (control phase)
+
+A mix-in of :class:`~bsal_ros.rci.session.RciSession`; it reads and writes the
+session's state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from ..protocol.constants import (RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CapInquiry, CapReply,
+                                  RciCode, TermCode)
+from ..protocol.rci import (ALL_CODES, SERVER_RECEIVES, CSvTm, ICaIq, ICaRp, IIId, IInCp,
+                            VersionReply)
+from ..protocol.rci_packets import FLAGS
+from .transport import SessionEnd
+
+#: commands that change the robot: a guest may not send them
+WRITE_CODES = frozenset({RciCode.CRs, RciCode.CAcMt, RciCode.CStMt, RciCode.CAcSn,
+                         RciCode.CStSn})
+#: packets only the CP sends (a CA asking ACCESS for them gets NO_SUPPORT)
+CP_ONLY = frozenset({RciCode.CSvTm, RciCode.CBsTm, RciCode.CGtMtRp, RciCode.CGtSnRp})
+#: flag bits that make a control id poly or group
+_MULTI_FLAGS = 0xC000
+
+
+class Handshake:
+    """Identification, login throttle, authentication and capability answers."""
+
+    async def login(self) -> bool:
+        """Identification, before the server gives this connection the
+        control-application slot: read RCI-IIId (within ``init_timeout_s``),
+        wait what the login throttle says, check user and key.
+
+        True: accepted (``user`` set, nothing answered yet: :meth:`run`
+        answers). False: refused, answered with CSvTm and closed; the robot is
+        never touched and no session event is sent."""
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        try:
+            try:
+                pkt = await asyncio.wait_for(self.transport.next(), self.cfg.init_timeout_s)
+            except asyncio.TimeoutError:
+                raise SessionEnd("initialization not completed in time (no RCI-IIId)",
+                                 TermCode.NOACK, logging.WARNING) from None
+            if not isinstance(pkt, IIId):
+                raise SessionEnd(f"bad input: {type(pkt).__name__} before RCI-IIId",
+                                 TermCode.ERROR, logging.WARNING)
+            self._init_used = loop.time() - t0
+            th, key = self.throttle, self.throttle_key
+            delay = th.attempt(key) if th is not None else 0.0
+            if delay > 0:
+                # answered only after the wait; the slot is not held meanwhile
+                self.throttled_for = delay
+                await self.sleep(delay)
+            user, why = self.users.authenticate(pkt.user_id, pkt.auth_key)
+            if user is None:
+                self._refuse_login(pkt, why, delay)
+            if th is not None:
+                th.succeeded(key)
+            self.transport.logged_in()
+            ours = (RCI_VERSION_MAJOR, RCI_VERSION_MINOR)
+            self.version = min(ours, (pkt.vers_major, pkt.vers_minor))
+            self.user = user
+            self._logged_in = True
+            return True
+        except SessionEnd as e:
+            await self._finish_login(e)
+        except (ConnectionError, asyncio.IncompleteReadError, OSError) as exc:
+            await self._finish_login(SessionEnd(f"connection lost ({exc.__class__.__name__})"))
+        except asyncio.CancelledError:
+            self.transport.abort()
+            raise
+        return False
+
+    def _refuse_login(self, pkt: IIId, why: str, delay: float) -> None:
+        """Count a failed login with the throttle and end with CSvTm USER or
+        AUTHENTICATE (logged once per throttling episode, not per attempt)."""
+        th, key = self.throttle, self.throttle_key
+        name = pkt.user_id.decode("utf-8", "replace")[:16]
+        started = th.failed(key) if th is not None else False
+        if started:
+            self.log.warning(
+                "RCI logins from %s throttled: %d failed within %.0f s; each further "
+                "attempt from there waits %.1f s, doubling up to %.1f s, until a login "
+                "succeeds or %.0f s pass without one", key, th.max_failures,
+                th.window_s, th.base_delay_s, th.max_delay_s, th.window_s)
+        term = TermCode.USER if why == "USER" else TermCode.AUTHENTICATE
+        # while throttled, one line per episode (above), not one per attempt
+        raise SessionEnd(f"refused user {name!r}: "
+                         f"{'unknown user' if why == 'USER' else 'bad authentication key'}",
+                         term, logging.DEBUG if delay > 0 else logging.WARNING)
+
+    async def _finish_login(self, end: SessionEnd) -> None:
+        self.end_reason = end.reason
+        self.log.log(end.level, "RCI client %s (-): session ends: %s%s", self.peer, end.reason,
+                     f"; sent CSvTm {TermCode(end.term).name}" if end.term else "")
+        self._send_term(end)
+        await self.transport.close(self.cfg.linger_s)
+
+    def _send_term(self, end: SessionEnd) -> None:
+        """Send the CSvTm of an ending session, if any; nothing may follow it."""
+        if end.term is not None and not self.transport.closed:
+            self.transport.send(CSvTm(end.term))
+            self.term_sent = int(end.term)
+        self.transport.ending = True
+
+    async def _init_phase(self) -> None:
+        user = self.user             # authenticated by login()
+        send = self.transport.send
+        send(IIId(RCI_VERSION_MAJOR, RCI_VERSION_MINOR, self.cfg.server_name))
+        self.log.info("RCI client %s: user %s (%s), protocol %d.%d", self.peer, user.name,
+                      user.role, *self.version)
+        while True:
+            pkt = await self.transport.next()
+            if isinstance(pkt, ICaIq):
+                if pkt.items:
+                    send(ICaRp([(cid, self._capability(cid, t)) for cid, t in pkt.items]))
+            elif isinstance(pkt, IInCp):
+                send(IInCp())
+                self.control_phase = True
+                self._rebase(send=True)
+                return
+            else:
+                raise SessionEnd(f"bad input: {type(pkt).__name__} in the initialization phase",
+                                 TermCode.ERROR, logging.WARNING)
+
+    def _capability(self, control_id: int, inq: int):
+        """The answer to one capability inquiry item (001 4.5.4)."""
+        base, flags = control_id & ~FLAGS, control_id & FLAGS
+        known = base in ALL_CODES and not ((flags & _MULTI_FLAGS) and not base & 0x0200) \
+            and not (flags & _MULTI_FLAGS == _MULTI_FLAGS)
+        if inq == CapInquiry.VERSION:
+            return VersionReply(*self.version) if known else VersionReply(0, 0)
+        if not known:
+            return CapReply.ERROR
+        if inq == CapInquiry.SUPPORT:
+            return CapReply.PERMISSION if base in SERVER_RECEIVES else CapReply.NO_SUPPORT
+        if base not in SERVER_RECEIVES or base in CP_ONLY:
+            return CapReply.NO_SUPPORT
+        if self.user.read_only and base in WRITE_CODES:
+            return CapReply.NO_PERMISSION
+        return CapReply.PERMISSION

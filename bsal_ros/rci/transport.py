@@ -1,0 +1,145 @@
+"""The byte side of one RCI connection: read and decode packets, encode and
+write answers, keep the write buffer bounded, close so that the peer reads our
+last packet. No protocol decisions: those are the session's
+(:mod:`bsal_ros.rci.session`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from ..protocol.constants import TermCode
+from ..protocol.errors import ProtocolError
+from ..protocol.rci import IIID_SIZE, RciDecoder, encode_rci
+
+#: bytes read at a time once the user is logged in
+READ_SIZE = 65536
+
+
+class SessionEnd(Exception):
+    """End the session; ``term`` is the CSvTm code to send (None: just close)."""
+
+    def __init__(self, reason: str, term: int | None = None, level: int = logging.INFO):
+        super().__init__(reason)
+        self.reason, self.term, self.level = reason, term, level
+
+
+async def linger_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                       linger_s: float) -> None:
+    """Half-close, let the peer read what was written, then close.
+
+    What the peer still sends is read and dropped for up to ``linger_s``, so
+    that closing does not reset the connection before it has read our last
+    packet. Never raises for a peer that is gone.
+    """
+    try:
+        if writer.can_write_eof():
+            writer.write_eof()
+        await asyncio.wait_for(writer.drain(), linger_s)
+        deadline = time.monotonic() + linger_s
+        while (left := deadline - time.monotonic()) > 0:
+            if not await asyncio.wait_for(reader.read(READ_SIZE), left):
+                break
+    except (asyncio.TimeoutError, ConnectionError, OSError, RuntimeError):
+        pass
+    finally:
+        try:
+            writer.close()
+        except Exception:   # noqa: BLE001 - closing a broken transport
+            pass
+
+
+class RciTransport:
+    """Packets in and out of one TCP connection.
+
+    Before the login it reads one identification's worth of bytes at a time,
+    so that a client not logged in (or throttled) never has more than a few
+    decoded packets queued here (asyncio holds at most 128 KiB of raw bytes
+    for it, then stops reading its socket); :meth:`logged_in` lifts that.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 byteorder: str = "big"):
+        self.reader = reader
+        self.writer = writer
+        self.byteorder = byteorder
+        self.decoder = RciDecoder(byteorder, role="server")
+        peer = writer.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        #: monotonic time of the last bytes received
+        self.last_rx = time.monotonic()
+        #: nothing is written any more (the socket is closed or closing)
+        self.closed = False
+        #: a CSvTm went out: nothing may follow it
+        self.ending = False
+        self._queue: list = []
+        self._qpos = 0
+        self._pending_error: ProtocolError | None = None
+        self._read_size = IIID_SIZE
+
+    def logged_in(self) -> None:
+        """Read in large chunks from now on."""
+        self._read_size = READ_SIZE
+
+    @property
+    def queued(self) -> int:
+        """Decoded packets not yet handed out."""
+        return len(self._queue) - self._qpos
+
+    async def next(self):
+        """The next decoded packet; raises :class:`SessionEnd` on EOF or bad input
+        (packets decoded before the bad bytes are handed out first)."""
+        while self._qpos >= len(self._queue):
+            if self._pending_error is not None:
+                err, self._pending_error = self._pending_error, None
+                raise SessionEnd(f"bad input: {err}", TermCode.ERROR, logging.WARNING)
+            data = await self.reader.read(self._read_size)
+            if not data:
+                raise SessionEnd("control application closed the connection")
+            self.last_rx = time.monotonic()
+            try:
+                self._queue = self.decoder.feed(data)
+            except ProtocolError as err:
+                self._queue = err.packets
+                self._pending_error = err
+            self._qpos = 0
+        pkt = self._queue[self._qpos]
+        self._qpos += 1
+        return pkt
+
+    def send(self, pkt) -> None:
+        """Encode and write one packet (dropped once the session is ending)."""
+        if self.closed or self.ending:
+            return
+        self.writer.write(encode_rci(pkt, self.byteorder))
+
+    def buffered(self) -> int:
+        """Bytes written and not yet taken by the socket."""
+        return self.writer.transport.get_write_buffer_size()
+
+    async def drain(self, timeout_s: float) -> None:
+        """Wait until the peer has read enough of our answers; a peer that does
+        not read within ``timeout_s`` ends the session (CSvTm NOACK)."""
+        try:
+            await asyncio.wait_for(self.writer.drain(), timeout_s)
+        except asyncio.TimeoutError:
+            raise SessionEnd(f"control application does not read its answers "
+                             f"({self.buffered()} bytes pending for {timeout_s:.1f} s)",
+                             TermCode.NOACK, logging.WARNING) from None
+
+    async def close(self, linger_s: float) -> None:
+        """Close once (see :func:`linger_close`)."""
+        if self.closed:
+            return
+        self.closed = True
+        await linger_close(self.reader, self.writer, linger_s)
+
+    def abort(self) -> None:
+        """Close at once, nothing more is sent (the session task is cancelled)."""
+        self.closed = True
+        try:
+            self.writer.close()
+        except Exception:   # noqa: BLE001 - closing a broken transport
+            pass

@@ -1,0 +1,45 @@
+"""The gateway logic is pure Python and its imports go one way: core and
+protocol import nothing above them, rci and rdi import no ROS, no hardware
+code and no node (docs/ARCHITECTURE-gateways.md)."""
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ROS_PREFIXES = ("rclpy", "rcl_interfaces", "builtin_interfaces", "std_msgs", "sensor_msgs",
+                "geometry_msgs", "nav_msgs", "diagnostic_msgs", "bsal_interfaces", "tf2",
+                "launch", "ament_index_python", "rosidl", "action_msgs")
+
+
+def _loaded_by(modules: str) -> set[str]:
+    code = (f"import sys; import {modules}; "
+            "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'bsal_ros' "
+            f"or m.split('.')[0] in {ROS_PREFIXES!r})))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return set(out.stdout.split())
+
+
+def test_rci_and_rdi_load_no_ros_no_hardware_no_node():
+    loaded = _loaded_by("bsal_ros.rci, bsal_ros.rci.fake, bsal_ros.rci.client, bsal_ros.rdi")
+    assert "bsal_ros.rci.session" in loaded and "bsal_ros.rdi.state" in loaded
+    bad = {m for m in loaded if m.split(".")[0] in ROS_PREFIXES
+           or m.startswith(("bsal_ros.hardware", "bsal_ros.nodes"))}
+    assert bad == set()
+
+
+def test_core_and_protocol_import_nothing_above_them():
+    loaded = _loaded_by("bsal_ros.core, bsal_ros.protocol")
+    assert "bsal_ros.protocol.rci_decode" in loaded and "bsal_ros.core.device_state" in loaded
+    above = {m for m in loaded if m.startswith(("bsal_ros.rci", "bsal_ros.rdi", "bsal_ros.nodes",
+                                                "bsal_ros.hardware"))}
+    assert above == set()
+    assert not any(m.split(".")[0] in ROS_PREFIXES for m in loaded)
+
+
+def test_fault_campaign_helpers_are_not_installed_with_the_package():
+    from setuptools import find_packages
+    shipped = find_packages(str(ROOT), exclude=["test", "test.*", "bench", "bench.*"])
+    assert "bsal_ros.rci" in shipped
+    assert not any("faults" in name for name in shipped)
+    assert (ROOT / "bench" / "faults" / "corpus.py").exists()
