@@ -88,6 +88,11 @@ for d in "$venv"/lib/python3.11/site-packages/ros_*.libs; do [ -d "$d" ] && whee
 if ! fresh "$stamps/interfaces" bsal_interfaces/ "$stamps/deps"; then
     say "building bsal_interfaces with colcon (rosidl, about 1 minute on 2 cores)"
     mkdir -p "$root/build"
+    # a build folder of the former plain-cmake step: start colcon's afresh
+    if [ -f "$root/build/bsal_interfaces/CMakeCache.txt" ] \
+            && [ ! -f "$root/build/bsal_interfaces/colcon_build.rc" ]; then
+        rm -rf "$root/build/bsal_interfaces"
+    fi
     # The venv is the underlay (the wheels' ament prefix); nothing of a sourced
     # ROS distribution may leak in.
     env -u COLCON_PREFIX_PATH -u PYTHONPATH \
