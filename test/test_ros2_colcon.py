@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BASE_PATHS = ["src/bsal_ros", "src/bsal_ros/bsal_interfaces"]
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 def colcon():
