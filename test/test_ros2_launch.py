@@ -229,13 +229,17 @@ def stand_in_env(prefix, records):
     return env, records
 
 
-def read_records(records, package, wait_s=30.0):
-    """Every record of ``package`` so far (waits for at least one)."""
+def read_records(records, package, count=1, wait_s=30.0):
+    """Every record of ``package`` so far (waits for at least ``count``)."""
     deadline = time.monotonic() + wait_s
     while True:
-        found = [json.loads(p.read_text()) for p in sorted(records.glob(f"{package}-*.json"))
-                 if p.stat().st_size]
-        if found or time.monotonic() > deadline:
+        found = []
+        for path in sorted(records.glob(f"{package}-*.json")):
+            try:
+                found.append(json.loads(path.read_text()))
+            except ValueError:  # being written
+                pass
+        if len(found) >= count or time.monotonic() > deadline:
             return found
         time.sleep(0.2)
 
@@ -382,7 +386,7 @@ def test_two_robots_get_their_namespace_frame_prefix_and_own_aggregator(two_robo
         node.destroy_node()
     by_ns = {}
     for package in ("robot_state_publisher", "rviz2", "diagnostic_aggregator"):
-        for rec in read_records(records, package):
+        for rec in read_records(records, package, count=2):
             ns = ros_args(rec["argv"]).get("__ns", "")
             if ns in ("/brak1", "/brak2"):
                 by_ns.setdefault(ns, {})[package] = rec
