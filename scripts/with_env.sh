@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Run a command inside the project environment: the venv's Python, the ROS 2
-# wheels' libraries, the compiled bsal_interfaces, and DDS kept on loopback.
+# wheels' libraries, the ament prefix install/ (bsal_interfaces built by colcon,
+# bsal_ros registered: ros2 launch/run find both), and DDS kept on loopback.
+# `source install/setup.bash` gives an interactive shell the same.
 #   scripts/with_env.sh python -m pytest test/
+#   scripts/with_env.sh ros2 launch bsal_ros brak.launch.py   # with ../shared/ros2-tools
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.venv"

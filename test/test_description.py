@@ -81,9 +81,33 @@ def test_generator_follows_the_description(desc):
     assert 'left_sonar' in links(root) and 'sonar_04_link' not in links(root)
 
 
+def test_urdf_of_a_params_file_is_what_the_launch_file_gives_robot_state_publisher(tmp_path):
+    """bsal_ros.description.config.urdf_of (used by launch/brak.launch.py): the shipped
+    config gives the committed URDF's links and joints; a moved sonar moves its joint, and
+    robot_description_file is merged first, as the hardware node does."""
+    import yaml
+    from bsal_ros.description.config import urdf_of
+    shipped = ET.fromstring(urdf_of(CONFIG))
+    assert ET.tostring(shipped) == ET.tostring(ET.fromstring(URDF.read_text(encoding='utf-8')))
+    data = yaml.safe_load(CONFIG.read_text(encoding='utf-8'))
+    params = data['/**/hardware_node']['ros__parameters']
+    base = tmp_path / 'base.yaml'
+    base.write_text(yaml.safe_dump({'hardware_node': {'ros__parameters': {'robot': {
+        'geometry': {'wheelbase': 0.7}}}}}), encoding='utf-8')
+    robot = params['robot']
+    del robot['geometry']  # from robot_description_file now
+    robot['devices']['ultrasonic']['sonar_03']['pose'] = [0.1, 0.2, 0.3]
+    params['robot_description_file'] = str(base)
+    custom = tmp_path / 'custom.yaml'
+    custom.write_text(yaml.safe_dump(data), encoding='utf-8')
+    root = ET.fromstring(urdf_of(custom))
+    assert floats(joint_to(root, 'sonar_03_link').find('origin').get('xyz')) == [0.1, 0.2, 0]
+    assert floats(joint_to(root, 'steering_link').find('origin').get('xyz')) == [0.7, 0, 0]
+
+
 def test_generator_imports_no_ros():
     allowed = {'__future__', 'argparse', 'dataclasses', 'math', 'pathlib', 're', 'sys', 'typing',
-               'xml', 'bsal_ros'}
+               'xml', 'yaml', 'bsal_ros'}
     for f in (ROOT / 'bsal_ros' / 'description').glob('*.py'):
         for n in ast.walk(ast.parse(f.read_text(encoding='utf-8'))):
             if isinstance(n, ast.Import):

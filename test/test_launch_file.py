@@ -1,9 +1,11 @@
-"""launch/brak.launch.py, read with ast (``launch_ros`` is not installable from PyPI).
+"""launch/brak.launch.py, read with ast: its shape, on every machine.
 
 The file must stay loadable by ``ros2 launch`` on a ROS 2 install: it imports
-only ``launch``, ``launch_ros``, ``os`` and ``ament_index_python``, declares
-every argument it reads (and reads every argument it declares), names only
-installed executables and only files the package installs.
+only ``launch``, ``launch_ros`` and the pure-Python URDF generator
+``bsal_ros.description``, declares every argument it reads (and reads every
+argument it declares), names only installed executables and only files the
+package installs. test/test_ros2_launch.py runs it for real where
+../shared/ros2-tools provides ``ros2 launch``.
 """
 import ast
 import fnmatch
@@ -14,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCH = ROOT / 'launch' / 'brak.launch.py'
-ALLOWED_IMPORTS = {'os', 'launch', 'launch_ros', 'ament_index_python'}
+ALLOWED_IMPORTS = {'launch', 'launch_ros', 'bsal_ros'}
 
 
 @pytest.fixture(scope='module')
@@ -79,17 +81,44 @@ def declared_arguments(tree):
     return out
 
 
+def override_tables(tree):
+    """{argument: parameter} of the module-level ``*_OVERRIDES`` tables."""
+    out = {}
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)
+                and node.targets[0].id.endswith('_OVERRIDES')):
+            for k, v in zip(node.value.keys, node.value.values):
+                out[k.value] = v.elts[0].value
+    return out
+
+
 def used_arguments(tree):
-    return {_first_str(c) for c in _calls(tree, 'LaunchConfiguration')}
+    """Arguments read by a constant ``LaunchConfiguration('x')`` or through an overrides table."""
+    given = {c.args[1].value for c in _calls(tree, '_given')
+             if len(c.args) > 1 and isinstance(c.args[1], ast.Constant)}
+    return ({_first_str(c) for c in _calls(tree, 'LaunchConfiguration')} - {None}
+            | set(override_tables(tree)) | given)
+
+
+def computed_configurations(tree):
+    """Functions that build ``LaunchConfiguration(name)`` from a variable."""
+    out = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef):
+            for call in _calls(fn, 'LaunchConfiguration'):
+                if _first_str(call) is None:
+                    out.add(fn.name)
+    return out
 
 
 def share_paths(tree):
-    """Relative paths built as ``os.path.join(share, 'config', 'x.yaml')``."""
+    """Relative paths built as ``PathJoinSubstitution([SHARE, 'config', 'x.yaml'])``."""
     paths = set()
-    for call in _calls(tree, 'join'):
-        if (call.args and isinstance(call.args[0], ast.Name) and call.args[0].id == 'share'
-                and all(isinstance(a, ast.Constant) for a in call.args[1:])):
-            paths.add('/'.join(a.value for a in call.args[1:]))
+    for call in _calls(tree, 'PathJoinSubstitution'):
+        parts = call.args[0].elts if call.args and isinstance(call.args[0], ast.List) else []
+        if (parts and isinstance(parts[0], ast.Name) and parts[0].id == 'SHARE'
+                and all(isinstance(a, ast.Constant) for a in parts[1:])):
+            paths.add('/'.join(a.value for a in parts[1:]))
     return paths
 
 
@@ -119,16 +148,21 @@ def console_scripts():
     return set(re.findall(r"'([A-Za-z0-9_]+)\s*=\s*[\w.]+:\w+'", text))
 
 
-def test_imports_only_launch_launch_ros_os_and_ament_index(tree):
+def test_imports_only_launch_launch_ros_and_the_urdf_generator(tree):
     modules = set()
+    full = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Import):
             modules |= {a.name.split('.')[0] for a in n.names}
+            full |= {a.name for a in n.names}
         elif isinstance(n, ast.ImportFrom):
             assert n.level == 0, 'no relative imports in a launch file'
             modules.add(n.module.split('.')[0])
+            full.add(n.module)
     assert modules <= ALLOWED_IMPORTS, modules - ALLOWED_IMPORTS
     assert {'launch', 'launch_ros'} <= modules
+    # from bsal_ros only the pure-Python generator (no rclpy in the launch process)
+    assert {m for m in full if m.startswith('bsal_ros')} <= {'bsal_ros.description.config'}
 
 
 def test_has_generate_launch_description(tree):
@@ -139,7 +173,8 @@ def test_has_generate_launch_description(tree):
 def test_every_argument_read_is_declared_and_every_declared_one_is_read(tree):
     declared = declared_arguments(tree)
     used = used_arguments(tree)
-    assert None not in used, 'LaunchConfiguration with a computed name'
+    # a computed name only in the one helper that reads the overrides tables' arguments
+    assert computed_configurations(tree) <= {'_given'}
     assert used - set(declared) == set(), 'read but not declared'
     assert set(declared) - used == set(), 'declared but never read'
 
@@ -186,9 +221,8 @@ def test_our_executables_are_console_scripts(tree):
 
 def test_every_file_read_from_the_share_exists_and_is_installed(tree):
     paths = share_paths(tree)
-    expected = {'config/brak.rviz', 'config/diagnostics_analyzers.yaml', 'config/brak.yaml'}
-    if 'bsal_ros.description' not in LAUNCH.read_text(encoding='utf-8'):
-        expected.add('urdf/brak.urdf')  # read as a file rather than generated at launch
+    expected = {'config/brak.rviz', 'config/diagnostics_analyzers.yaml', 'config/brak.yaml',
+                'config/gateways.yaml'}
     assert expected <= paths, expected - paths
     patterns = setup_data_globs()
     for rel in sorted(paths):
@@ -208,6 +242,25 @@ def test_viewers_get_our_files(tree):
     keys = {k.value for d in ast.walk(rsp_params) if isinstance(d, ast.Dict)
             for k in d.keys if isinstance(k, ast.Constant)}
     assert 'robot_description' in keys
-    # the committed URDF, or the generator run on the config argument
-    assert ('urdf/brak.urdf' in share_paths(tree)
-            or 'bsal_ros.description' in LAUNCH.read_text(encoding='utf-8'))
+    # generated at launch time from the config in use, not the committed file
+    assert 'urdf/brak.urdf' not in share_paths(tree)
+    assert 'urdf_of(config)' in LAUNCH.read_text(encoding='utf-8')
+
+
+def test_our_nodes_get_only_the_arguments_that_were_given_after_their_file(tree):
+    """The defect of issue 12: a dict of LaunchConfigurations after the YAML file put
+    every argument's default over the file. Only the overrides of given arguments follow."""
+    for node in nodes(tree):
+        if node.get('package') != 'bsal_ros':
+            continue
+        params = _kw(node['_call'], 'parameters')
+        assert isinstance(params, ast.List) and isinstance(params.elts[0], ast.Name), \
+            'the params file comes first'
+        assert not _calls(params, 'LaunchConfiguration'), ast.unparse(params)
+
+
+def test_argument_defaults_that_would_override_a_file_are_empty(tree):
+    declared = declared_arguments(tree)
+    for argument in set(override_tables(tree)) | {'frame_prefix'}:
+        default = declared[argument][0]
+        assert isinstance(default, ast.Constant) and default.value == '', argument

@@ -1,5 +1,7 @@
 """The repository is what a ROS user expects: two packages colcon can find."""
+import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,16 +13,63 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_package_xml_declares_the_runtime_dependencies():
+# Import name -> rosdep key, where they differ (ROS packages import under their own name).
+ROSDEP_KEYS = {'PIL': 'python3-pil', 'tkinter': 'python3-tk', 'yaml': 'python3-yaml',
+               'smbus2': 'python3-smbus2-pip', 'psutil': 'python3-psutil',
+               'pytest': 'python3-pytest', 'hypothesis': 'python3-hypothesis',
+               'tf2_ros': 'tf2_ros_py'}
+# Needed but not imported: why.
+NOT_IMPORTED_EXEC = {'robot_state_publisher': 'started by launch/brak.launch.py by default'}
+NOT_IMPORTED_TEST = {'python3-pytest-timeout': 'the pytest plugin setup.cfg configures (timeout)'}
+# Debian splits these out of the standard library.
+SPLIT_STDLIB = {'tkinter'}
+
+
+def imported_modules(*folders):
+    """Top-level modules imported by the .py files under ``folders`` (absolute imports)."""
+    out = set()
+    for folder in folders:
+        for f in (ROOT / folder).rglob('*.py'):
+            for n in ast.walk(ast.parse(f.read_text(encoding='utf-8'))):
+                if isinstance(n, ast.Import):
+                    out |= {a.name.split('.')[0] for a in n.names}
+                elif isinstance(n, ast.ImportFrom) and n.level == 0:
+                    out.add(n.module.split('.')[0])
+    return out
+
+
+def rosdep_keys(modules):
+    own = {'bsal_ros'} | {f.stem for f in (ROOT / 'test').glob('*.py')}
+    third_party = {m for m in modules
+                   if m not in own and (m not in sys.stdlib_module_names or m in SPLIT_STDLIB)}
+    return {ROSDEP_KEYS.get(m, m) for m in third_party}
+
+
+def test_package_xml_dependencies_are_exactly_what_the_code_and_tests_import():
     root = ET.parse(ROOT / 'package.xml').getroot()
     assert root.get('format') == '3'
     assert root.findtext('name') == 'bsal_ros'
-    exec_deps = {e.text for e in root.findall('exec_depend')}
-    for dep in ('rclpy', 'sensor_msgs', 'geometry_msgs', 'nav_msgs', 'diagnostic_msgs',
-                'std_srvs', 'bsal_interfaces', 'python3-smbus2', 'launch', 'launch_ros'):
-        assert dep in exec_deps, dep
-    assert 'python3-pytest' in {e.text for e in root.findall('test_depend')}
     assert root.find('export/build_type').text == 'ament_python'
+    assert not root.findall('depend') and not root.findall('build_depend')
+    exec_deps = [e.text for e in root.findall('exec_depend')]
+    test_deps = [e.text for e in root.findall('test_depend')]
+    assert len(set(exec_deps)) == len(exec_deps) and len(set(test_deps)) == len(test_deps)
+    runtime = rosdep_keys(imported_modules('bsal_ros', 'launch')) | set(NOT_IMPORTED_EXEC)
+    assert set(exec_deps) == runtime, (
+        f'missing: {runtime - set(exec_deps)}, not imported: {set(exec_deps) - runtime}')
+    tests_only = (rosdep_keys(imported_modules('test', 'bench')) - runtime) | set(NOT_IMPORTED_TEST)
+    assert set(test_deps) == tests_only, (
+        f'missing: {tests_only - set(test_deps)}, not imported: {set(test_deps) - tests_only}')
+    # GUI tools are not forced onto a headless robot
+    assert not {'rviz2', 'rqt_robot_monitor'} & set(exec_deps)
+    assert 'timeout' in (ROOT / 'setup.cfg').read_text()
+
+
+def test_interfaces_package_xml_names_what_the_generated_code_needs():
+    root = ET.parse(ROOT / 'bsal_interfaces' / 'package.xml').getroot()
+    depends = {e.text for e in root.findall('depend')}
+    assert {'std_msgs', 'builtin_interfaces', 'action_msgs'} <= depends
+    assert any((ROOT / 'bsal_interfaces' / 'action').glob('*.action'))
 
 
 def test_interfaces_package_is_an_ament_cmake_rosidl_package():
@@ -79,3 +128,73 @@ def test_make_uses_the_domain_it_prints():
     out = subprocess.run(['make', '-s', '-C', str(ROOT), 'print-domain'], env=env,
                          capture_output=True, text=True, timeout=30, check=True).stdout.split()
     assert out == ['42', '42']
+
+
+def setup_py_data_files():
+    """{share-relative destination path} of every file setup.py's data_files installs."""
+    from glob import glob
+    tree = ast.parse((ROOT / 'setup.py').read_text(encoding='utf-8'))
+    out = set()
+    for tup in ast.walk(tree):
+        if not (isinstance(tup, ast.Tuple) and len(tup.elts) == 2
+                and isinstance(tup.elts[0], (ast.Constant, ast.BinOp))):
+            continue
+        dest = ast.unparse(tup.elts[0]).replace("'share/' + package_name", "'share/bsal_ros'")
+        dest = dest.replace(' + ', '').replace("''", '').strip("'")
+        files = []
+        for node in ast.walk(tup.elts[1]):
+            if isinstance(node, ast.Call) and getattr(node.func, 'id', '') == 'glob':
+                files += glob(str(ROOT / node.args[0].value))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
+                if node.value.endswith(('.xml',)):
+                    files.append(str(ROOT / node.value))
+        for f in files:
+            out.add(f'{dest}/{Path(f).name}')
+    return out
+
+
+made_by_make_setup = pytest.mark.skipif(
+    not (ROOT / '.venv' / '.stamps' / 'ament').is_file(),
+    reason='this checkout was not set up by make setup (e.g. a colcon workspace on a ROS '
+           'install, where colcon makes the ament prefix)')
+
+
+@made_by_make_setup
+def test_make_setup_registered_both_packages_in_the_ament_prefix():
+    """install/ is an ament prefix as colcon makes it: both packages in the index,
+    share/bsal_ros holding what setup.py installs (linked to the sources), and
+    lib/bsal_ros the executables ros2 run and launch_ros look up."""
+    from ament_index_python.packages import get_package_prefix, get_package_share_directory
+    install = ROOT / 'install'
+    for package in ('bsal_ros', 'bsal_interfaces'):
+        assert Path(get_package_prefix(package)).resolve() == install.resolve(), package
+    share = Path(get_package_share_directory('bsal_ros'))
+    wanted = {p for p in setup_py_data_files() if p.startswith('share/bsal_ros/')}
+    assert {'share/bsal_ros/launch/brak.launch.py', 'share/bsal_ros/config/brak.yaml',
+            'share/bsal_ros/urdf/brak.urdf', 'share/bsal_ros/config/brak.rviz'} <= wanted
+    for rel in wanted:
+        installed = install / rel
+        assert installed.is_file(), rel
+        assert installed.resolve() == (ROOT / rel.split('/', 2)[2]).resolve(), rel
+    assert (share / 'package.xml').resolve() == (ROOT / 'package.xml').resolve()
+    scripts = set(re.findall(r"'(\w+) = [\w.]+:\w+'", (ROOT / 'setup.py').read_text()))
+    for script in scripts:
+        exe = install / 'lib' / 'bsal_ros' / script
+        assert exe.is_file() and os.access(exe, os.X_OK), script
+    assert (install / 'share' / 'ament_index' / 'resource_index' / 'packages' / 'bsal_ros').is_file()
+
+
+@made_by_make_setup
+def test_sourcing_install_setup_bash_gives_a_working_ros_environment():
+    """A clean shell that sources install/setup.bash imports rclpy and our messages
+    and finds the package share, as on a ROS install (the venv comes with it)."""
+    env = {'HOME': os.environ.get('HOME', '/'), 'PATH': '/usr/bin:/bin'}
+    script = ('source install/setup.bash && python -c "import rclpy, bsal_interfaces.msg; '
+              'from ament_index_python.packages import get_package_share_directory as g; '
+              'print(g(\'bsal_ros\'))" && echo "$ROS_AUTOMATIC_DISCOVERY_RANGE"')
+    out = subprocess.run(['bash', '-c', script], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    share, discovery = out.stdout.split()
+    assert Path(share).resolve() == (ROOT / 'install' / 'share' / 'bsal_ros').resolve()
+    assert discovery == 'LOCALHOST'

@@ -120,7 +120,8 @@ def _parse(out: str) -> list[dict]:
 @pytest.fixture(scope="module")
 def client_app():
     if not CLIENT_APP.exists():
-        assert shutil.which("make"), "make is needed to build legacy/"
+        if not (shutil.which("g++") and shutil.which("make") and shutil.which("pkg-config")):
+            pytest.skip("g++, make and pkg-config build legacy/: not installed here (make setup installs them)")
         subprocess.run(["make", "-s", "-C", str(ROOT / "legacy")], check=True)
     return CLIENT_APP
 

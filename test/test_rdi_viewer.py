@@ -101,7 +101,8 @@ def xserver(tmp_path):
     import subprocess
     import time
     xvfb = shutil.which("Xvfb")
-    assert xvfb, "Xvfb is installed by scripts/setup.sh (Debian package xvfb)"
+    if not xvfb:
+        pytest.skip("Xvfb is not installed (make setup installs it; elsewhere: apt install xvfb)")
     display = f":{90 + os.getpid() % 400}"
     proc = subprocess.Popen([xvfb, display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
