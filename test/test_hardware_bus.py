@@ -146,7 +146,8 @@ def test_smbus2_backend_without_smbus2_says_what_to_install(monkeypatch):
 def test_virtual_boards_answer_who_am_i_and_data_blocks():
     desc = load_description()["robot"]
     clock = FakeClock()
-    bus, world = build_sim_bus(desc, clock)
+    bus = build_sim_bus(desc, clock)
+    world = bus.simulation.world
     for name, b in desc["boards"].items():
         rm = R.RegisterMap.from_description(desc["register_maps"], b["type"])
         assert bus.read_byte_data(b["address"], 0x00) == rm.who_am_i_value

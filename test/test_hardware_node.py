@@ -19,7 +19,7 @@ from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result, SonarTim
 from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates,  # noqa: E402
                                  ListDevices, Reset, SetMotors, SetSonarTiming, SimControl)
 
-from bsal_ros.hardware.values import statval_fields  # noqa: E402
+from bsal_ros.protocol.values import statval_fields  # noqa: E402
 from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 
 from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402

@@ -19,7 +19,8 @@ from bsal_interfaces.srv import RenewLease, Reset, SetMotors  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 
-from bsal_ros.hardware.values import speedval_from_duty, speedval_sign  # noqa: E402
+from bsal_ros.protocol.values import speedval_sign  # noqa: E402
+from test_hardware_helpers import speedval_from_duty  # noqa: E402
 from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper  # noqa: E402
 

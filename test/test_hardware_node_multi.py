@@ -56,7 +56,7 @@ def test_two_namespaced_robots_do_not_collide():
         assert wait_for(both)
         topics = dict(r1.get_topic_names_and_types())
         assert "/brak1/cmd_vel" in topics and "/brak2/cmd_vel" in topics and "/cmd_vel" not in topics
-        assert r1.robot.world is not r2.robot.world
+        assert r1.robot.bus.simulation.world is not r2.robot.bus.simulation.world
     finally:
         env.close()
 

@@ -19,12 +19,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..core.device_classes import ALL_CLASSES
+
 OK, WARN, ERROR, STALE = 0, 1, 2, 3
 LEVEL_NAMES = {OK: "OK", WARN: "WARN", ERROR: "ERROR", STALE: "STALE"}
 
 
 @dataclass
 class DeviceDiag:
+    """One diagnostic status, ROS-free (the node turns it into DiagnosticStatus)."""
+
     name: str
     level: int
     message: str
@@ -33,10 +37,10 @@ class DeviceDiag:
 
 
 def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> list[DeviceDiag]:
+    """One status per device, levels as the module text says."""
     out = []
     with robot.lock:
-        for cls in ("ultrasonic", "relative_encoder", "absolute_encoder", "accelerometer",
-                    "dc_motor", "pservo_motor"):
+        for cls in ALL_CLASSES:
             for d in robot.devices_of(cls):
                 b = d.board
                 s = d.snapshot(robot.base_time, robot)
@@ -69,14 +73,14 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                     if cls == "pservo_motor":
                         values["homed"] = s.homed
                         values["homing"] = s.homing
-                        values["phase"] = s.extra.get("phase", "")
+                        values["phase"] = s.phase
                 if not s.up or not s.ok:
                     level, msg = ERROR, s.fault or "board not ok"
                 elif s.on and age > stale_factor * period:
                     level, msg = STALE, f"no data for {age:.2f} s (poll period {period:.3f} s)"
                 elif s.stalled:
                     level, msg = WARN, "motor stalled"
-                elif s.extra.get("stop_pending") or s.extra.get("watchdog_stopped"):
+                elif s.stop_pending or s.watchdog_stopped:
                     level, msg = WARN, s.fault
                 elif cls in ("dc_motor", "pservo_motor") and lease["lease_stopped"]:
                     level, msg = WARN, lease["lease_stopped"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from .values import wrap_angle
+from ..core.units import wrap_angle
 
 
 def tricycle_ik(vx: float, wz: float, wheelbase: float, wheel_radius: float,

@@ -44,13 +44,13 @@ from bsal_ros.hardware import diagnostics as hwdiag
 from bsal_ros.hardware.description import (DEFAULT_DESCRIPTION, DescriptionError,
                                            check_motor_watchdogs, deep_merge, load_description,
                                            unflatten, validate)
-from bsal_ros.hardware.robot import (BUSY, HARDWARE_FAULT, OK, REFUSED, Result, Robot,
-                                     scale_rates)
+from bsal_ros.core.result import BUSY, HARDWARE_FAULT, OK, REFUSED, Result
+from bsal_ros.core.units import G, counts_to_angle, quaternion_to_yaw, yaw_to_quaternion
+from bsal_ros.hardware.robot import Robot, scale_rates
 from bsal_ros.hardware.poller import Poller
-from bsal_ros.nodes.hardware_msgs import (device_info_msg, device_state_msg, diag_status_msg,
-                                          result_msg, to_time, yaw_to_quat)
-
-G = 9.80665
+from bsal_ros.hardware.simulation import not_simulated, simulation_of
+from bsal_ros.nodes.device_state_msg import time_msg, to_msg
+from bsal_ros.nodes.hardware_msgs import device_info_msg, diag_status_msg, result_msg
 
 # name -> description (defaults: DEFAULT_DESCRIPTION["hardware_node"] == config/brak.yaml)
 PARAMETERS = {
@@ -111,13 +111,18 @@ class HardwareNode(Node):
                 params += [Parameter(n, value=x) for n, x in _flatten("robot", v, {}).items()]
             else:
                 params.append(Parameter(k, value=v))
+        self._closed = True          # nothing to close until the robot exists
+        self.poller = None
+        # every override is declared (public rclpy API), so the robot.* entries of a
+        # params file or command line can be listed by prefix below
         super().__init__(node_name, namespace=namespace, context=context,
-                         parameter_overrides=params)
+                         parameter_overrides=params,
+                         automatically_declare_parameters_from_overrides=True)
         defaults = DEFAULT_DESCRIPTION["hardware_node"]
         for name, text in PARAMETERS.items():
             # float parameters also take integers (speed_of_sound:=343 on a command line)
             is_float = isinstance(defaults[name], float)
-            self.declare_parameter(name, defaults[name], ParameterDescriptor(
+            self._declare(name, defaults[name], ParameterDescriptor(
                 description=text, dynamic_typing=is_float))
         p = {name: self.get_parameter(name).value for name in PARAMETERS}
         for name in PARAMETERS:
@@ -132,10 +137,10 @@ class HardwareNode(Node):
 
         # robot description: built-in, then robot_description_file, then robot.* parameters
         desc = load_description(p["robot_description_file"] or None)
-        robot_params = {n: v.value for n, v in self._parameter_overrides.items()
-                        if n.startswith("robot.")}
-        for n, v in sorted(robot_params.items()):
-            self.declare_parameter(n, v, ParameterDescriptor(
+        robot_params = {f"robot.{n}": v.value
+                        for n, v in self.get_parameters_by_prefix("robot").items()}
+        for n in sorted(robot_params):
+            self._declare(n, robot_params[n], ParameterDescriptor(
                 description="robot description entry (docs/HARDWARE.md)", read_only=True))
         robot = deep_merge(desc["robot"], unflatten(robot_params))
         try:
@@ -181,7 +186,8 @@ class HardwareNode(Node):
         self.pub_base_time = self.create_publisher(Time, "base_time", LATCHED)
         self.pub_diag = self.create_publisher(DiagnosticArray, "/diagnostics", RELIABLE)
         self.pub_truth = None
-        if self.robot.world is not None and p["publish_ground_truth"]:
+        self.sim = simulation_of(self.robot.bus)   # None on a real bus
+        if self.sim is not None and p["publish_ground_truth"]:
             self.pub_truth = self.create_publisher(Odometry, "ground_truth", RELIABLE)
         try:
             from bsal_ros.nodes.odom_tf import make_odom_tf_publisher
@@ -237,6 +243,15 @@ class HardwareNode(Node):
         if start:
             self.start()
 
+    def _declare(self, name: str, default, descriptor: ParameterDescriptor) -> None:
+        """Declare a parameter, or describe it when an override already declared it."""
+        if self.has_parameter(name):
+            if not descriptor.dynamic_typing:   # keep the type the override gave it
+                descriptor.type = self.get_parameter(name).type_.value
+            self.set_descriptor(name, descriptor)
+        else:
+            self.declare_parameter(name, default, descriptor)
+
     # ---- life cycle --------------------------------------------------------
     def start(self) -> None:
         self.robot.start(activate=bool(self.p["activate_on_start"]))
@@ -257,7 +272,9 @@ class HardwareNode(Node):
         self.poller.start()
 
     def close(self) -> None:
-        if self._closed:
+        """Stop polling and close the robot (motors stopped); safe to call twice,
+        and on a node whose start-up failed."""
+        if getattr(self, "_closed", True):
             return
         self._closed = True
         self.poller.stop()
@@ -309,7 +326,7 @@ class HardwareNode(Node):
             self._log(ev.level, ev.message)
 
     def _publish_base_time(self) -> None:
-        self.pub_base_time.publish(to_time(self.robot.base_time))
+        self.pub_base_time.publish(time_msg(self.robot.base_time))
 
     def _frame_of(self, dev) -> str:
         if dev.device_class == "ultrasonic":
@@ -323,7 +340,7 @@ class HardwareNode(Node):
         for u in updates:
             b = u.board
             devs = r.by_board[b.name]
-            msgs = [device_state_msg(s, self._frame_of(d)) for d, s in zip(devs, u.snapshots)]
+            msgs = [to_msg(s, self._frame_of(d)) for d, s in zip(devs, u.snapshots)]
             states += msgs
             if not u.fresh:
                 continue
@@ -341,7 +358,7 @@ class HardwareNode(Node):
             arr.states = states
             self.pub_states.publish(arr)
         self.cycles_published += 1
-        if r.events or any(b.events for b in r.boards.values()):
+        if r.has_events():
             self._log_events()
 
     def _publish_sonars(self, devs, snaps) -> None:
@@ -350,7 +367,7 @@ class HardwareNode(Node):
             if not s.on or d.id not in self.sonar_pubs:
                 continue
             m = Range()
-            m.header.stamp = to_time(s.stamp)
+            m.header.stamp = time_msg(s.stamp)
             m.header.frame_id = self.sonar_frames[d.id]
             m.radiation_type = Range.ULTRASOUND
             m.field_of_view = float(g["sonar_field_of_view"])
@@ -366,7 +383,7 @@ class HardwareNode(Node):
     def _split(self, u, msgs):
         enc = [m for m in msgs if m.device_class.endswith("encoder")]
         mot = [m for m in msgs if m.device_class.endswith("motor")]
-        stamp = to_time(u.board.stamp)
+        stamp = time_msg(u.board.stamp)
         for arr_msgs, pub in ((enc, self.pub_encoders), (mot, self.pub_motors)):
             if arr_msgs:
                 arr = DeviceStateArray(states=arr_msgs)
@@ -377,7 +394,7 @@ class HardwareNode(Node):
     def _publish_steering(self, u, msgs) -> None:
         self._split(u, msgs)
         b = u.board
-        angle = b.count * 2.0 * math.pi / self.robot.steer_cpr
+        angle = counts_to_angle(b.count, self.robot.steer_cpr)
         if self._steer_prev is not None and b.mono is not None and b.mono > self._steer_prev[1]:
             self._steer_rate = (angle - self._steer_prev[0]) / (b.mono - self._steer_prev[1])
         self._steer_prev = (angle, b.mono)
@@ -386,14 +403,11 @@ class HardwareNode(Node):
         stamp = self._split(u, msgs)
         r = self.robot
         b = u.board
-        with r.lock:
-            steer = r._steer_angle()
-            wheel = b.total * 2.0 * math.pi / r.drive_cpr
-            od = r.odometry
-            o = (od.odom.x, od.odom.y, od.odom.th, od.odom.cov6(), od.vx, od.wz)
-            pe = (od.pose.x, od.pose.y, od.pose.th, od.pose.cov6())
-            truth = r.world.pose() if r.world is not None else None
-            truth_tw = r.world.twist() if r.world is not None else None
+        steer, wheel = r.steer_angle(), r.wheel_angle()
+        o, pe = r.odometry_snapshot()
+        truth = truth_tw = None
+        if self.pub_truth is not None:
+            truth, truth_tw = self.sim.last_pose_and_twist()
         js = JointState()
         js.header.stamp = stamp
         js.name = ["steering_joint", "drive_wheel_joint"]
@@ -434,7 +448,7 @@ class HardwareNode(Node):
     def _fill_pose(pwc, x, y, th, cov) -> None:
         pwc.pose.position.x = float(x)
         pwc.pose.position.y = float(y)
-        q = yaw_to_quat(th)
+        q = yaw_to_quaternion(th)
         o = pwc.pose.orientation
         o.x, o.y, o.z, o.w = q
         pwc.covariance = [float(c) for c in cov]
@@ -444,7 +458,7 @@ class HardwareNode(Node):
             if not s.on:
                 continue
             m = Imu()
-            m.header.stamp = to_time(s.stamp)
+            m.header.stamp = time_msg(s.stamp)
             m.header.frame_id = self._frame_of(d)
             m.orientation_covariance[0] = -1.0       # no orientation
             m.angular_velocity_covariance[0] = -1.0  # no gyro
@@ -486,7 +500,7 @@ class HardwareNode(Node):
     def _on_set_pose(self, msg: PoseWithCovarianceStamped) -> None:
         p = msg.pose.pose
         q = p.orientation
-        yaw = math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+        yaw = quaternion_to_yaw(q.x, q.y, q.z, q.w)
         c = list(msg.pose.covariance)
         idx = (0, 1, 5)
         cov3 = [[float(c[idx[i] * 6 + idx[j]]) for j in range(3)] for i in range(3)]
@@ -496,8 +510,7 @@ class HardwareNode(Node):
             self.log.warning("set_pose ignored: position, orientation or covariance is not "
                              "finite", throttle_duration_sec=5.0)
             return
-        with self.robot.lock:
-            self.robot.odometry.set_pose(float(p.position.x), float(p.position.y), yaw, cov3)
+        self.robot.set_pose(float(p.position.x), float(p.position.y), yaw, cov3)
         self.log.info(f"pose set to ({p.position.x:.3f}, {p.position.y:.3f}, {yaw:.3f})")
 
     # ---- services --------------------------------------------------------------------
@@ -533,7 +546,7 @@ class HardwareNode(Node):
 
     def _srv_get_states(self, req, resp):
         res, snaps = self.robot.get_states(req.device_class, list(req.ids))
-        resp.states = [device_state_msg(s, self._frame_of(self.robot.device(s.device_class, s.id)))
+        resp.states = [to_msg(s, self._frame_of(self.robot.device(s.device_class, s.id)))
                        for s in snaps]
         resp.result = result_msg(res)
         return resp
@@ -554,7 +567,10 @@ class HardwareNode(Node):
         return resp
 
     def _srv_sim_control(self, req, resp):
-        res = self.robot.sim_control(req.command, req.target, req.fault, list(req.values))
+        if self.sim is None:
+            res = not_simulated(self.robot.backend)
+        else:
+            res = self.sim.control(req.command, req.target, req.fault, list(req.values))
         if res.ok:
             self.log.info(f"sim_control {req.command} {req.target} {req.fault}: {res.message}")
         return self._answer(resp, res, f"sim_control {req.command}")
@@ -586,10 +602,10 @@ class HardwareNode(Node):
                 self.log.warning(f"home_steering {req.id} refused: {res.message}")
                 goal_handle.abort()
                 result.result = result_msg(res)
-                result.angle = r._steer_angle()
+                result.angle = r.steer_angle()
                 return result
             timeout = float(req.timeout_s) if req.timeout_s > 0 else 30.0
-            self.log.info(f"home_steering {req.id}: started at {r._steer_angle():.3f} rad "
+            self.log.info(f"home_steering {req.id}: started at {r.steer_angle():.3f} rad "
                           f"(timeout {timeout:.1f} s)")
             done = Future()
             state = {"phase": "", "stamp": None}
