@@ -133,7 +133,12 @@ class BusDiagnostics:
         self._prev = (now_mono, st)
         if errnos:
             values["last_errno"] = errnos[-1]
-        if not down:
+        open_error = getattr(robot.bus, "open_error", "")
+        if open_error:
+            values["open_error"] = open_error
+        if open_error:     # the bus device itself is missing or forbidden
+            level, msg = ERROR, open_error
+        elif not down:
             level, msg = OK, f"{len(boards)}/{len(boards)} boards answering"
         else:
             why = "; ".join(f"{b.name}: {b.fault}" for b in down)

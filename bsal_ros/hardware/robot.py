@@ -120,6 +120,8 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
         self.events: list[BoardEvent] = []
         self.cycles = 0
         self.started = False
+        self._start_pending = False       # start-up waits for the bus to open
+        self._activate_on_start = False
         self._init_drive(cmd_timeout)
         self._init_homing()
         self._init_leases()
@@ -188,7 +190,14 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
 
     # ---- start-up, polling -------------------------------------------------------
     def start(self, activate: bool = False) -> None:
-        """Probe and reset every board, optionally switch every device on, read once."""
+        """Probe and reset every board, optionally switch every device on, read once.
+
+        On a bus that cannot be opened yet (no ``/dev/i2c-N``) the boards stay
+        down and :meth:`cycle` runs this start-up again once the bus opens."""
+        self._activate_on_start = bool(activate)
+        self._start_boards(activate)
+
+    def _start_boards(self, activate: bool) -> None:
         with self.lock:
             now = self.clock()
             for b in self.boards.values():
@@ -212,6 +221,7 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
                 if b.up:
                     b.poll(now, wall)
                 b.next_due = now + b.poll_period()
+            self._start_pending = not getattr(self.bus, "is_open", True)
 
     def next_due(self) -> float:
         """When :meth:`cycle` has work: the next board poll or lease deadline."""
@@ -248,6 +258,9 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
                 out.append(CycleUpdate(b, fresh, [d.snapshot(self.base_time, self)
                                                   for d in self.by_board[b.name]]))
         self.cycles += 1
+        if self._start_pending and getattr(self.bus, "is_open", True):
+            self._event("info", f"bus {self.bus.name} open: starting the boards")
+            self._start_boards(self._activate_on_start)
         return out
 
     def _steer_angle_unlocked(self) -> float:
