@@ -129,7 +129,7 @@ def per_poll(n_iter):
             s0 = robot.bus.sim_cpu_s
             t0 = time.thread_time()
             ups = robot.cycle()
-            node._on_cycle(ups)
+            node.out.on_cycle(ups)
             if i >= 20:
                 tot += time.thread_time() - t0
                 sim += robot.bus.sim_cpu_s - s0

@@ -91,7 +91,7 @@ def capture() -> Published:
             with lock:
                 out.diagnostic_names.update(s.name for s in msg.status)
 
-        for pub in hw.sonar_pubs.values():
+        for pub in hw.out.sonar_pubs.values():
             probe.create_subscription(Range, pub.topic_name,
                                       lambda m, t=pub.topic_name: on_range(m, t),
                                       qos_profile_sensor_data)

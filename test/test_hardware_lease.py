@@ -164,6 +164,9 @@ def test_the_lease_stop_of_a_faulted_board_is_latched():
 
 def test_leases_are_per_motor_and_cmd_vel_takes_the_drive_over():
     robot, clock = make_robot()
+    assert robot.start_homing(0).ok       # cmd_vel drives the wheel of a homed steering only
+    assert run_until(robot, clock, lambda: robot.homing_status(0)["done"])
+    robot.homing_finished(0)
     vd, vs = robot.bus.device(DRIVE), robot.bus.device(STEER)
     assert robot.set_motors("pservo_motor", [(0, MODE_VELOCITY, 0.3)], 0.4).ok
     assert drive(robot, lease_s=1.0).ok

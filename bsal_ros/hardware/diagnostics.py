@@ -8,7 +8,8 @@ Level from the statval bits and the age of the data:
   poll periods;
 * WARN  - a motor reports a stall, a latched stop is not yet confirmed, the
   board's command watchdog stopped the motor, its command lease ran out and
-  the node stopped it (until its next command), the board refused the last
+  the node stopped it (until its next command), cmd_vel holds the wheel
+  (steering not homed or homing), the board refused the last
   command, or new data arrives at less than half the expected poll rate
   (frequency check);
 * OK    - otherwise (a device that is off is OK: "off").
@@ -84,6 +85,8 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                     level, msg = WARN, s.fault
                 elif cls in ("dc_motor", "pservo_motor") and lease["lease_stopped"]:
                     level, msg = WARN, lease["lease_stopped"]
+                elif cls == "dc_motor" and s.on and getattr(robot, "drive_held", ""):
+                    level, msg = WARN, f"cmd_vel holds the wheel: {robot.drive_held}"
                 elif getattr(b, "refused", False):
                     level, msg = WARN, "board refused the last command"
                 elif s.on and b.fresh_reads >= 5 and b.rate_hz < 0.5 / period:

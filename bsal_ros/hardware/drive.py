@@ -14,7 +14,7 @@ import math
 from ..core.device_classes import DC_MOTOR, PSERVO_MOTOR
 from ..protocol.values import speedval_pack, speedval_sign
 from .boards import BoardError
-from .kinematics import tricycle_ik
+from .kinematics import steering_error_scale, tricycle_ik
 
 
 class DriveFollower:
@@ -27,6 +27,8 @@ class DriveFollower:
         self._drive_stamp = 0.0
         self._drive_timed_out = True
         self._warned: set[str] = set()
+        self._steer_target_sent = 1e9     # the last steering target cmd_vel wrote
+        self.drive_held = ""              # why cmd_vel holds the wheel ("" : it does not)
 
     def drive(self, vx: float, wz: float) -> tuple[float, float]:
         """Follow a body twist until cmd_timeout passes without a new one.
@@ -77,8 +79,25 @@ class DriveFollower:
             self._warned.add(key)
             self._event(level, msg)
 
+    def _wheel_hold_reason(self) -> str:
+        """Why cmd_vel may not turn the wheel now ("" : it may): a steering that
+        is not homed, or is homing, points nowhere known."""
+        sts = self.devices_of(PSERVO_MOTOR)
+        if not sts:
+            return ""
+        b = sts[0].board
+        if b.homing:
+            return "steering homing"
+        if not b.homed:
+            return "steering not homed (run home_steering)"
+        return ""
+
     def drive_tick(self, now: float) -> None:
-        """Write what the last twist asks for (caller holds the lock)."""
+        """Write what the last twist asks for (caller holds the lock).
+
+        The wheel waits while the steering is not homed or homing (logged once
+        per episode, ``drive_held`` says why), and its speed is scaled down by
+        the steering's distance from the angle asked for."""
         if self._drive_target is None:
             return
         w, a = self._drive_target
@@ -87,6 +106,19 @@ class DriveFollower:
             self._event("warn", f"cmd_vel timeout ({self.cmd_timeout:.2f} s): stopping the drive")
             self._drive_target = (0.0, None)
             w, a = 0.0, None
+        hold = self._wheel_hold_reason() if w else ""
+        if hold:
+            self._warn_once("wheel_held", "warn", f"cmd_vel: the drive wheel waits: {hold}")
+            w = 0.0
+        else:
+            self._warned.discard("wheel_held")
+            if w and a is not None:
+                w *= steering_error_scale(abs(a - self._steer_angle_unlocked()))
+        self.drive_held = hold
+        self._drive_wheel(w)
+        self._drive_steering(a)
+
+    def _drive_wheel(self, w: float) -> None:
         dcs = self.devices_of(DC_MOTOR)
         if dcs:
             d = dcs[0]
@@ -104,6 +136,8 @@ class DriveFollower:
                         self._warned.discard("reverse")
                     except BoardError:
                         pass
+
+    def _drive_steering(self, a: float | None) -> None:
         sts = self.devices_of(PSERVO_MOTOR)
         if sts and a is not None:
             s = sts[0]
@@ -117,10 +151,10 @@ class DriveFollower:
                 self._warn_once("not_homed", "warn",
                                 "cmd_vel steering ignored: steering not homed (run home_steering)")
             elif b.refuse_reason() is None:
-                if abs(a - getattr(b, "_last_target", 1e9)) > 1e-4 or not b.position_mode:
+                if abs(a - self._steer_target_sent) > 1e-4 or not b.position_mode:
                     try:
                         b.set_target(a)
-                        b._last_target = a
+                        self._steer_target_sent = a
                         self.drop_lease(s.key)   # position mode: cmd_vel's now
                     except BoardError:
                         pass

@@ -38,6 +38,18 @@ def tricycle_ik(vx: float, wz: float, wheelbase: float, wheel_radius: float,
     return w, a
 
 
+def steering_error_scale(error: float) -> float:
+    """Factor on the wheel speed while the steering is ``error`` rad away from
+    its target, as ros2_controllers' tricycle_controller does: full speed
+    within 30 degrees, cos(error) up to 90 degrees, 1 % beyond."""
+    error = abs(error)
+    if error < math.pi / 6.0:
+        return 1.0
+    if error > math.pi / 2.0:
+        return 0.01
+    return math.cos(error)
+
+
 def tricycle_fk(w: float, a: float, wheelbase: float, wheel_radius: float) -> tuple[float, float]:
     """(drive wheel rad/s, steering rad) -> body twist (vx, wz)."""
     v = w * wheel_radius
