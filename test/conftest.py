@@ -25,3 +25,33 @@ def ros_context():
     finally:
         if context.ok():
             rclpy.shutdown(context=context)
+
+
+# --- hardware node fixtures
+# One simulated hardware node and a probe node in a private context, per test
+# module. The module says what it needs through module attributes:
+#   NS       - the node"s namespace (own per module: modules share a ROS domain)
+#   NODE_KW  - keyword overrides of the HardwareNode (default: fast, no auto-home)
+#   LISTEN   - (message type, topic, listen() keywords) the probe records
+HARDWARE_NODE_KW = dict(auto_home=False, rate_scale=2.0, diagnostics_period=0.2)
+
+
+@pytest.fixture(scope="module")
+def hardware_node_env(request):
+    """A RosEnv with ``.node`` (HardwareNode) and ``.probe`` (Probe) in ``NS``."""
+    from bsal_ros.nodes.hardware_node import HardwareNode
+    from test_hardware_node_helpers import Probe, RosEnv
+    module = request.module
+    ns = module.NS
+    env = RosEnv()
+    try:
+        env.node = env.add(HardwareNode(namespace=ns, context=env.context,
+                                        **getattr(module, "NODE_KW", HARDWARE_NODE_KW)))
+        env.probe = env.add(Probe(env, namespace=ns))
+        for msg_type, topic, kw in getattr(module, "LISTEN", ()):
+            env.probe.listen(msg_type, topic, **kw)
+    except BaseException:
+        env.close()
+        raise
+    yield env
+    env.close()

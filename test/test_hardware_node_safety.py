@@ -10,24 +10,21 @@ from bsal_interfaces.srv import SetMotors, SimControl  # noqa: E402
 
 from bsal_ros.protocol.values import speedval_sign  # noqa: E402
 from test_hardware_helpers import speedval_from_duty  # noqa: E402
-from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 
-from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
+from test_hardware_node_helpers import wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 NS = "hw_safety_test"
 THIRTY = speedval_from_duty(30.0)
 
 
+LISTEN = [(DeviceStateArray, "device_states", {"keep": 200})]
+
+
 @pytest.fixture(scope="module")
-def env():
-    e = RosEnv()
-    e.node = e.add(HardwareNode(namespace=NS, context=e.context, auto_home=False,
-                                rate_scale=2.0, diagnostics_period=0.2))
-    p = e.probe = e.add(Probe(e, namespace=NS))
-    p.listen(DeviceStateArray, "device_states", keep=200)
-    yield e
-    e.close()
+def env(hardware_node_env):
+    """The module's hardware node and probe (conftest: hardware node fixtures)."""
+    return hardware_node_env
 
 
 def sim(p, **kw):

@@ -1,9 +1,12 @@
 """Simulated Brak: the virtual boards that answer on a SimBus.
 
 The world they sense and drive is :class:`~.sim_world.SimWorld` (encoder
-ticks and a one-axis accelerometer are read from it here). The virtual boards implement the register maps of :mod:`.registers`; the
-board and device objects of the hardware layer talk to them through
+ticks and a one-axis accelerometer are read from it here). The virtual
+boards implement the register maps of :mod:`.registers`; the board and
+device objects of the hardware layer talk to them through
 :class:`~.bus.SimBus` exactly as they talk to real boards through smbus2.
+:func:`build_sim_bus` is the ``sim`` backend: the bus it returns owns the
+world, reached through ``bus.simulation`` (:mod:`.simulation`).
 """
 
 from __future__ import annotations
