@@ -1,4 +1,4 @@
-"""Bit-packed value types: statval, speedval, mposval, timeval (001 4.7, DESIGN.md 4)."""
+"""Bit-packed value types: statval, speedval, mposval, timeval (001 4.7)."""
 
 import math
 

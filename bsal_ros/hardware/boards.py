@@ -19,6 +19,7 @@ from .bus import BusUnavailable
 
 
 def errno_name(code: int | None) -> str:
+    """errno code -> its symbolic name (EIO, ENXIO...), or 'errno N'."""
     return _errno.errorcode.get(code or 0, f"errno {code}")
 
 
@@ -42,6 +43,7 @@ class BoardEvent:
 
 
 class Board:
+    """One board at one I2C address: polled, cached, marked down and up by itself."""
     type = "base"
 
     def __init__(self, name: str, cfg: dict, bus, regmap: R.RegisterMap, retries: int = 2,
@@ -74,16 +76,20 @@ class Board:
 
     # ---- rates ---------------------------------------------------------
     def update_hz(self) -> float:
+        """How often the board makes new data (Hz)."""
         return float(self.cfg["update_hz"])
 
     def poll_period(self) -> float:
+        """Seconds between two polls of the board."""
         return 1.0 / float(self.cfg["poll_hz"])
 
     def data_len(self) -> int:  # pragma: no cover - abstract
+        """Bytes of the data block read per poll."""
         raise NotImplementedError
 
     @property
     def hardware_id(self) -> str:
+        """``<bus>:<address>`` for diagnostics."""
         return f"{self.bus.name}:{self.address:#04x}"
 
     # ---- I/O with bounded retries --------------------------------------
@@ -158,10 +164,12 @@ class Board:
         return True
 
     def set_enable(self, mask: int) -> None:
+        """Write the ENABLE mask (which channels or devices run)."""
         self.write(self.rm.enable, [mask & 0xFF])
         self.enable_mask = mask & 0xFF
 
     def command(self, cmd: int) -> None:
+        """Write one COMMAND register value (reset, clear, home...)."""
         self.write(self.rm.command, [cmd])
 
     # ---- polling ---------------------------------------------------------
@@ -202,13 +210,16 @@ class Board:
         return True
 
     def decode(self, data: list[int], mono: float) -> None:  # pragma: no cover - abstract
+        """Cache the values of a fresh data block."""
         raise NotImplementedError
 
     def reset_cache(self) -> None:
+        """Forget what was read (after a reset)."""
         pass
 
 
 class UltrasonicBoard(Board):
+    """Up to N sonar channels fired in slots; one echo delay per channel."""
     type = "ultrasonic"
 
     def __init__(self, *a, **kw):
@@ -233,6 +244,7 @@ class UltrasonicBoard(Board):
         self.delays = delays
 
     def write_timing(self, slots: list[int], interval_ms: int) -> None:
+        """Write the firing slots and the firing interval (only what changed)."""
         if interval_ms != self.interval_ms:
             self.write(self.rm.interval, R.u16(interval_ms))
         if slots != self.slots:
@@ -245,6 +257,7 @@ class UltrasonicBoard(Board):
 
 
 class AccelBoard(Board):
+    """The one-axis accelerometer board (milli-g)."""
     type = "accelerometer"
 
     def __init__(self, *a, **kw):

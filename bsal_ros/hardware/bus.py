@@ -45,6 +45,7 @@ def i2c_wire_time(n_bytes: int, write: bool = False, clock_hz: float = 100e3) ->
 
 @dataclass
 class BusStats:
+    """Transfer counters of one bus (for the benchmark and diagnostics)."""
     transactions: int = 0
     bytes_read: int = 0
     bytes_written: int = 0
@@ -52,6 +53,7 @@ class BusStats:
     wire_bits: int = 0
 
     def snapshot(self) -> "BusStats":
+        """A copy of the counters now."""
         return BusStats(self.transactions, self.bytes_read, self.bytes_written,
                         self.errors, self.wire_bits)
 
@@ -62,11 +64,20 @@ class I2CBus(Protocol):
     name: str
     stats: BusStats
 
-    def read_byte_data(self, addr: int, reg: int) -> int: ...
-    def write_byte_data(self, addr: int, reg: int, value: int) -> None: ...
-    def read_i2c_block_data(self, addr: int, reg: int, length: int) -> list[int]: ...
-    def write_i2c_block_data(self, addr: int, reg: int, data: list[int]) -> None: ...
-    def close(self) -> None: ...
+    def read_byte_data(self, addr: int, reg: int) -> int:
+        """One register byte."""
+
+    def write_byte_data(self, addr: int, reg: int, value: int) -> None:
+        """Write one register byte."""
+
+    def read_i2c_block_data(self, addr: int, reg: int, length: int) -> list[int]:
+        """A block of registers in one transfer."""
+
+    def write_i2c_block_data(self, addr: int, reg: int, data: list[int]) -> None:
+        """Write a block of registers in one transfer."""
+
+    def close(self) -> None:
+        """Release the bus."""
 
 
 def _check(addr: int, reg: int, length: int = 1) -> None:
@@ -209,8 +220,11 @@ class Smbus2Bus:
 class VirtualDevice(Protocol):
     """A simulated board on a :class:`SimBus`: a register file with behaviour."""
 
-    def read(self, reg: int, length: int) -> list[int]: ...
-    def write(self, reg: int, data: list[int]) -> None: ...
+    def read(self, reg: int, length: int) -> list[int]:
+        """Registers reg.. reg+length-1."""
+
+    def write(self, reg: int, data: list[int]) -> None:
+        """Write registers from reg on."""
 
 
 FAULT_KINDS = ("error_rate", "stuck", "missing", "stall")
@@ -219,6 +233,7 @@ _RANDOM_ERRNOS = (errno.EIO, errno.EREMOTEIO, errno.ETIMEDOUT)
 
 @dataclass
 class AddressFault:
+    """The faults injected at one address."""
     error_rate: float = 0.0
     stuck: bool = False
     missing: bool = False
@@ -226,6 +241,7 @@ class AddressFault:
 
 
 def bus_error(code: int, what: str = "") -> OSError:
+    """An OSError with a kernel errno, as smbus2 raises it."""
     return OSError(code, f"{os.strerror(code)}{': ' + what if what else ''}")
 
 
@@ -257,6 +273,7 @@ class SimBus:
         self.sim_cpu_s = 0.0  # thread CPU spent simulating (world + virtual boards)
 
     def attach(self, addr: int, device: VirtualDevice) -> None:
+        """Put a virtual board at an address."""
         _check(addr, 0)
         if addr in self._devices:
             raise ValueError(f"address {addr:#04x} already taken on {self.name}")
@@ -272,6 +289,7 @@ class SimBus:
 
     # ---- fault injection -------------------------------------------------
     def set_fault(self, addr: int, kind: str, rate: float = 1.0) -> None:
+        """Inject a fault at an address: error_rate, missing or stuck."""
         with self.lock:
             f = self._faults.setdefault(addr, AddressFault())
             if kind == "error_rate":
@@ -287,6 +305,7 @@ class SimBus:
                 raise ValueError(f"unknown bus fault {kind!r}")
 
     def clear_faults(self, addr: int | None = None) -> None:
+        """Remove the faults of one address (None: all)."""
         with self.lock:
             if addr is None:
                 self._faults.clear()
@@ -294,6 +313,7 @@ class SimBus:
                 self._faults.pop(addr, None)
 
     def faults(self, addr: int) -> AddressFault:
+        """The faults of an address (none: a default AddressFault)."""
         return self._faults.get(addr, AddressFault())
 
     # ---- transactions ----------------------------------------------------
@@ -320,6 +340,7 @@ class SimBus:
             self.sim_cpu_s += time.thread_time() - t0
 
     def read_i2c_block_data(self, addr, reg, length):
+        """A block of registers in one transfer (faults applied)."""
         _check(addr, reg, length)
         with self.lock:
             dev, f = self._transact(addr, i2c_wire_bits(length))
@@ -336,9 +357,11 @@ class SimBus:
             return out
 
     def read_byte_data(self, addr, reg):
+        """One register byte."""
         return self.read_i2c_block_data(addr, reg, 1)[0]
 
     def write_i2c_block_data(self, addr, reg, data):
+        """Write a block of registers (lost while the address is stuck)."""
         data = [b & 0xFF for b in data]
         _check(addr, reg, len(data))
         with self.lock:
@@ -349,7 +372,9 @@ class SimBus:
             self._simulate(dev.write, reg, data)
 
     def write_byte_data(self, addr, reg, value):
+        """Write one register byte."""
         self.write_i2c_block_data(addr, reg, [value])
 
     def close(self):
+        """Nothing to release."""
         pass

@@ -156,6 +156,7 @@ def deep_merge(base: dict, over: dict) -> dict:
 
 
 class DescriptionError(ValueError):
+    """The robot description is not valid (the message says where and why)."""
     pass
 
 

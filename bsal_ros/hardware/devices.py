@@ -88,41 +88,52 @@ class Ultrasonic(Device):
         return 1 << self.channel
 
     def snapshot(self, base_time, robot):
+        """Echo delay and range."""
         s = self.base(base_time)
         s.delay_us = self.board.delays[self.channel]
         s.range_m = delay_to_range(s.delay_us, robot.speed_of_sound)
         return s
 
 
-class RelativeEncoder(Device):
+class EncoderDevice(Device):
+    """An encoder: the raw count as the wire carries it (gint16) and an angle."""
+
+    enable_bit = R.EN_ENCODER
+
+    def snapshot(self, base_time, robot):
+        """Count and the class's own fields."""
+        b = self.board
+        s = self.base(base_time)
+        s.count = R.to_i16(b.count or 0)
+        self.fill(s, b, base_time, robot)
+        return s
+
+    def fill(self, s: DeviceState, b, base_time: float, robot) -> None:  # pragma: no cover
+        """The class's own fields from its board's cache."""
+        raise NotImplementedError
+
+
+class RelativeEncoder(EncoderDevice):
     """The drive wheel's encoder on the dc_motor board: counts since the last read."""
 
     device_class = RELATIVE_ENCODER
-    enable_bit = R.EN_ENCODER
 
-    def snapshot(self, base_time, robot):
-        b = self.board
-        s = self.base(base_time)
+    def fill(self, s, b, base_time, robot):
+        """Counts since the last read, angle since the last clear, their statval."""
         s.d_count = b.d_count
-        s.count = R.to_i16(b.count or 0)
         s.position = counts_to_angle(b.total, robot.drive_cpr)
         s.d_statval = statval_pack(self.on, b.up, b.ok, _ms_since(b.prev_stamp, base_time))
         s.measured_speed = b.speed_meas
-        return s
 
 
-class AbsoluteEncoder(Device):
+class AbsoluteEncoder(EncoderDevice):
     """The steering angle encoder on the pservo board."""
 
     device_class = ABSOLUTE_ENCODER
-    enable_bit = R.EN_ENCODER
 
-    def snapshot(self, base_time, robot):
-        b = self.board
-        s = self.base(base_time)
-        s.count = R.to_i16(b.count)
+    def fill(self, s, b, base_time, robot):
+        """The steering angle."""
         s.position = counts_to_angle(s.count, robot.steer_cpr)
-        return s
 
 
 class Accelerometer(Device):
@@ -131,25 +142,40 @@ class Accelerometer(Device):
     device_class = ACCELEROMETER
 
     def snapshot(self, base_time, robot):
+        """Acceleration in g."""
         s = self.base(base_time)
         s.accel_g = self.board.accel_g
         return s
 
 
-class DcMotor(Device):
-    """The drive motor: commanded speedval, measured speed, stall."""
+class MotorDevice(Device):
+    """A motor: commanded speedval and its meaning, stall; subclasses add the rest."""
 
-    device_class = DC_MOTOR
     enable_bit = R.EN_MOTOR
 
     def snapshot(self, base_time, robot):
+        """Speedval, its meaning, stall, and the class's own fields."""
         b = self.board
         s = self.base(base_time)
         s.speedval = b.speed_set
         s.duty_mode, s.speed = speedval_unpack(b.speed_set)
-        s.measured_speed = b.speed_meas
         s.stalled = b.stalled
+        self.fill(s, b)
         return s
+
+    def fill(self, s: DeviceState, b) -> None:  # pragma: no cover - abstract
+        """The class's own fields from its board's cache."""
+        raise NotImplementedError
+
+
+class DcMotor(MotorDevice):
+    """The drive motor: commanded speedval, measured speed, stall."""
+
+    device_class = DC_MOTOR
+
+    def fill(self, s, b):
+        """Measured wheel speed."""
+        s.measured_speed = b.speed_meas
 
     def moving(self) -> bool:
         """The wheel turns (measured speed above the noise)."""
@@ -161,24 +187,18 @@ class DcMotor(Device):
         return 0 if abs(m) <= 0.02 else (1 if m > 0 else -1)
 
 
-class PservoMotor(Device):
+class PservoMotor(MotorDevice):
     """The steering pseudo-servo: speed or position mode, homing."""
 
     device_class = PSERVO_MOTOR
-    enable_bit = R.EN_MOTOR
 
-    def snapshot(self, base_time, robot):
-        b = self.board
-        s = self.base(base_time)
-        s.speedval = b.speed_set
-        s.duty_mode, s.speed = speedval_unpack(b.speed_set)
+    def fill(self, s, b):
+        """Position, homing state and phase."""
         s.mposval = b.mposval
         s.motor_position = b.position
         s.homed = b.homed
         s.homing = b.homing
-        s.stalled = b.stalled
         s.phase = R.PHASE_NAMES.get(b.phase, str(b.phase))
-        return s
 
     def moving(self) -> bool:
         """The steering turns (its encoder count changed at the last read)."""

@@ -137,9 +137,11 @@ class TricycleOdometry:
             self.vx, self.wz = ds / dt, dth / dt
 
     def set_pose(self, x: float, y: float, th: float, cov3=None) -> None:
+        """Set the pose estimate (the odometry frame is not moved)."""
         self.pose = PoseCov(x, y, wrap_angle(th), cov3)
 
     def reset(self) -> None:
+        """Back to the origin, velocities zero."""
         self.odom = PoseCov()
         self.pose = PoseCov()
         self.vx = self.wz = 0.0

@@ -44,22 +44,27 @@ class MotorBoard(Board):
         self._flushing = False
         self._stop_sent_ok = False   # the stop was written while the board was healthy
         self.timeout_written = False  # TIMEOUT holds our command_timeout_ms
+        self.reset_cache()
 
     # ---- watchdog ----------------------------------------------------------
     def write_timeout(self) -> None:
+        """Write our command timeout into the board's watchdog register."""
         self.write(self.rm.timeout, R.u16(self.command_timeout_ms))
         self.timeout_written = True
 
     def command(self, cmd: int) -> None:
+        """Write a COMMAND; after a reset the watchdog register is the board's own again."""
         super().command(cmd)
         if cmd == R.CMD_RESET:
             self.timeout_written = False   # the board is back to its own default
 
     def keepalive(self) -> None:
+        """Feed the board's command watchdog."""
         self.write(self.rm.keepalive, [self.keepalives & 0xFF])
         self.keepalives += 1
 
     def watchdog_note(self) -> str:
+        """One phrase on what the board's watchdog does, for log lines."""
         if self.command_timeout_ms:
             return (f"the board's own watchdog stops the motor within "
                     f"{self.command_timeout_ms} ms")
@@ -67,6 +72,7 @@ class MotorBoard(Board):
 
     # ---- the latched stop ----------------------------------------------------
     def latch_stop(self, speedval: int, now: float) -> None:
+        """Latch a stop that could not be written (logged once per latch)."""
         if not self.stop_pending:
             self.stop_latched_at = now
             self.stops_latched += 1
@@ -78,6 +84,7 @@ class MotorBoard(Board):
         self._stop_sent_ok = False
 
     def cancel_stop(self) -> None:
+        """Drop the latched stop (confirmed, or superseded by a command)."""
         self.stop_pending = False
         self.stop_latched_at = None
 
@@ -97,6 +104,7 @@ class MotorBoard(Board):
         self.speed_set = sv
 
     def write(self, reg: int, data: list[int]) -> None:
+        """Write registers; a latched stop goes first."""
         if self.stop_pending and not self._flushing:
             self.send_stop()           # the stop goes first, whatever else is written
         super().write(reg, data)
@@ -117,9 +125,11 @@ class MotorBoard(Board):
             pass
 
     def stop_confirmed(self) -> bool:
+        """The board reports its motor commanded to zero."""
         return not speedval_sign(self.speed_set)
 
     def after_decode(self, status: int) -> None:
+        """Watchdog and latched-stop bookkeeping after a fresh read."""
         timed_out = bool(status & R.ST_TIMEOUT)
         if timed_out and not self.timed_out:
             self.events.append(BoardEvent(
@@ -138,12 +148,9 @@ class DcMotorBoard(MotorBoard):
     """Drive motor (channel 0) and the relative encoder on the drive wheel."""
     type = "dc_motor"
 
-    def __init__(self, *a, **kw):
-        super().__init__(*a, **kw)
-        self.reset_cache()
-
     def reset_cache(self):
-        self.speed_set = 0x8000
+        """Forget what was read (reset, or start-up)."""
+        self.speed_set = ZERO_SPEED
         self.speed_meas = 0.0
         self.count: int | None = None
         self.d_count = 0
@@ -152,9 +159,11 @@ class DcMotorBoard(MotorBoard):
         self.refused = False
 
     def data_len(self):
+        """Bytes of the drive board's data block."""
         return R.DC_BLOCK.size
 
     def decode(self, data, mono):
+        """Speeds, encoder count (unwrapped into total), status bits."""
         st, _, sset, smeas, count = R.DC_BLOCK.unpack(bytes(data))
         self.speed_set = sset
         self.speed_meas = speedval_unpack(smeas)[1]
@@ -169,12 +178,14 @@ class DcMotorBoard(MotorBoard):
         self.after_decode(st)
 
     def set_speedval(self, sv: int) -> None:
+        """Command a speed (a non-zero one supersedes a latched stop)."""
         self.write(self.rm.speed, R.u16(sv))
         self.speed_set = sv
         if speedval_sign(sv):
             self.cancel_stop()      # a new command supersedes the latched stop
 
     def clear_count(self) -> None:
+        """Zero the encoder on the board and here."""
         self.command(R.CMD_CLEAR_COUNT)
         self.count = None
         self.total = 0
@@ -185,12 +196,9 @@ class PservoBoard(MotorBoard):
     """Steering pseudo-servo motor and the absolute steering encoder."""
     type = "pservo_motor"
 
-    def __init__(self, *a, **kw):
-        super().__init__(*a, **kw)
-        self.reset_cache()
-
     def reset_cache(self):
-        self.speed_set = 0x8000
+        """Forget what was read (reset, or start-up)."""
+        self.speed_set = ZERO_SPEED
         self.position = 0.0
         self.mposval = 0
         self.count = 0
@@ -203,9 +211,11 @@ class PservoBoard(MotorBoard):
         self.turning = False
 
     def data_len(self):
+        """Bytes of the steering board's data block."""
         return R.PSERVO_BLOCK.size
 
     def decode(self, data, mono):
+        """Speed, position, encoder count, homing phase, status bits."""
         st, _, sset, mpos, count, phase = R.PSERVO_BLOCK.unpack(bytes(data))
         self.speed_set = sset
         self.mposval = mpos
@@ -221,6 +231,7 @@ class PservoBoard(MotorBoard):
         self.after_decode(st)
 
     def stop_confirmed(self) -> bool:
+        """Stopped: zero speed, not in position mode, not homing."""
         return not speedval_sign(self.speed_set) and not self.position_mode and not self.homing
 
     def _write_stop(self, sv: int) -> None:
@@ -232,6 +243,7 @@ class PservoBoard(MotorBoard):
         self.position_mode = False
 
     def set_speedval(self, sv: int) -> None:
+        """Command a speed (speed mode)."""
         self.write(self.rm.speed, R.u16(sv))
         self.speed_set = sv
         self.position_mode = False
@@ -239,6 +251,7 @@ class PservoBoard(MotorBoard):
             self.cancel_stop()
 
     def set_target(self, angle: float) -> None:
+        """Command a steering angle in rad (position mode)."""
         self.write(self.rm.target, R.u32(mposval_pack_rad(angle)))
         self.position_mode = True
         self.cancel_stop()

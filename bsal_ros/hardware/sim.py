@@ -39,6 +39,7 @@ class VirtualBoard:
         self._tick = None
 
     def update_hz(self) -> float:
+        """How often the board makes new data (Hz)."""
         return float(self.board["update_hz"])
 
     def _ticks(self) -> int:
@@ -52,12 +53,15 @@ class VirtualBoard:
         return max(0, dk)
 
     def data_block(self) -> list[int]:  # pragma: no cover - abstract
+        """The data block as read now (STATUS, SEQ, data)."""
         raise NotImplementedError
 
     def control_regs(self) -> dict[int, int]:
+        """Register number -> value of the control registers."""
         return {self.rm.enable: self.enable}
 
     def read(self, reg: int, length: int) -> list[int]:
+        """Registers reg.. reg+length-1 (WHO_AM_I, data block, control registers)."""
         image = [0] * 256
         image[self.rm.who_am_i] = self.rm.who_am_i_value
         for r, v in self.control_regs().items():
@@ -68,6 +72,7 @@ class VirtualBoard:
         return image[reg:reg + length]
 
     def write(self, reg: int, data: list[int]) -> None:
+        """A register write: ENABLE, COMMAND, or the board's own registers."""
         if reg == self.rm.enable:
             self.enable = data[0]
             self.on_enable()
@@ -77,9 +82,11 @@ class VirtualBoard:
             self.on_write(reg, data)
 
     def on_enable(self) -> None:
+        """React to a new ENABLE mask."""
         pass
 
     def on_command(self, cmd: int) -> None:
+        """React to a COMMAND (reset here; subclasses add theirs)."""
         if cmd == R.CMD_RESET:
             self.enable = 0
             self.status_extra = 0
@@ -87,13 +94,16 @@ class VirtualBoard:
             self.on_reset()
 
     def on_reset(self) -> None:
+        """Back to power-on state."""
         pass
 
     def on_write(self, reg: int, data: list[int]) -> None:
+        """React to a write of the board's own registers."""
         pass
 
 
 class VirtualUltrasonicBoard(VirtualBoard):
+    """Sonar channels fired in slots; delays ray-cast in the world."""
     def __init__(self, world, board, regmap, channel_poses: dict[int, list[float]]):
         super().__init__(world, board, regmap)
         self.channels = int(board["channels"])
@@ -172,9 +182,11 @@ class VirtualMotorBoard(VirtualBoard):
         world.watchdogs.append(self.watchdog)
 
     def feed(self) -> None:
+        """A write arrived: the command watchdog starts again."""
         self.fed_at = self.world.t
 
     def watchdog(self, t: float) -> None:
+        """Stop the motor when no write came for the timeout (world clock)."""
         if self.fed_at is None:
             self.fed_at = t
             return
@@ -381,6 +393,7 @@ class VirtualPservoBoard(VirtualMotorBoard):
 
 
 class VirtualAccelBoard(VirtualBoard):
+    """One-axis accelerometer: the world's forward acceleration plus noise."""
     def __init__(self, world, board, regmap):
         super().__init__(world, board, regmap)
         self.mg = 0

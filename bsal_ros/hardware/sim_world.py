@@ -69,6 +69,7 @@ class SimWorld:
 
     # ---- world editing (sim_control) -------------------------------------
     def add_obstacle(self, name: str, values) -> None:
+        """Add a circle [x, y, r] or a box [x0, y0, x1, y1] by name."""
         v = [float(a) for a in values]
         if len(v) == 3:
             if v[2] <= 0:
@@ -81,24 +82,30 @@ class SimWorld:
             raise ValueError("obstacle needs [cx, cy, r] or [x0, y0, x1, y1]")
 
     def remove_obstacle(self, name: str) -> bool:
+        """Remove an obstacle; False if there was none of that name."""
         return self.obstacles.pop(name, None) is not None
 
     def teleport(self, x: float, y: float, th: float) -> None:
+        """Put the robot at (x, y, yaw)."""
         self.x, self.y, self.th = float(x), float(y), wrap_angle(float(th))
 
     def pose(self) -> tuple[float, float, float]:
+        """(x, y, yaw) of base_link in the map frame."""
         return self.x, self.y, self.th
 
     def twist(self) -> tuple[float, float]:
+        """(vx, wz) of base_link at the last step."""
         v = self.w * self.r * (1.0 - float(self.sim["encoder_slip"]))
         return v * math.cos(self.steer), v * math.sin(self.steer) / self.L
 
     # ---- time ------------------------------------------------------------
     def sync(self) -> None:
+        """Advance the world to its clock's now."""
         if self.clock is not None:
             self.advance_to(self.clock())
 
     def advance_to(self, t: float) -> None:
+        """Integrate in fixed steps up to time t."""
         if self.t is None:
             self.t = t
             return
@@ -182,6 +189,7 @@ class SimWorld:
 
     # ---- homing --------------------------------------------------------------
     def start_homing(self) -> bool:
+        """Start the homing sequence; False if the steering is off."""
         if self.steer_mode == "homing":
             return False
         self.steer_mode = "homing"
@@ -195,6 +203,7 @@ class SimWorld:
         return True
 
     def abort_homing(self, phase: int = R.PHASE_CANCELLED) -> None:
+        """Stop homing, ending in ``phase``."""
         if self.steer_mode == "homing":
             self.steer_mode = "speed"
             self.steer_cmd = (True, 0.0)
@@ -221,6 +230,7 @@ class SimWorld:
             self.steer_cmd = (True, 0.0)
 
     def homing_progress(self) -> float:
+        """0..1 of the homing sweep done."""
         if self.homing_phase == R.PHASE_DONE:
             return 1.0
         return max(0.0, min(1.0, self.homing_swept / self.homing_expected))
