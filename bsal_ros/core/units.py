@@ -12,6 +12,12 @@ G = 9.80665                  # m/s^2 per g (standard gravity)
 SPEED_OF_SOUND = 343.0       # m/s in dry air at 20 C
 
 
+def clamp_int(value, lo: int, hi: int) -> int:
+    """An integer clamped into lo..hi: out-of-range values saturate, never wrap."""
+    v = int(value)
+    return lo if v < lo else (hi if v > hi else v)
+
+
 def delay_to_range(delay_us: int, speed_of_sound: float = SPEED_OF_SOUND) -> float:
     """Round-trip echo delay in microseconds -> range in m; 0 (no echo) -> +inf."""
     if delay_us <= 0:

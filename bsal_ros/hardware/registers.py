@@ -32,6 +32,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from ..core.units import clamp_int
+
 # STATUS register bits
 ST_READY = 0x01
 ST_FAULT = 0x02
@@ -103,7 +105,7 @@ ACCEL_BLOCK = struct.Struct(">BBh")       # status seq accel_mg
 def pack_ultrasonic(status: int, seq: int, delays: list[int]) -> list[int]:
     """An ultrasonic data block (delays clamped to 16 bits)."""
     return list(struct.pack(f">BB{len(delays)}H", status & 0xFF, seq & 0xFF,
-                            *[min(max(int(d), 0), 0xFFFF) for d in delays]))
+                            *[clamp_int(d, 0, 0xFFFF) for d in delays]))
 
 
 def unpack_ultrasonic(data: list[int], channels: int) -> tuple[int, int, list[int]]:

@@ -18,7 +18,8 @@ from . import registers as R
 from .bus import SimBus
 from .sim_world import SimWorld
 from .simulation import SimControls
-from ..core.units import G, SPEED_OF_SOUND, angle_to_counts, range_to_delay_us, wrap_angle
+from ..core.units import (G, SPEED_OF_SOUND, angle_to_counts, clamp_int, range_to_delay_us,
+                          wrap_angle)
 from ..protocol.values import (mposval_pack_rad, mposval_unpack_rad, speedval_pack,
                                speedval_sign, speedval_unpack)
 
@@ -407,7 +408,7 @@ class VirtualAccelBoard(VirtualBoard):
         if dk:
             if self.enable & 0x01:
                 g = w.accel / G + w.rng.gauss(0.0, float(w.sim["accel_noise_g"]))
-                self.mg = max(-32768, min(32767, int(round(g * 1000.0))))
+                self.mg = clamp_int(round(g * 1000.0), -32768, 32767)
             self.seq = (self.seq + dk) & 0xFF
         return list(R.ACCEL_BLOCK.pack(R.ST_READY | self.status_extra, self.seq, self.mg))
 
