@@ -35,9 +35,14 @@ def counts_to_angle(count: float, counts_per_rev: int) -> float:
     return count * 2.0 * math.pi / counts_per_rev
 
 
+def angle_in_counts(angle: float, counts_per_rev: int) -> float:
+    """Angle in rad -> encoder counts, not yet whole."""
+    return angle * counts_per_rev / (2.0 * math.pi)
+
+
 def angle_to_counts(angle: float, counts_per_rev: int) -> int:
     """Angle in rad -> the nearest whole encoder count."""
-    return int(round(angle * counts_per_rev / (2.0 * math.pi)))
+    return int(round(angle_in_counts(angle, counts_per_rev)))
 
 
 def wrap_angle(a: float) -> float:

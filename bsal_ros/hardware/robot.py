@@ -32,7 +32,7 @@ from ..core.device_classes import ABSOLUTE_ENCODER, ALL_CLASSES
 from ..core.device_state import DeviceState
 from ..core.result import (BAD_REQUEST, BUSY, HARDWARE_FAULT, INVALID_ID,  # noqa: F401
                            NOT_SUPPORTED, OK, REFUSED, Result)
-from ..core.units import counts_to_angle
+from ..core.units import SPEED_OF_SOUND, counts_to_angle
 from ..protocol.values import STATVAL_MS_MAX
 from .backends import BusOptions, open_bus
 from .boards import AccelBoard, Board, BoardError, BoardEvent, UltrasonicBoard
@@ -95,7 +95,7 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
     def __init__(self, robot: dict, backend: str = "sim", i2c_bus: int = 1,
                  clock: Callable[[], float] = time.monotonic,
                  wall: Callable[[], float] = time.time, seed: int | None = None,
-                 speed_of_sound: float = 343.0, cmd_timeout: float = 0.5,
+                 speed_of_sound: float = SPEED_OF_SOUND, cmd_timeout: float = 0.5,
                  smbus_factory=None, odom_noise=(0.02, 0.02), stuck_polls: int = 4,
                  base_time_rollover_s: float = 14400.0):
         check_motor_watchdogs(robot)   # refuse a keep-alive that would not beat the timeout

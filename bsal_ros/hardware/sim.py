@@ -18,8 +18,8 @@ from . import registers as R
 from .bus import SimBus
 from .sim_world import SimWorld
 from .simulation import SimControls
-from ..core.units import (G, SPEED_OF_SOUND, angle_to_counts, clamp_int, range_to_delay_us,
-                          wrap_angle)
+from ..core.units import (G, SPEED_OF_SOUND, angle_in_counts, angle_to_counts, clamp_int,
+                          range_to_delay_us, wrap_angle)
 from ..protocol.values import (mposval_pack_rad, mposval_unpack_rad, speedval_pack,
                                speedval_sign, speedval_unpack)
 
@@ -288,7 +288,7 @@ class VirtualDcMotorBoard(VirtualMotorBoard):
         dk = self._ticks()
         if dk:
             if self.enable & R.EN_ENCODER and self.drives_world:
-                self.count = int(math.floor((w.phi - self.count_origin) * self.cpr / (2 * math.pi)))
+                self.count = math.floor(angle_in_counts(w.phi - self.count_origin, self.cpr))
             self.meas = self._wheel()
             self.seq = (self.seq + dk) & 0xFF
         stalled = self.drives_world and w.stalled["drive"]
