@@ -129,7 +129,6 @@ DEFAULT_DESCRIPTION: dict[str, Any] = {
         "rate_scale": 1.0,
         "all_boards_hz": 0.0,
         "activate_on_start": True,
-        "auto_home": True,
         "frame_prefix": "",
         "odom_frame": "odom",
         "map_frame": "map",

@@ -17,7 +17,8 @@ from bsal_ros.hardware.description import (DEFAULT_DESCRIPTION, DescriptionError
                                            unflatten, validate)
 from bsal_ros.hardware.robot import scale_rates
 
-# name -> description (defaults: DEFAULT_DESCRIPTION["hardware_node"] == config/brak.yaml)
+# name -> description (defaults: DEFAULT_DESCRIPTION["hardware_node"] == config/brak.yaml;
+# auto_home's default follows the backend)
 PARAMETERS = {
     "bus_backend": "I2C bus backend: 'sim' (simulated Brak, default) or 'smbus2' (/dev/i2c-N)",
     "i2c_bus": "bus number N of /dev/i2c-N for the smbus2 backend",
@@ -94,10 +95,9 @@ def declare(node) -> dict:
     """Declare every node parameter; returns name -> value (floats as float)."""
     defaults = dict(DEFAULT_DESCRIPTION["hardware_node"])
     for name, text in PARAMETERS.items():
-        if name == "auto_home" and not node.has_parameter(name):
+        if name == "auto_home":
             # nothing moves by itself on a real robot unless the configuration says so
-            backend = node.get_parameter("bus_backend").value
-            defaults[name] = backend == "sim"
+            defaults[name] = node.get_parameter("bus_backend").value == "sim"
         # float parameters also take integers (speed_of_sound:=343 on a command line)
         is_float = isinstance(defaults[name], float)
         declare_one(node, name, defaults[name], ParameterDescriptor(
