@@ -6,7 +6,8 @@ import errno
 import pytest
 
 from bsal_ros.hardware import diagnostics as D
-from bsal_ros.hardware.robot import HARDWARE_FAULT, MODE_VELOCITY
+from bsal_ros.core.result import HARDWARE_FAULT
+from bsal_ros.hardware.commands import MODE_VELOCITY
 from bsal_ros.protocol.values import statval_fields
 
 from test_hardware_helpers import make_robot, run

@@ -6,8 +6,8 @@ The simulated boards run on a fake clock: deterministic."""
 import math
 
 from bsal_ros.hardware import diagnostics as D
-from bsal_ros.hardware.robot import (BAD_REQUEST, HARDWARE_FAULT, INVALID_ID, MODE_DUTY_CYCLE,
-                                     MODE_VELOCITY, OK, REFUSED)
+from bsal_ros.core.result import BAD_REQUEST, HARDWARE_FAULT, INVALID_ID, OK, REFUSED
+from bsal_ros.hardware.commands import MODE_DUTY_CYCLE, MODE_VELOCITY
 from bsal_ros.protocol.values import speedval_sign
 from test_hardware_helpers import speedval_from_duty, speedval_from_rad_s
 

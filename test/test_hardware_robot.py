@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from bsal_ros.hardware.robot import (BAD_REQUEST, BUSY, INVALID_ID,
-                                     MODE_DUTY_CYCLE, MODE_VELOCITY, NOT_SUPPORTED, OK, REFUSED,
-                                     Robot, scale_rates)
+from bsal_ros.core.result import BAD_REQUEST, BUSY, INVALID_ID, NOT_SUPPORTED, OK, REFUSED
+from bsal_ros.hardware.commands import MODE_DUTY_CYCLE, MODE_VELOCITY
+from bsal_ros.hardware.robot import Robot, scale_rates
 from bsal_ros.protocol.values import statval_fields
 
 from test_hardware_helpers import make_robot, run, run_until

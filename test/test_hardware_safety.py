@@ -7,8 +7,9 @@ import pytest
 from bsal_ros.hardware import Robot, load_description
 from bsal_ros.hardware import registers as R
 from bsal_ros.hardware.description import DescriptionError
-from bsal_ros.hardware.robot import (HARDWARE_FAULT, MODE_DUTY_CYCLE, MODE_VELOCITY, OK,
-                                     scale_rates)
+from bsal_ros.core.result import HARDWARE_FAULT, OK
+from bsal_ros.hardware.commands import MODE_DUTY_CYCLE, MODE_VELOCITY
+from bsal_ros.hardware.robot import scale_rates
 from bsal_ros.hardware.sim import build_sim_bus
 from bsal_ros.protocol.values import speedval_sign
 from test_hardware_helpers import speedval_from_duty

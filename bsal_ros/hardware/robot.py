@@ -30,19 +30,18 @@ from typing import Callable, Iterable
 from . import registers as R
 from ..core.device_classes import ABSOLUTE_ENCODER, ALL_CLASSES
 from ..core.device_state import DeviceState
-from ..core.result import (BAD_REQUEST, BUSY, HARDWARE_FAULT, INVALID_ID,  # noqa: F401
-                           NOT_SUPPORTED, OK, REFUSED, Result)
+from ..core.result import BAD_REQUEST, INVALID_ID, OK, Result
 from ..core.units import SPEED_OF_SOUND, counts_to_angle
 from ..protocol.values import STATVAL_MS_MAX
 from .backends import BusOptions, open_bus
 from .boards import AccelBoard, Board, BoardError, BoardEvent, UltrasonicBoard
-from .commands import MODE_DUTY_CYCLE, MODE_VELOCITY, RobotCommands  # noqa: F401
+from .commands import RobotCommands
 from .description import check_motor_watchdogs
 from .devices import DEVICE_TYPES, Device
 from .drive import DriveFollower
 from .homing import SteeringHoming
 from .kinematics import TricycleOdometry
-from .leases import Lease, LeaseKeeping  # noqa: F401
+from .leases import LeaseKeeping
 from .motor_boards import DcMotorBoard, MotorBoard, PservoBoard
 
 # board type (robot description) -> the Board subclass that polls it
