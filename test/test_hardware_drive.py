@@ -81,3 +81,11 @@ def test_the_wheel_speed_is_scaled_by_the_steering_error():
     # once the steering is there, full speed
     run(robot, clock, 3.0, each=lambda: robot.drive(0.05, 0.5))
     assert speedval_unpack(drive_board(robot).speed_set)[1] == pytest.approx(w, abs=0.002)
+
+
+def test_an_explicit_command_ends_the_hold():
+    robot, clock = make_robot()
+    run(robot, clock, 0.3, each=lambda: robot.drive(0.15, 0.0))
+    assert robot.drive_held
+    assert robot.set_motors("dc_motor", [(0, 0, 0.0)]).ok      # a stop takes the drive
+    assert robot.drive_held == "" and dc_diag(robot, clock).level == D.OK

@@ -62,6 +62,7 @@ class DriveFollower:
     def release_drive(self) -> None:
         """An explicit command or a switch-off takes the drive from cmd_vel."""
         self._drive_target = None
+        self.drive_held = ""           # cmd_vel holds nothing any more
 
     def release_steering(self) -> None:
         """An explicit steering command or homing takes the steering from cmd_vel."""
