@@ -55,3 +55,19 @@ def hardware_node_env(request):
         raise
     yield env
     env.close()
+
+
+@pytest.fixture
+def empty_smbus2(monkeypatch):
+    """``smbus2`` replaced by a fake SMBus on which no board answers (ENXIO)."""
+    import sys
+    import types
+
+    from test_hardware_bus import FakeSMBus
+
+    class Empty(FakeSMBus):
+        def __init__(self, bus):
+            super().__init__(bus)
+            self.regs = {}
+    monkeypatch.setitem(sys.modules, "smbus2", types.SimpleNamespace(SMBus=Empty))
+    return Empty

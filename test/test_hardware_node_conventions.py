@@ -98,17 +98,7 @@ def test_stamps_follow_the_node_clock_with_use_sim_time():
         env.close()
 
 
-def test_auto_home_follows_the_backend_unless_set(monkeypatch):
-    import sys
-    import types
-
-    from test_hardware_bus import FakeSMBus
-
-    class Empty(FakeSMBus):
-        def __init__(self, bus):
-            super().__init__(bus)
-            self.regs = {}
-    monkeypatch.setitem(sys.modules, "smbus2", types.SimpleNamespace(SMBus=Empty))
+def test_auto_home_follows_the_backend_unless_set(empty_smbus2):
     env = RosEnv()
     try:
         real = env.add(HardwareNode(namespace="hw_autohome_real", context=env.context,
