@@ -46,6 +46,12 @@ class MotorBoard(Board):
         self.timeout_written = False  # TIMEOUT holds our command_timeout_ms
         self.reset_cache()
 
+    def reset_cache(self):
+        """Forget what was read: the motor commanded to zero, no stall, no refusal."""
+        self.speed_set = ZERO_SPEED
+        self.stalled = False
+        self.refused = False
+
     # ---- watchdog ----------------------------------------------------------
     def write_timeout(self) -> None:
         """Write our command timeout into the board's watchdog register."""
@@ -150,13 +156,11 @@ class DcMotorBoard(MotorBoard):
 
     def reset_cache(self):
         """Forget what was read (reset, or start-up)."""
-        self.speed_set = ZERO_SPEED
+        super().reset_cache()
         self.speed_meas = 0.0
         self.count: int | None = None
         self.d_count = 0
         self.total = 0       # unwrapped counts since the last clear
-        self.stalled = False
-        self.refused = False
 
     def data_len(self):
         """Bytes of the drive board's data block."""
@@ -198,15 +202,13 @@ class PservoBoard(MotorBoard):
 
     def reset_cache(self):
         """Forget what was read (reset, or start-up)."""
-        self.speed_set = ZERO_SPEED
+        super().reset_cache()
         self.position = 0.0
         self.mposval = 0
         self.count = 0
         self.phase = R.PHASE_IDLE
         self.homed = False
         self.homing = False
-        self.stalled = False
-        self.refused = False
         self.position_mode = False
         self.turning = False
 
