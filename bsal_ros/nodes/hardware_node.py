@@ -152,14 +152,13 @@ class HardwareNode(Node):
         why = hardware_params.check_dynamic(params)
         if why:
             return SetParametersResult(successful=False, reason=why)
-        with self.robot.lock:
-            for prm in params:
-                self.p[prm.name] = (prm.value if prm.name == "sonar_no_return"
-                                    else float(prm.value))
-                if prm.name == "speed_of_sound":
-                    self.robot.speed_of_sound = float(prm.value)
-                elif prm.name == "cmd_vel_timeout":
-                    self.robot.cmd_timeout = float(prm.value)
+        for prm in params:
+            self.p[prm.name] = (prm.value if prm.name == "sonar_no_return"
+                                else float(prm.value))
+            if prm.name == "speed_of_sound":
+                self.robot.set_run_time_parameters(speed_of_sound=prm.value)
+            elif prm.name == "cmd_vel_timeout":
+                self.robot.set_run_time_parameters(cmd_timeout=prm.value)
         return SetParametersResult(successful=True)
 
     # ---- logging ---------------------------------------------------------------
