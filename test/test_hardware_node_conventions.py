@@ -113,3 +113,13 @@ def test_auto_home_follows_the_backend_unless_set(empty_smbus2):
         assert told.get_parameter("auto_home").value is True
     finally:
         env.close()
+
+
+def test_a_parameter_of_the_wrong_type_is_refused_with_the_reason():
+    env = RosEnv()
+    try:
+        with pytest.raises(ValueError, match="auto_home must be of type bool"):
+            HardwareNode(namespace="hw_badtype_test", context=env.context, auto_home="yes",
+                         start=False)
+    finally:
+        env.close()

@@ -84,8 +84,13 @@ def declare_one(node, name: str, default, descriptor: ParameterDescriptor) -> No
     """Declare a parameter, or describe it when an override already declared it
     (the node declares every override automatically)."""
     if node.has_parameter(name):
-        if not descriptor.dynamic_typing:   # keep the type the override gave it
-            descriptor.type = node.get_parameter(name).type_.value
+        given = node.get_parameter(name)
+        if not descriptor.dynamic_typing:
+            wanted = Parameter.Type.from_parameter_value(default)
+            if given.type_ != wanted:   # as declare_parameter would refuse it
+                raise ValueError(f"parameter {name} must be of type {wanted.name.lower()}, "
+                                 f"not {given.value!r}")
+            descriptor.type = given.type_.value
         node.set_descriptor(name, descriptor)
     else:
         node.declare_parameter(name, default, descriptor)
