@@ -5,7 +5,7 @@ against timeout. The simulated boards run on a fake clock: deterministic."""
 import pytest
 
 from bsal_ros.hardware import Robot, load_description
-from bsal_ros.hardware import registers as R
+from bsal_ros.hardware import registers as regs
 from bsal_ros.hardware.description import DescriptionError
 from bsal_ros.core.result import HARDWARE_FAULT, OK
 from bsal_ros.hardware.commands import MODE_DUTY_CYCLE, MODE_VELOCITY
@@ -22,7 +22,7 @@ THIRTY = speedval_from_duty(30.0)
 
 
 def read_dc(bus, addr=DRIVE):
-    st, seq, sset, smeas, count = R.DC_BLOCK.unpack(bytes(bus.read_i2c_block_data(addr, 0x01, 8)))
+    st, seq, sset, smeas, count = regs.DC_BLOCK.unpack(bytes(bus.read_i2c_block_data(addr, 0x01, 8)))
     return st, sset
 
 
@@ -32,15 +32,15 @@ def test_board_watchdog_stops_the_motor_when_refreshes_stop():
     clock = FakeClock()
     bus = build_sim_bus(desc, clock)
     world = bus.simulation.world
-    bus.write_byte_data(DRIVE, 0x40, R.EN_MOTOR | R.EN_ENCODER)
-    assert bus.read_i2c_block_data(DRIVE, 0x4A, 2) == R.u16(500)   # power-on default
-    bus.write_i2c_block_data(DRIVE, 0x42, R.u16(THIRTY))
+    bus.write_byte_data(DRIVE, 0x40, regs.EN_MOTOR | regs.EN_ENCODER)
+    assert bus.read_i2c_block_data(DRIVE, 0x4A, 2) == regs.u16(500)   # power-on default
+    bus.write_i2c_block_data(DRIVE, 0x42, regs.u16(THIRTY))
     # refreshed every 100 ms for 2 s (the poller's keep-alive): keeps running
     for i in range(20):
         clock.t += 0.1
         bus.write_byte_data(DRIVE, 0x4C, i)
         st, sset = read_dc(bus)
-        assert sset == THIRTY and not st & R.ST_TIMEOUT
+        assert sset == THIRTY and not st & regs.ST_TIMEOUT
     assert world.w > 0.5
     last_feed = clock.t
     # no more writes (node killed, bus lost): the board stops by itself
@@ -53,17 +53,17 @@ def test_board_watchdog_stops_the_motor_when_refreshes_stop():
     assert clock.t - last_feed >= 0.5          # not before the timeout
     assert clock.t - last_feed <= 0.5 + 0.02   # within the timeout (+ the physics step)
     st, sset = read_dc(bus)
-    assert sset == ZERO and st & R.ST_TIMEOUT and world.drive_cmd == (True, 0.0)
+    assert sset == ZERO and st & regs.ST_TIMEOUT and world.drive_cmd == (True, 0.0)
     clock.t += 2.0
     world.sync()
     assert abs(world.w) < 1e-3                 # the wheel has spun down
     # a new speed write clears ST_TIMEOUT and drives again
-    bus.write_i2c_block_data(DRIVE, 0x42, R.u16(THIRTY))
+    bus.write_i2c_block_data(DRIVE, 0x42, regs.u16(THIRTY))
     clock.t += 0.1
     st, sset = read_dc(bus)
-    assert sset == THIRTY and not st & R.ST_TIMEOUT
+    assert sset == THIRTY and not st & regs.ST_TIMEOUT
     # TIMEOUT 0 switches the watchdog off
-    bus.write_i2c_block_data(DRIVE, 0x4A, R.u16(0))
+    bus.write_i2c_block_data(DRIVE, 0x4A, regs.u16(0))
     clock.t += 3.0
     assert read_dc(bus)[1] == THIRTY
 
@@ -76,8 +76,8 @@ def test_watchdog_of_a_stuck_board_still_stops_the_motor():
     clock = FakeClock()
     bus = build_sim_bus(desc, clock)
     world = bus.simulation.world
-    bus.write_byte_data(DRIVE, 0x40, R.EN_MOTOR)
-    bus.write_i2c_block_data(DRIVE, 0x42, R.u16(THIRTY))
+    bus.write_byte_data(DRIVE, 0x40, regs.EN_MOTOR)
+    bus.write_i2c_block_data(DRIVE, 0x42, regs.u16(THIRTY))
     clock.t += 0.3
     read_dc(bus)
     bus.set_fault(DRIVE, "stuck")
@@ -158,7 +158,7 @@ def test_stop_to_a_faulted_board_is_latched_and_applied_when_it_answers(fault, t
     writes = record_writes(robot, DRIVE)
     robot.bus.simulation.control("clear_faults", "drive")
     assert run_until(robot, clock, lambda: not b.stop_pending and b.ok, limit=10.0)
-    assert writes and writes[0] == (0x42, R.u16(ZERO))   # the stop goes first
+    assert writes and writes[0] == (0x42, regs.u16(ZERO))   # the stop goes first
     assert vb.speed_set == ZERO and robot.bus.simulation.world.drive_cmd == (True, 0.0)
     run(robot, clock, 2.0)
     assert abs(robot.bus.simulation.world.w) < 0.01
@@ -183,7 +183,7 @@ def test_nothing_is_written_before_the_latched_stop():
     writes = record_writes(robot, DRIVE)
     b.up, b.ok = True, True          # as if a poll had just seen it (no refresh yet)
     assert robot.clear_encoders([0]).ok
-    assert writes[0] == (0x42, R.u16(0)) and writes[1][0] == 0x41   # stop (rad/s form), then clear
+    assert writes[0] == (0x42, regs.u16(0)) and writes[1][0] == 0x41   # stop (rad/s form), then clear
 
 
 def test_stop_of_the_steering_while_homing_aborts_homing():

@@ -14,7 +14,7 @@ from __future__ import annotations
 import errno as _errno
 from dataclasses import dataclass
 
-from . import registers as R
+from . import registers as regs
 from .bus import BusUnavailable
 
 
@@ -46,7 +46,7 @@ class Board:
     """One board at one I2C address: polled, cached, marked down and up by itself."""
     type = "base"
 
-    def __init__(self, name: str, cfg: dict, bus, regmap: R.RegisterMap, retries: int = 2,
+    def __init__(self, name: str, cfg: dict, bus, regmap: regs.RegisterMap, retries: int = 2,
                  stuck_polls: int = 4):
         self.name = name
         self.cfg = cfg
@@ -237,16 +237,16 @@ class UltrasonicBoard(Board):
         return self.margin / self.update_hz()
 
     def data_len(self) -> int:
-        return R.ultrasonic_block_len(self.channels)
+        return regs.ultrasonic_block_len(self.channels)
 
     def decode(self, data, mono):
-        _, _, delays = R.unpack_ultrasonic(data, self.channels)
+        _, _, delays = regs.unpack_ultrasonic(data, self.channels)
         self.delays = delays
 
     def write_timing(self, slots: list[int], interval_ms: int) -> None:
         """Write the firing slots and the firing interval (only what changed)."""
         if interval_ms != self.interval_ms:
-            self.write(self.rm.interval, R.u16(interval_ms))
+            self.write(self.rm.interval, regs.u16(interval_ms))
         if slots != self.slots:
             self.write(self.rm.slots, list(slots))
         self.slots, self.interval_ms = list(slots), int(interval_ms)
@@ -265,10 +265,10 @@ class AccelBoard(Board):
         self.accel_g = 0.0
 
     def data_len(self):
-        return R.ACCEL_BLOCK.size
+        return regs.ACCEL_BLOCK.size
 
     def decode(self, data, mono):
-        _, _, mg = R.ACCEL_BLOCK.unpack(bytes(data))
+        _, _, mg = regs.ACCEL_BLOCK.unpack(bytes(data))
         self.accel_g = mg / 1000.0
 
     def reset_cache(self):

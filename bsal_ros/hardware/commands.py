@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
-from . import registers as R
+from . import registers as regs
 from ..core.device_classes import ALL_CLASSES, DC_MOTOR, PSERVO_MOTOR, RELATIVE_ENCODER, ULTRASONIC
 from ..core.result import BAD_REQUEST, HARDWARE_FAULT, INVALID_ID, OK, REFUSED, Result
 from ..protocol.values import SPEEDVAL_RAD_MAX, SPEEDVAL_ZERO, speedval_pack, speedval_sign
@@ -51,7 +51,7 @@ class RobotCommands:
             failures = []
             for b in self.boards.values():
                 try:
-                    b.command(R.CMD_RESET)
+                    b.command(regs.CMD_RESET)
                     b.enable_mask = 0
                 except BoardError as err:
                     failures.append(str(err))
@@ -91,7 +91,7 @@ class RobotCommands:
             old = {b.name: b.enable_mask for b in changed}
             try:
                 for b in changed:
-                    if isinstance(b, DcMotorBoard) and not masks[b.name] & R.EN_MOTOR:
+                    if isinstance(b, DcMotorBoard) and not masks[b.name] & regs.EN_MOTOR:
                         b.set_speedval(SPEEDVAL_ZERO)
                     b.set_enable(masks[b.name])
             except BoardError as e:
@@ -203,7 +203,7 @@ class RobotCommands:
             if why is None:
                 try:
                     if isinstance(b, PservoBoard) and (b.homing or d.id in self.homing_start):
-                        b.command(R.CMD_ABORT_HOME)
+                        b.command(regs.CMD_ABORT_HOME)
                         b.homing = False
                         self.homing_start.pop(d.id, None)
                     b.set_speedval(sv)

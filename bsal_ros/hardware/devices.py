@@ -8,7 +8,7 @@ with the raw BSAL values beside them.
 
 from __future__ import annotations
 
-from . import registers as R
+from . import registers as regs
 from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
                                    MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
                                    SENSOR_CLASSES, ULTRASONIC)
@@ -98,13 +98,13 @@ class Ultrasonic(Device):
 class EncoderDevice(Device):
     """An encoder: the raw count as the wire carries it (gint16) and an angle."""
 
-    enable_bit = R.EN_ENCODER
+    enable_bit = regs.EN_ENCODER
 
     def snapshot(self, base_time, robot):
         """Count and the class's own fields."""
         b = self.board
         s = self.base(base_time)
-        s.count = R.to_i16(b.count or 0)
+        s.count = regs.to_i16(b.count or 0)
         self.fill(s, b, base_time, robot)
         return s
 
@@ -151,7 +151,7 @@ class Accelerometer(Device):
 class MotorDevice(Device):
     """A motor: commanded speedval and its meaning, stall; subclasses add the rest."""
 
-    enable_bit = R.EN_MOTOR
+    enable_bit = regs.EN_MOTOR
 
     def snapshot(self, base_time, robot):
         """Speedval, its meaning, stall, and the class's own fields."""
@@ -198,7 +198,7 @@ class PservoMotor(MotorDevice):
         s.motor_position = b.position
         s.homed = b.homed
         s.homing = b.homing
-        s.phase = R.PHASE_NAMES.get(b.phase, str(b.phase))
+        s.phase = regs.PHASE_NAMES.get(b.phase, str(b.phase))
 
     def moving(self) -> bool:
         """The steering turns (its encoder count changed at the last read)."""

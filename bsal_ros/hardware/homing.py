@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from . import registers as R
+from . import registers as regs
 from ..core.device_classes import PSERVO_MOTOR
 from ..core.result import BUSY, HARDWARE_FAULT, INVALID_ID, OK, REFUSED, Result
 from .boards import BoardError
@@ -33,13 +33,13 @@ class SteeringHoming:
             if why:
                 return Result(HARDWARE_FAULT, f"{d.name}: {why}")
             try:
-                d.board.command(R.CMD_HOME)
+                d.board.command(regs.CMD_HOME)
             except BoardError as e:
                 return Result(HARDWARE_FAULT, str(e))
             self.homing_start[dev_id] = self._steer_angle_unlocked()
             self.drop_lease(d.key)
             d.board.homing = True
-            d.board.phase = R.PHASE_SEEKING
+            d.board.phase = regs.PHASE_SEEKING
             d.board.homed = False
             self.release_steering()
             return Result(OK, f"{d.name}: homing started at "
@@ -53,7 +53,7 @@ class SteeringHoming:
                 return Result(INVALID_ID, f"no pservo_motor with id {dev_id}")
             self.homing_start.pop(dev_id, None)
             try:
-                d.board.command(R.CMD_ABORT_HOME)
+                d.board.command(regs.CMD_ABORT_HOME)
             except BoardError as e:
                 return Result(HARDWARE_FAULT, str(e))
             d.board.homing = False
@@ -68,17 +68,17 @@ class SteeringHoming:
             start = self.homing_start.get(dev_id, angle)
             limit = float(self.geo["steering_limit"])
             total = max(1e-6, (limit - start) + limit)
-            if b.phase == R.PHASE_SEEKING:
+            if b.phase == regs.PHASE_SEEKING:
                 swept = max(0.0, min(angle, limit) - start)
-            elif b.phase in (R.PHASE_BACKING_OFF, R.PHASE_CENTERING):
+            elif b.phase in (regs.PHASE_BACKING_OFF, regs.PHASE_CENTERING):
                 swept = (limit - start) + max(0.0, limit - angle)
             else:
-                swept = total if b.phase == R.PHASE_DONE else 0.0
-            phase = R.PHASE_NAMES.get(b.phase, str(b.phase))
-            done = b.phase == R.PHASE_DONE and b.homed and not b.homing
-            failed = b.phase in (R.PHASE_ABORTED, R.PHASE_CANCELLED) or not b.up
+                swept = total if b.phase == regs.PHASE_DONE else 0.0
+            phase = regs.PHASE_NAMES.get(b.phase, str(b.phase))
+            done = b.phase == regs.PHASE_DONE and b.homed and not b.homing
+            failed = b.phase in (regs.PHASE_ABORTED, regs.PHASE_CANCELLED) or not b.up
             reason = ""
-            if b.phase == R.PHASE_ABORTED:
+            if b.phase == regs.PHASE_ABORTED:
                 reason = f"steering stalled during homing at {angle:.3f} rad"
             elif not b.up:
                 reason = b.fault

@@ -7,7 +7,7 @@ steering board the absolute encoder and the homing sequence.
 
 from __future__ import annotations
 
-from . import registers as R
+from . import registers as regs
 from .boards import Board, BoardEvent
 from ..protocol.values import (SPEEDVAL_ZERO, mposval_pack_rad, mposval_unpack_rad,
                                speedval_sign, speedval_unpack)
@@ -55,13 +55,13 @@ class MotorBoard(Board):
     # ---- watchdog ----------------------------------------------------------
     def write_timeout(self) -> None:
         """Write our command timeout into the board's watchdog register."""
-        self.write(self.rm.timeout, R.u16(self.command_timeout_ms))
+        self.write(self.rm.timeout, regs.u16(self.command_timeout_ms))
         self.timeout_written = True
 
     def command(self, cmd: int) -> None:
         """Write a COMMAND; after a reset the watchdog register is the board's own again."""
         super().command(cmd)
-        if cmd == R.CMD_RESET:
+        if cmd == regs.CMD_RESET:
             self.timeout_written = False   # the board is back to its own default
 
     def keepalive(self) -> None:
@@ -106,7 +106,7 @@ class MotorBoard(Board):
             self._flushing = False
 
     def _write_stop(self, sv: int) -> None:
-        Board.write(self, self.rm.speed, R.u16(sv))
+        Board.write(self, self.rm.speed, regs.u16(sv))
         self.speed_set = sv
 
     def write(self, reg: int, data: list[int]) -> None:
@@ -136,7 +136,7 @@ class MotorBoard(Board):
 
     def after_decode(self, status: int) -> None:
         """Watchdog and latched-stop bookkeeping after a fresh read."""
-        timed_out = bool(status & R.ST_TIMEOUT)
+        timed_out = bool(status & regs.ST_TIMEOUT)
         if timed_out and not self.timed_out:
             self.events.append(BoardEvent(
                 self.name, "warn", f"board {self.name}: its command watchdog stopped the motor "
@@ -164,33 +164,33 @@ class DcMotorBoard(MotorBoard):
 
     def data_len(self):
         """Bytes of the drive board's data block."""
-        return R.DC_BLOCK.size
+        return regs.DC_BLOCK.size
 
     def decode(self, data, mono):
         """Speeds, encoder count (unwrapped into total), status bits."""
-        st, _, sset, smeas, count = R.DC_BLOCK.unpack(bytes(data))
+        st, _, sset, smeas, count = regs.DC_BLOCK.unpack(bytes(data))
         self.speed_set = sset
         self.speed_meas = speedval_unpack(smeas)[1]
         if self.count is None:
             self.d_count = 0
         else:
-            self.d_count = R.to_i16(count - self.count)
+            self.d_count = regs.to_i16(count - self.count)
         self.total += self.d_count
         self.count = count
-        self.stalled = bool(st & R.ST_STALLED)
-        self.refused = bool(st & R.ST_REFUSED)
+        self.stalled = bool(st & regs.ST_STALLED)
+        self.refused = bool(st & regs.ST_REFUSED)
         self.after_decode(st)
 
     def set_speedval(self, sv: int) -> None:
         """Command a speed (a non-zero one supersedes a latched stop)."""
-        self.write(self.rm.speed, R.u16(sv))
+        self.write(self.rm.speed, regs.u16(sv))
         self.speed_set = sv
         if speedval_sign(sv):
             self.cancel_stop()      # a new command supersedes the latched stop
 
     def clear_count(self) -> None:
         """Zero the encoder on the board and here."""
-        self.command(R.CMD_CLEAR_COUNT)
+        self.command(regs.CMD_CLEAR_COUNT)
         self.count = None
         self.total = 0
         self.d_count = 0
@@ -206,7 +206,7 @@ class PservoBoard(MotorBoard):
         self.position = 0.0
         self.mposval = 0
         self.count = 0
-        self.phase = R.PHASE_IDLE
+        self.phase = regs.PHASE_IDLE
         self.homed = False
         self.homing = False
         self.position_mode = False
@@ -214,22 +214,22 @@ class PservoBoard(MotorBoard):
 
     def data_len(self):
         """Bytes of the steering board's data block."""
-        return R.PSERVO_BLOCK.size
+        return regs.PSERVO_BLOCK.size
 
     def decode(self, data, mono):
         """Speed, position, encoder count, homing phase, status bits."""
-        st, _, sset, mpos, count, phase = R.PSERVO_BLOCK.unpack(bytes(data))
+        st, _, sset, mpos, count, phase = regs.PSERVO_BLOCK.unpack(bytes(data))
         self.speed_set = sset
         self.mposval = mpos
         self.position = mposval_unpack_rad(mpos)
         self.turning = count != self.count
         self.count = count
         self.phase = phase
-        self.homed = bool(st & R.ST_HOMED)
-        self.homing = bool(st & R.ST_HOMING)
-        self.stalled = bool(st & R.ST_STALLED)
-        self.refused = bool(st & R.ST_REFUSED)
-        self.position_mode = bool(st & R.ST_POSITION_MODE)
+        self.homed = bool(st & regs.ST_HOMED)
+        self.homing = bool(st & regs.ST_HOMING)
+        self.stalled = bool(st & regs.ST_STALLED)
+        self.refused = bool(st & regs.ST_REFUSED)
+        self.position_mode = bool(st & regs.ST_POSITION_MODE)
         self.after_decode(st)
 
     def stop_confirmed(self) -> bool:
@@ -237,16 +237,16 @@ class PservoBoard(MotorBoard):
         return not speedval_sign(self.speed_set) and not self.position_mode and not self.homing
 
     def _write_stop(self, sv: int) -> None:
-        if self.homing or self.phase in (R.PHASE_SEEKING, R.PHASE_BACKING_OFF,
-                                         R.PHASE_CENTERING):
-            Board.write(self, self.rm.command, [R.CMD_ABORT_HOME])
-        Board.write(self, self.rm.speed, R.u16(sv))
+        if self.homing or self.phase in (regs.PHASE_SEEKING, regs.PHASE_BACKING_OFF,
+                                         regs.PHASE_CENTERING):
+            Board.write(self, self.rm.command, [regs.CMD_ABORT_HOME])
+        Board.write(self, self.rm.speed, regs.u16(sv))
         self.speed_set = sv
         self.position_mode = False
 
     def set_speedval(self, sv: int) -> None:
         """Command a speed (speed mode)."""
-        self.write(self.rm.speed, R.u16(sv))
+        self.write(self.rm.speed, regs.u16(sv))
         self.speed_set = sv
         self.position_mode = False
         if speedval_sign(sv):
@@ -254,6 +254,6 @@ class PservoBoard(MotorBoard):
 
     def set_target(self, angle: float) -> None:
         """Command a steering angle in rad (position mode)."""
-        self.write(self.rm.target, R.u32(mposval_pack_rad(angle)))
+        self.write(self.rm.target, regs.u32(mposval_pack_rad(angle)))
         self.position_mode = True
         self.cancel_stop()

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from . import registers as R
+from . import registers as regs
 from ..core.device_classes import ABSOLUTE_ENCODER, ALL_CLASSES
 from ..core.device_state import DeviceState
 from ..core.result import BAD_REQUEST, INVALID_ID, OK, Result
@@ -130,7 +130,7 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
         retries = int(robot.get("bus", {}).get("retries", 2))
         self.boards: dict[str, Board] = {}
         for name, b in robot["boards"].items():
-            rm = R.RegisterMap.from_description(robot["register_maps"], b["type"])
+            rm = regs.RegisterMap.from_description(robot["register_maps"], b["type"])
             self.boards[name] = BOARD_TYPES[b["type"]](name, b, self.bus, rm, retries=retries,
                                                        stuck_polls=stuck_polls)
         self.devices: dict[tuple[str, int], Device] = {}
@@ -202,7 +202,7 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
             for b in self.boards.values():
                 if b.probe():
                     try:
-                        b.command(R.CMD_RESET)
+                        b.command(regs.CMD_RESET)
                         if isinstance(b, MotorBoard):
                             b.write_timeout()
                     except BoardError:
@@ -351,7 +351,7 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
                 for b in self.boards.values():
                     if b.up:
                         try:
-                            b.command(R.CMD_RESET)
+                            b.command(regs.CMD_RESET)
                         except BoardError:
                             pass
             finally:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from . import registers as R
+from . import registers as regs
 from .bus import SimBus
 from .sim_world import SimWorld
 from .simulation import SimControls
@@ -30,7 +30,7 @@ SOUND_SPEED = SPEED_OF_SOUND  # the simulated air; the node's parameter converts
 class VirtualBoard:
     """Register file of one simulated board; subclasses fill the data block."""
 
-    def __init__(self, world: SimWorld, board: dict, regmap: R.RegisterMap):
+    def __init__(self, world: SimWorld, board: dict, regmap: regs.RegisterMap):
         self.world = world
         self.board = board
         self.rm = regmap
@@ -88,7 +88,7 @@ class VirtualBoard:
 
     def on_command(self, cmd: int) -> None:
         """React to a COMMAND (reset here; subclasses add theirs)."""
-        if cmd == R.CMD_RESET:
+        if cmd == regs.CMD_RESET:
             self.enable = 0
             self.status_extra = 0
             self.on_enable()
@@ -143,19 +143,19 @@ class VirtualUltrasonicBoard(VirtualBoard):
                 else:
                     self.delays[ch] = range_to_delay_us(max(d, min_r), SOUND_SPEED)
             self.seq = (self.seq + 1) & 0xFF
-        return R.pack_ultrasonic(R.ST_READY | self.status_extra, self.seq, self.delays)
+        return regs.pack_ultrasonic(regs.ST_READY | self.status_extra, self.seq, self.delays)
 
     def control_regs(self):
-        regs = {self.rm.enable: self.enable}
-        hi, lo = R.u16(self.interval_ms)
-        regs[self.rm.interval], regs[self.rm.interval + 1] = hi, lo
+        values = {self.rm.enable: self.enable}
+        hi, lo = regs.u16(self.interval_ms)
+        values[self.rm.interval], values[self.rm.interval + 1] = hi, lo
         for ch, s in enumerate(self.slots):
-            regs[self.rm.slots + ch] = s
-        return regs
+            values[self.rm.slots + ch] = s
+        return values
 
     def on_write(self, reg, data):
         if reg == self.rm.interval and len(data) >= 2:
-            self.interval_ms = max(5, R.from_u16(data))
+            self.interval_ms = max(5, regs.from_u16(data))
         elif self.rm.slots <= reg < self.rm.slots + self.channels:
             for i, v in enumerate(data):
                 if reg - self.rm.slots + i < self.channels:
@@ -195,16 +195,16 @@ class VirtualMotorBoard(VirtualBoard):
             self.fed_at = t  # re-armed: expire() is idempotent anyway
             if self.expire():
                 self.watchdog_trips += 1
-                self.status_extra |= R.ST_TIMEOUT
+                self.status_extra |= regs.ST_TIMEOUT
 
     def expire(self) -> bool:  # pragma: no cover - abstract
         """Stop the motor; True when it was driven (worth ST_TIMEOUT)."""
         raise NotImplementedError
 
     def control_regs(self):
-        regs = super().control_regs()
-        regs[self.rm.timeout], regs[self.rm.timeout + 1] = R.u16(self.timeout_ms)
-        return regs
+        values = super().control_regs()
+        values[self.rm.timeout], values[self.rm.timeout + 1] = regs.u16(self.timeout_ms)
+        return values
 
     def write(self, reg, data):
         self.feed()
@@ -212,13 +212,13 @@ class VirtualMotorBoard(VirtualBoard):
             return
         if reg == self.rm.timeout:
             if len(data) >= 2:
-                self.timeout_ms = R.from_u16(data)
+                self.timeout_ms = regs.from_u16(data)
             return
         super().write(reg, data)
 
     def on_command(self, cmd):
         super().on_command(cmd)
-        if cmd == R.CMD_RESET:
+        if cmd == regs.CMD_RESET:
             self.timeout_ms = self.default_timeout_ms
 
 
@@ -254,23 +254,23 @@ class VirtualDcMotorBoard(VirtualMotorBoard):
 
     def on_enable(self):
         if self.drives_world:
-            self.world.drive_enabled = bool(self.enable & R.EN_MOTOR)
+            self.world.drive_enabled = bool(self.enable & regs.EN_MOTOR)
 
     def on_command(self, cmd):
         super().on_command(cmd)
-        if cmd == R.CMD_CLEAR_COUNT:
+        if cmd == regs.CMD_CLEAR_COUNT:
             self.count_origin = self.world.phi
             self.count = 0
 
     def on_write(self, reg, data):
         if reg == self.rm.speed and len(data) >= 2:
-            sv = R.from_u16(data)
+            sv = regs.from_u16(data)
             cur = speedval_sign(self.speed_set)
             new = speedval_sign(sv)
             if cur and new and cur != new and abs(self._wheel()) > 0.02:
-                self.status_extra |= R.ST_REFUSED  # as the real boards: ignored
+                self.status_extra |= regs.ST_REFUSED  # as the real boards: ignored
                 return
-            self.status_extra &= ~(R.ST_REFUSED | R.ST_TIMEOUT)
+            self.status_extra &= ~(regs.ST_REFUSED | regs.ST_TIMEOUT)
             self.speed_set = sv
             self._command(speedval_unpack(sv))
 
@@ -278,7 +278,7 @@ class VirtualDcMotorBoard(VirtualMotorBoard):
         """The motor's speed, rad/s."""
         if self.drives_world:
             return self.world.w
-        if not self.enable & R.EN_MOTOR:
+        if not self.enable & regs.EN_MOTOR:
             return 0.0
         duty, val = speedval_unpack(self.speed_set)
         return val / 100.0 * float(self.world.sim["drive_noload_speed"]) if duty else val
@@ -287,14 +287,14 @@ class VirtualDcMotorBoard(VirtualMotorBoard):
         w = self.world
         dk = self._ticks()
         if dk:
-            if self.enable & R.EN_ENCODER and self.drives_world:
+            if self.enable & regs.EN_ENCODER and self.drives_world:
                 self.count = math.floor(angle_in_counts(w.phi - self.count_origin, self.cpr))
             self.meas = self._wheel()
             self.seq = (self.seq + dk) & 0xFF
         stalled = self.drives_world and w.stalled["drive"]
-        st = R.ST_READY | self.status_extra | (R.ST_STALLED if stalled else 0)
-        return list(R.DC_BLOCK.pack(st, self.seq, self.speed_set, speedval_pack(False, self.meas),
-                                    R.to_i16(self.count)))
+        st = regs.ST_READY | self.status_extra | (regs.ST_STALLED if stalled else 0)
+        return list(regs.DC_BLOCK.pack(st, self.seq, self.speed_set,
+                                       speedval_pack(False, self.meas), regs.to_i16(self.count)))
 
 
 class VirtualPservoBoard(VirtualMotorBoard):
@@ -309,7 +309,7 @@ class VirtualPservoBoard(VirtualMotorBoard):
         """Speed mode: speed 0; position mode: hold where it is; homing: abort."""
         w = self.world
         if w.steer_mode == "homing":
-            w.abort_homing(R.PHASE_CANCELLED)
+            w.abort_homing(regs.PHASE_CANCELLED)
             self.speed_set = 0x8000
             return True
         if w.steer_mode == "position":
@@ -326,71 +326,71 @@ class VirtualPservoBoard(VirtualMotorBoard):
         self.speed_set = 0x8000
         self.count = 0
         self.position = 0.0
-        self.world.abort_homing(R.PHASE_IDLE)
+        self.world.abort_homing(regs.PHASE_IDLE)
         self.world.steer_mode = "speed"
         self.world.steer_cmd = (True, 0.0)
-        self.world.homing_phase = R.PHASE_IDLE
+        self.world.homing_phase = regs.PHASE_IDLE
 
     def on_enable(self):
-        self.world.steer_enabled = bool(self.enable & R.EN_MOTOR)
+        self.world.steer_enabled = bool(self.enable & regs.EN_MOTOR)
         if not self.world.steer_enabled:
-            self.world.abort_homing(R.PHASE_CANCELLED)
+            self.world.abort_homing(regs.PHASE_CANCELLED)
 
     def on_command(self, cmd):
         super().on_command(cmd)
-        if cmd == R.CMD_HOME:
-            if self.enable & R.EN_MOTOR:
+        if cmd == regs.CMD_HOME:
+            if self.enable & regs.EN_MOTOR:
                 self.world.start_homing()
-                self.status_extra &= ~R.ST_REFUSED
+                self.status_extra &= ~regs.ST_REFUSED
             else:
-                self.status_extra |= R.ST_REFUSED
-        elif cmd == R.CMD_ABORT_HOME:
-            self.world.abort_homing(R.PHASE_CANCELLED)
+                self.status_extra |= regs.ST_REFUSED
+        elif cmd == regs.CMD_ABORT_HOME:
+            self.world.abort_homing(regs.PHASE_CANCELLED)
 
     def on_write(self, reg, data):
         w = self.world
         if w.steer_mode == "homing" and reg in (self.rm.speed, self.rm.target):
-            self.status_extra |= R.ST_REFUSED
+            self.status_extra |= regs.ST_REFUSED
             return
         if reg == self.rm.speed and len(data) >= 2:
-            sv = R.from_u16(data)
+            sv = regs.from_u16(data)
             cur = speedval_sign(self.speed_set) if w.steer_mode == "speed" else 0
             new = speedval_sign(sv)
             if cur and new and cur != new and abs(w.steer_rate) > 0.02:
-                self.status_extra |= R.ST_REFUSED
+                self.status_extra |= regs.ST_REFUSED
                 return
-            self.status_extra &= ~(R.ST_REFUSED | R.ST_TIMEOUT)
+            self.status_extra &= ~(regs.ST_REFUSED | regs.ST_TIMEOUT)
             self.speed_set = sv
             w.steer_mode = "speed"
             w.steer_cmd = speedval_unpack(sv)
         elif reg == self.rm.target and len(data) >= 4:
             if not w.homed:
-                self.status_extra |= R.ST_REFUSED
+                self.status_extra |= regs.ST_REFUSED
                 return
-            self.status_extra &= ~(R.ST_REFUSED | R.ST_TIMEOUT)
-            w.steer_target = max(-w.limit, min(w.limit, mposval_unpack_rad(R.from_u32(data))))
+            self.status_extra &= ~(regs.ST_REFUSED | regs.ST_TIMEOUT)
+            w.steer_target = max(-w.limit, min(w.limit, mposval_unpack_rad(regs.from_u32(data))))
             w.steer_mode = "position"
 
     def data_block(self):
         w = self.world
         dk = self._ticks()
         if dk:
-            if self.enable & R.EN_ENCODER:
+            if self.enable & regs.EN_ENCODER:
                 self.count = angle_to_counts(wrap_angle(w.steer), self.cpr)
             self.position = w.steer - w.motor_origin
             self.seq = (self.seq + dk) & 0xFF
-        st = R.ST_READY | self.status_extra
+        st = regs.ST_READY | self.status_extra
         if w.stalled["steering"]:
-            st |= R.ST_STALLED
+            st |= regs.ST_STALLED
         if w.steer_mode == "homing":
-            st |= R.ST_HOMING
+            st |= regs.ST_HOMING
         if w.homed:
-            st |= R.ST_HOMED
+            st |= regs.ST_HOMED
         if w.steer_mode == "position":
-            st |= R.ST_POSITION_MODE
-        return list(R.PSERVO_BLOCK.pack(st, self.seq, self.speed_set,
-                                        mposval_pack_rad(self.position), R.to_i16(self.count),
-                                        w.homing_phase))
+            st |= regs.ST_POSITION_MODE
+        return list(regs.PSERVO_BLOCK.pack(st, self.seq, self.speed_set,
+                                           mposval_pack_rad(self.position),
+                                           regs.to_i16(self.count), w.homing_phase))
 
 
 class VirtualAccelBoard(VirtualBoard):
@@ -410,7 +410,7 @@ class VirtualAccelBoard(VirtualBoard):
                 g = w.accel / G + w.rng.gauss(0.0, float(w.sim["accel_noise_g"]))
                 self.mg = clamp_int(round(g * 1000.0), -32768, 32767)
             self.seq = (self.seq + dk) & 0xFF
-        return list(R.ACCEL_BLOCK.pack(R.ST_READY | self.status_extra, self.seq, self.mg))
+        return list(regs.ACCEL_BLOCK.pack(regs.ST_READY | self.status_extra, self.seq, self.mg))
 
 
 VIRTUAL_BOARDS = {
@@ -431,7 +431,7 @@ def build_sim_bus(robot: dict, clock: Callable[[], float], seed: int | None = No
     for d in (robot["devices"].get("ultrasonic") or {}).values():
         sonar_poses.setdefault(d["board"], {})[int(d["channel"])] = [float(v) for v in d["pose"]]
     for name_, b in robot["boards"].items():
-        rm = R.RegisterMap.from_description(robot["register_maps"], b["type"])
+        rm = regs.RegisterMap.from_description(robot["register_maps"], b["type"])
         if b["type"] == "ultrasonic":
             vb = VirtualUltrasonicBoard(world, b, rm, sonar_poses.get(name_, {}))
         else:

@@ -17,7 +17,7 @@ import math
 import random
 from typing import Callable
 
-from . import registers as R
+from . import registers as regs
 from ..core.units import wrap_angle
 
 
@@ -58,7 +58,7 @@ class SimWorld:
         self.steer_target = 0.0
         self.homed = False
         self.motor_origin = self.steer  # where the motor counter reads zero
-        self.homing_phase = R.PHASE_IDLE
+        self.homing_phase = regs.PHASE_IDLE
         self.homing_swept = 0.0
         self.homing_expected = 1.0
         self.stall = {"drive": False, "steering": False}
@@ -182,7 +182,7 @@ class SimWorld:
             if speed >= 1e-3:
                 self.stalled[which] = False
         if which == "steering" and self.stalled[which] and self.steer_mode == "homing":
-            self.homing_phase = R.PHASE_ABORTED
+            self.homing_phase = regs.PHASE_ABORTED
             self.steer_mode = "speed"
             self.steer_cmd = (True, 0.0)
             self.steer_rate = 0.0
@@ -193,7 +193,7 @@ class SimWorld:
         if self.steer_mode == "homing":
             return False
         self.steer_mode = "homing"
-        self.homing_phase = R.PHASE_SEEKING
+        self.homing_phase = regs.PHASE_SEEKING
         self.homing_swept = 0.0
         self.stalled["steering"] = False
         self._still["steering"] = 0.0
@@ -202,7 +202,7 @@ class SimWorld:
                                    + (self.limit - backoff))
         return True
 
-    def abort_homing(self, phase: int = R.PHASE_CANCELLED) -> None:
+    def abort_homing(self, phase: int = regs.PHASE_CANCELLED) -> None:
         """Stop homing, ending in ``phase``."""
         if self.steer_mode == "homing":
             self.steer_mode = "speed"
@@ -212,26 +212,26 @@ class SimWorld:
 
     def _homing_rate(self) -> float:
         sp = float(self.sim["homing_speed"])
-        return sp if self.homing_phase == R.PHASE_SEEKING else -sp
+        return sp if self.homing_phase == regs.PHASE_SEEKING else -sp
 
     def _homing_advance(self) -> None:
         backoff = float(self.sim["homing_backoff"])
-        if self.homing_phase == R.PHASE_SEEKING and self.steer >= self.limit:
-            self.homing_phase = R.PHASE_BACKING_OFF
-        elif self.homing_phase == R.PHASE_BACKING_OFF and self.steer <= self.limit - backoff:
-            self.homing_phase = R.PHASE_CENTERING
-        elif self.homing_phase == R.PHASE_CENTERING and self.steer <= 0.0:
+        if self.homing_phase == regs.PHASE_SEEKING and self.steer >= self.limit:
+            self.homing_phase = regs.PHASE_BACKING_OFF
+        elif self.homing_phase == regs.PHASE_BACKING_OFF and self.steer <= self.limit - backoff:
+            self.homing_phase = regs.PHASE_CENTERING
+        elif self.homing_phase == regs.PHASE_CENTERING and self.steer <= 0.0:
             self.steer = 0.0
             self.steer_rate = 0.0
             self.homed = True
             self.motor_origin = 0.0
-            self.homing_phase = R.PHASE_DONE
+            self.homing_phase = regs.PHASE_DONE
             self.steer_mode = "speed"
             self.steer_cmd = (True, 0.0)
 
     def homing_progress(self) -> float:
         """0..1 of the homing sweep done."""
-        if self.homing_phase == R.PHASE_DONE:
+        if self.homing_phase == regs.PHASE_DONE:
             return 1.0
         return max(0.0, min(1.0, self.homing_swept / self.homing_expected))
 
