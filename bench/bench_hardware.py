@@ -113,7 +113,7 @@ def per_poll(n_iter):
     robot = node.robot
     clock = FakeClock(time.monotonic())
     robot.clock = clock
-    robot.world.clock = clock
+    robot.bus.simulation.world.clock = clock
     rows = []
     for name, b in robot.boards.items():
         others = [x for x in robot.boards.values() if x is not b]
@@ -122,14 +122,14 @@ def per_poll(n_iter):
         tot = sim = 0.0
         for i in range(n_iter + 20):          # 20 warm-up polls
             clock.t += step
-            robot.world.sync()                 # physics outside the timed part
+            robot.bus.simulation.world.sync()                 # physics outside the timed part
             for x in others:
                 x.next_due = float("inf")
             b.next_due = 0.0
             s0 = robot.bus.sim_cpu_s
             t0 = time.thread_time()
             ups = robot.cycle()
-            node._on_cycle(ups)
+            node.out.on_cycle(ups)
             if i >= 20:
                 tot += time.thread_time() - t0
                 sim += robot.bus.sim_cpu_s - s0

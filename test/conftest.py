@@ -123,3 +123,49 @@ class RciServerThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
         self.loop.close()
+
+
+# --- hardware node fixtures
+# One simulated hardware node and a probe node in a private context, per test
+# module. The module says what it needs through module attributes:
+#   NS       - the node's namespace (own per module: modules share a ROS domain)
+#   NODE_KW  - keyword overrides of the HardwareNode (default: fast, no auto-home)
+#   LISTEN   - (message type, topic, listen() keywords) the probe records
+HARDWARE_NODE_KW = dict(auto_home=False, rate_scale=2.0, diagnostics_period=0.2)
+
+
+@pytest.fixture(scope="module")
+def hardware_node_env(request):
+    """A RosEnv with ``.node`` (HardwareNode) and ``.probe`` (Probe) in ``NS``."""
+    from bsal_ros.nodes.hardware_node import HardwareNode
+    from test_hardware_node_helpers import Probe, RosEnv
+    module = request.module
+    ns = module.NS
+    env = RosEnv()
+    try:
+        env.node = env.add(HardwareNode(namespace=ns, context=env.context,
+                                        **getattr(module, "NODE_KW", HARDWARE_NODE_KW)))
+        env.probe = env.add(Probe(env, namespace=ns))
+        for msg_type, topic, kw in getattr(module, "LISTEN", ()):
+            env.probe.listen(msg_type, topic, **kw)
+    except BaseException:
+        env.close()
+        raise
+    yield env
+    env.close()
+
+
+@pytest.fixture
+def empty_smbus2(monkeypatch):
+    """``smbus2`` replaced by a fake SMBus on which no board answers (ENXIO)."""
+    import sys
+    import types
+
+    from test_hardware_bus import FakeSMBus
+
+    class Empty(FakeSMBus):
+        def __init__(self, bus):
+            super().__init__(bus)
+            self.regs = {}
+    monkeypatch.setitem(sys.modules, "smbus2", types.SimpleNamespace(SMBus=Empty))
+    return Empty

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIG = ROOT / 'config' / 'brak.yaml'
+CONFIG = ROOT / "config" / "brak.yaml"
 DEADLINE = 60.0
 
 
@@ -28,11 +28,11 @@ class Published:
     joint_names: set = field(default_factory=set)
     imu_frames: set = field(default_factory=set)
     device_frames: dict = field(default_factory=dict)      # (class, id) -> frame_id
-    odom_frames: tuple = ('', '')                          # (frame_id, child_frame_id)
+    odom_frames: tuple = ("", "")                          # (frame_id, child_frame_id)
     diagnostic_names: set = field(default_factory=set)
     publishers: dict = field(default_factory=dict)         # absolute topic -> (types, reliability)
     subscriptions: dict = field(default_factory=dict)      # absolute topic -> types
-    node_name: str = ''
+    node_name: str = ""
 
 
 @functools.lru_cache(maxsize=1)
@@ -50,8 +50,8 @@ def capture() -> Published:
     from bsal_ros.nodes.hardware_node import HardwareNode
 
     desc = load_description(str(CONFIG))
-    n_sonars = len(desc['robot']['devices']['ultrasonic'])
-    n_devices = sum(len(v) for v in desc['robot']['devices'].values())
+    n_sonars = len(desc["robot"]["devices"]["ultrasonic"])
+    n_devices = sum(len(v) for v in desc["robot"]["devices"].values())
 
     out = Published()
     lock = threading.Lock()
@@ -63,7 +63,7 @@ def capture() -> Published:
     try:
         hw = HardwareNode(context=context, robot_description_file=str(CONFIG),
                           auto_home=False, rate_scale=2.0, diagnostics_period=0.25)
-        probe = rclpy.create_node('visualization_probe', context=context)
+        probe = rclpy.create_node("visualization_probe", context=context)
         out.node_name = hw.get_fully_qualified_name()
 
         def on_range(msg, topic):
@@ -91,15 +91,15 @@ def capture() -> Published:
             with lock:
                 out.diagnostic_names.update(s.name for s in msg.status)
 
-        for pub in hw.sonar_pubs.values():
+        for pub in hw.out.sonar_pubs.values():
             probe.create_subscription(Range, pub.topic_name,
                                       lambda m, t=pub.topic_name: on_range(m, t),
                                       qos_profile_sensor_data)
-        probe.create_subscription(JointState, 'joint_states', on_joints, 10)
-        probe.create_subscription(Imu, 'imu', on_imu, qos_profile_sensor_data)
-        probe.create_subscription(DeviceStateArray, 'device_states', on_states, 50)
-        probe.create_subscription(Odometry, 'odom', on_odom, 10)
-        probe.create_subscription(DiagnosticArray, '/diagnostics', on_diag, 10)
+        probe.create_subscription(JointState, "joint_states", on_joints, 10)
+        probe.create_subscription(Imu, "imu", on_imu, qos_profile_sensor_data)
+        probe.create_subscription(DeviceStateArray, "device_states", on_states, 50)
+        probe.create_subscription(Odometry, "odom", on_odom, 10)
+        probe.create_subscription(DiagnosticArray, "/diagnostics", on_diag, 10)
         executor.add_node(hw)
         executor.add_node(probe)
 
@@ -121,7 +121,7 @@ def capture() -> Published:
         name, ns = hw.get_name(), hw.get_namespace()
         for topic, types in hw.get_publisher_names_and_types_by_node(name, ns):
             infos = [i for i in hw.get_publishers_info_by_topic(topic) if i.node_name == name]
-            rel = infos[0].qos_profile.reliability.name if infos else ''
+            rel = infos[0].qos_profile.reliability.name if infos else ""
             out.publishers[topic] = (tuple(types), rel)
         for topic, types in hw.get_subscriber_names_and_types_by_node(name, ns):
             out.subscriptions[topic] = tuple(types)

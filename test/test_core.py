@@ -58,3 +58,16 @@ def test_never_read_is_the_zero_stamp():
     assert (m.header.stamp.sec, m.header.stamp.nanosec) == (0, 0)
     assert from_msg(m).stamp is None
     assert math.isinf(from_msg(m).range_m)
+
+
+def test_units_are_written_once_and_agree():
+    from bsal_ros.core import units as U
+    assert U.delay_to_range(0) == math.inf and U.delay_to_range(-3) == math.inf
+    assert U.delay_to_range(2000) == pytest.approx(0.343)
+    for r in (0.05, 0.343, 1.0, 4.47, 10.0):
+        assert U.delay_to_range(U.range_to_delay_us(r)) == pytest.approx(r, abs=2e-4)
+    assert U.counts_to_angle(1024, 4096) == pytest.approx(math.pi / 2)
+    assert U.angle_to_counts(math.pi / 2, 4096) == 1024
+    assert U.wrap_angle(3 * math.pi) == pytest.approx(-math.pi)
+    for yaw in (-3.0, -0.5, 0.0, 0.5, 3.0):
+        assert U.quaternion_to_yaw(*U.yaw_to_quaternion(yaw)) == pytest.approx(yaw)

@@ -4,7 +4,7 @@ import errno
 
 import pytest
 
-from bsal_ros.hardware import registers as R
+from bsal_ros.hardware import registers as regs
 from bsal_ros.hardware.bus import SimBus, Smbus2Bus, i2c_wire_bits, i2c_wire_time
 from bsal_ros.hardware.description import load_description
 from bsal_ros.hardware.sim import build_sim_bus
@@ -146,23 +146,24 @@ def test_smbus2_backend_without_smbus2_says_what_to_install(monkeypatch):
 def test_virtual_boards_answer_who_am_i_and_data_blocks():
     desc = load_description()["robot"]
     clock = FakeClock()
-    bus, world = build_sim_bus(desc, clock)
+    bus = build_sim_bus(desc, clock)
+    world = bus.simulation.world
     for name, b in desc["boards"].items():
-        rm = R.RegisterMap.from_description(desc["register_maps"], b["type"])
+        rm = regs.RegisterMap.from_description(desc["register_maps"], b["type"])
         assert bus.read_byte_data(b["address"], 0x00) == rm.who_am_i_value
     # ultrasonic: enable channel 0 of sonar_a, a firing happens, delay appears
     bus.write_byte_data(0x20, 0x40, 0x01)
     clock.t += 0.5
-    block = bus.read_i2c_block_data(0x20, 0x01, R.ultrasonic_block_len(6))
-    status, seq, delays = R.unpack_ultrasonic(block, 6)
-    assert status & R.ST_READY and delays[0] > 0 and delays[1:] == [0] * 5
+    block = bus.read_i2c_block_data(0x20, 0x01, regs.ultrasonic_block_len(6))
+    status, seq, delays = regs.unpack_ultrasonic(block, 6)
+    assert status & regs.ST_READY and delays[0] > 0 and delays[1:] == [0] * 5
     # sonar 0 looks along +x from x=0.53 to the wall at x=5: ~4.47 m
     assert abs(delays[0] * 1e-6 * 343 / 2 - 4.47) < 0.1
     # drive board: speed register read back in the data block
-    bus.write_byte_data(0x30, 0x40, R.EN_MOTOR | R.EN_ENCODER)
-    bus.write_i2c_block_data(0x30, 0x4A, R.u16(0))  # command watchdog off: no keep-alives here
-    bus.write_i2c_block_data(0x30, 0x42, R.u16(1000))  # 1.0 rad/s
+    bus.write_byte_data(0x30, 0x40, regs.EN_MOTOR | regs.EN_ENCODER)
+    bus.write_i2c_block_data(0x30, 0x4A, regs.u16(0))  # command watchdog off: no keep-alives here
+    bus.write_i2c_block_data(0x30, 0x42, regs.u16(1000))  # 1.0 rad/s
     clock.t += 1.0
-    st, seq, sset, smeas, count = R.DC_BLOCK.unpack(bytes(bus.read_i2c_block_data(0x30, 0x01, 8)))
+    st, seq, sset, smeas, count = regs.DC_BLOCK.unpack(bytes(bus.read_i2c_block_data(0x30, 0x01, 8)))
     assert sset == 1000 and 900 < smeas <= 1000 and count > 0
     assert world.w > 0.9

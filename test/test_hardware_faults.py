@@ -6,8 +6,9 @@ import errno
 import pytest
 
 from bsal_ros.hardware import diagnostics as D
-from bsal_ros.hardware.robot import HARDWARE_FAULT, MODE_VELOCITY
-from bsal_ros.hardware.values import statval_fields
+from bsal_ros.core.result import HARDWARE_FAULT
+from bsal_ros.hardware.commands import MODE_VELOCITY
+from bsal_ros.protocol.values import statval_fields
 
 from test_hardware_helpers import make_robot, run
 
@@ -20,7 +21,7 @@ def test_missing_board_is_marked_down_with_errno_and_recovers():
     robot, clock = make_robot()
     run(robot, clock, 0.5)
     tx = robot.bus.stats.transactions
-    assert robot.sim_control("set_fault", "drive", "missing").ok
+    assert robot.bus.simulation.control("set_fault", "drive", "missing").ok
     clock.t += 0.06
     robot.cycle()
     b = robot.boards["drive"]
@@ -40,7 +41,7 @@ def test_missing_board_is_marked_down_with_errno_and_recovers():
     # other boards unaffected
     assert robot.boards["sonar_a"].ok and robot.boards["steering"].ok
     # recovery by itself
-    robot.sim_control("clear_faults", "drive")
+    robot.bus.simulation.control("clear_faults", "drive")
     run(robot, clock, 0.2)
     assert b.up and b.ok and b.fault == ""
     assert diag(robot, "dc_motor 0").level == D.OK
@@ -52,16 +53,16 @@ def test_missing_board_is_marked_down_with_errno_and_recovers():
 
 def test_error_rate_is_absorbed_by_retries():
     robot, clock = make_robot()
-    robot.sim_control("set_fault", "sonar_a", "error_rate", [0.2])
+    robot.bus.simulation.control("set_fault", "sonar_a", "error_rate", [0.2])
     run(robot, clock, 10.0)
     b = robot.boards["sonar_a"]
     assert b.transfers_retried > 0
     # P(3 failures in a row) = 0.8 %: with ~80 polls the board is up nearly always
     assert b.polls >= 80 and b.poll_failures <= 4
-    robot.sim_control("set_fault", "sonar_a", "error_rate", [1.0])
+    robot.bus.simulation.control("set_fault", "sonar_a", "error_rate", [1.0])
     run(robot, clock, 0.5)
     assert not b.up and b.errno in (errno.EIO, errno.EREMOTEIO, errno.ETIMEDOUT)
-    robot.sim_control("clear_faults", "")
+    robot.bus.simulation.control("clear_faults", "")
     run(robot, clock, 0.5)
     assert b.up and b.ok
 
@@ -69,7 +70,7 @@ def test_error_rate_is_absorbed_by_retries():
 def test_stuck_board_is_up_but_not_ok_and_stale_then_error():
     robot, clock = make_robot()
     run(robot, clock, 0.5)
-    robot.sim_control("set_fault", "accel", "stuck")
+    robot.bus.simulation.control("set_fault", "accel", "stuck")
     run(robot, clock, 0.1)
     # first polls without a new sequence number: data ages -> STALE once old enough
     clock.t += 0.0
@@ -77,7 +78,7 @@ def test_stuck_board_is_up_but_not_ok_and_stale_then_error():
     run(robot, clock, 0.2)
     assert b.up and not b.ok and "stuck" in b.fault
     assert diag(robot, "accelerometer 0").level == D.ERROR
-    robot.sim_control("clear_faults", "accel")
+    robot.bus.simulation.control("clear_faults", "accel")
     run(robot, clock, 0.2)
     assert b.ok
     assert diag(robot, "accelerometer 0").level == D.OK
@@ -97,16 +98,16 @@ def test_stale_when_data_stops_and_off_devices_are_not_stale():
 
 def test_stalled_drive_motor_is_a_warning():
     robot, clock = make_robot()
-    robot.sim_control("set_fault", "drive", "stall")
+    robot.bus.simulation.control("set_fault", "drive", "stall")
     robot.set_motors("dc_motor", [(0, MODE_VELOCITY, 1.0)])
     run(robot, clock, 1.0)
     assert diag(robot, "dc_motor 0").level == D.WARN
-    assert robot.world.w == 0.0
+    assert robot.bus.simulation.world.w == 0.0
 
 
 def test_missing_board_at_start_up_node_keeps_running():
     robot, clock = make_robot(activate=False)
-    robot.sim_control("set_fault", "sonar_b", "missing")
+    robot.bus.simulation.control("set_fault", "sonar_b", "missing")
     robot2_events = robot.drain_events()
     assert robot.activate("ultrasonic", [6], [True]).code == HARDWARE_FAULT
     assert robot.activate("ultrasonic", [0], [True]).ok
@@ -138,7 +139,7 @@ def test_bus_status_counts_transfers_and_levels():
     assert float(d.values["transactions_per_s"]) == pytest.approx(116.0, abs=3.0)
     assert d.values["stops_pending"] == "none"
     for name in robot.boards:
-        robot.sim_control("set_fault", name, "missing")
+        robot.bus.simulation.control("set_fault", name, "missing")
     run(robot, clock, 0.5)
     d = bd(robot, clock.t)
     assert d.level == D.ERROR and d.values["last_errno"] == errno.ENXIO

@@ -1,6 +1,17 @@
 """Shared helpers of the hardware-layer tests (a fake clock, a robot on it); no tests here."""
 
 from bsal_ros.hardware import Robot, load_description
+from bsal_ros.protocol.values import speedval_pack
+
+
+def speedval_from_duty(percent):
+    """speedval of a duty cycle in percent."""
+    return speedval_pack(True, percent)
+
+
+def speedval_from_rad_s(rad_s):
+    """speedval of an angular speed in rad/s."""
+    return speedval_pack(False, rad_s)
 
 
 class FakeClock:

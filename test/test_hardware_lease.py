@@ -6,9 +6,10 @@ The simulated boards run on a fake clock: deterministic."""
 import math
 
 from bsal_ros.hardware import diagnostics as D
-from bsal_ros.hardware.robot import (BAD_REQUEST, HARDWARE_FAULT, INVALID_ID, MODE_DUTY_CYCLE,
-                                     MODE_VELOCITY, OK, REFUSED)
-from bsal_ros.hardware.values import speedval_from_duty, speedval_from_rad_s, speedval_sign
+from bsal_ros.core.result import BAD_REQUEST, HARDWARE_FAULT, INVALID_ID, OK, REFUSED
+from bsal_ros.hardware.commands import MODE_DUTY_CYCLE, MODE_VELOCITY
+from bsal_ros.protocol.values import speedval_sign
+from test_hardware_helpers import speedval_from_duty, speedval_from_rad_s
 
 from test_hardware_helpers import make_robot, run, run_until
 
@@ -33,7 +34,7 @@ def test_a_leased_motor_stops_when_its_lease_runs_out():
     t_cmd = clock.t
     assert robot.next_due() <= t_cmd + 0.5            # the poll thread wakes for the deadline
     run(robot, clock, 0.4)
-    assert vb.speed_set == THIRTY and robot.world.w > 0.1
+    assert vb.speed_set == THIRTY and robot.bus.simulation.world.w > 0.1
     assert run_until(robot, clock, lambda: speedval_sign(vb.speed_set) == 0, limit=5.0)
     assert t_cmd + 0.5 <= clock.t <= t_cmd + 0.5 + 0.011   # at the deadline (one 10 ms step)
     assert robot.leases == {} and robot.lease_expiries == 1
@@ -46,7 +47,7 @@ def test_a_leased_motor_stops_when_its_lease_runs_out():
     assert dd.values["lease"] == "none" and dd.values["lease_stopped"] is True
     assert D.BusDiagnostics()(robot, clock.t).values["lease_expiries"] == 1
     run(robot, clock, 2.0)
-    assert speedval_sign(vb.speed_set) == 0 and abs(robot.world.w) < 0.05
+    assert speedval_sign(vb.speed_set) == 0 and abs(robot.bus.simulation.world.w) < 0.05
     assert lease_events(robot) == []                  # one log line, not a flood
     assert drive(robot, lease_s=0.0).ok               # a new command clears the note
     dd = {x.name: x for x in D.device_diagnostics(robot, clock.t)}["dc_motor 0"]
@@ -151,18 +152,21 @@ def test_the_lease_stop_of_a_faulted_board_is_latched():
     b, vb = robot.boards["drive"], robot.bus.device(DRIVE)
     assert drive(robot, lease_s=0.5).ok
     run(robot, clock, 0.2)
-    assert robot.sim_control("set_fault", "drive", "missing").ok
+    assert robot.bus.simulation.control("set_fault", "drive", "missing").ok
     assert run_until(robot, clock, lambda: b.stop_pending, limit=5.0)   # the lease ran out
     assert vb.speed_set == THIRTY                   # watchdog off, board unreachable
     msgs = lease_events(robot)
     assert any("ran out" in m and "stop latched" in m for m in msgs), msgs
-    assert robot.sim_control("clear_faults", "drive").ok
+    assert robot.bus.simulation.control("clear_faults", "drive").ok
     assert run_until(robot, clock, lambda: not b.stop_pending, limit=5.0)
     assert speedval_sign(vb.speed_set) == 0
 
 
 def test_leases_are_per_motor_and_cmd_vel_takes_the_drive_over():
     robot, clock = make_robot()
+    assert robot.start_homing(0).ok       # cmd_vel drives the wheel of a homed steering only
+    assert run_until(robot, clock, lambda: robot.homing_status(0)["done"])
+    robot.homing_finished(0)
     vd, vs = robot.bus.device(DRIVE), robot.bus.device(STEER)
     assert robot.set_motors("pservo_motor", [(0, MODE_VELOCITY, 0.3)], 0.4).ok
     assert drive(robot, lease_s=1.0).ok
@@ -179,6 +183,6 @@ def test_leases_are_per_motor_and_cmd_vel_takes_the_drive_over():
 def test_stop_result_codes_are_unchanged_without_lease():
     robot, clock = make_robot()
     assert drive(robot).code == OK
-    robot.sim_control("set_fault", "drive", "missing")
+    robot.bus.simulation.control("set_fault", "drive", "missing")
     run(robot, clock, 0.2)
     assert drive(robot, 0.0).code == HARDWARE_FAULT

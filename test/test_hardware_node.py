@@ -19,10 +19,9 @@ from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result, SonarTim
 from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates,  # noqa: E402
                                  ListDevices, Reset, SetMotors, SetSonarTiming, SimControl)
 
-from bsal_ros.hardware.values import statval_fields  # noqa: E402
-from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
+from bsal_ros.protocol.values import statval_fields  # noqa: E402
 
-from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
+from test_hardware_node_helpers import wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 
@@ -31,27 +30,19 @@ FAST = dict(rate_scale=2.0, diagnostics_period=0.25,
             robot={"sim": {"homing_speed": 4.0, "initial_steering": 0.2}})
 
 
+NODE_KW = dict(auto_home=False, **FAST)
+LISTEN = [(Range, f"sonar_{i:02d}", {"qos": "sensor"}) for i in range(12)] + [
+    (JointState, "joint_states", {}), (Odometry, "odom", {}), (Odometry, "ground_truth", {}),
+    (PoseWithCovarianceStamped, "pose", {}), (Imu, "imu", {"qos": "sensor"}),
+    (DeviceStateArray, "encoders", {}), (DeviceStateArray, "motor_states", {}),
+    (DeviceStateArray, "device_states", {"keep": 200}), (Time, "base_time", {"qos": "latched"}),
+    (DiagnosticArray, "/diagnostics", {})]
+
+
 @pytest.fixture(scope="module")
-def env():
-    e = RosEnv()
-    # own namespace: other test modules start a /hardware_node in the same domain
-    node = e.add(HardwareNode(namespace=NS, context=e.context, auto_home=False, **FAST))
-    probe = e.add(Probe(e, namespace=NS))
-    for i in range(12):
-        probe.listen(Range, f"sonar_{i:02d}", "sensor")
-    probe.listen(JointState, "joint_states")
-    probe.listen(Odometry, "odom")
-    probe.listen(Odometry, "ground_truth")
-    probe.listen(PoseWithCovarianceStamped, "pose")
-    probe.listen(Imu, "imu", "sensor")
-    probe.listen(DeviceStateArray, "encoders")
-    probe.listen(DeviceStateArray, "motor_states")
-    probe.listen(DeviceStateArray, "device_states", keep=200)
-    probe.listen(Time, "base_time", "latched")
-    probe.listen(DiagnosticArray, "/diagnostics")
-    e.node, e.probe = node, probe
-    yield e
-    e.close()
+def env(hardware_node_env):
+    """The module's hardware node and probe (conftest: hardware node fixtures)."""
+    return hardware_node_env
 
 
 def states(probe, cls, ids=()):

@@ -11,26 +11,21 @@ from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: 
 from bsal_interfaces.srv import SetMotors, SimControl  # noqa: E402
 from sensor_msgs.msg import Range  # noqa: E402
 
-from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 
-from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
+from test_hardware_node_helpers import wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 NS = "hw_faults_test"
 
 
+LISTEN = [(DiagnosticArray, "/diagnostics", {}), (DeviceStateArray, "device_states", {"keep": 200}),
+          (Range, "sonar_06", {"qos": "sensor"})]
+
+
 @pytest.fixture(scope="module")
-def env():
-    e = RosEnv()
-    # own namespace: other test modules start a /hardware_node in the same domain
-    e.node = e.add(HardwareNode(namespace=NS, context=e.context, auto_home=False,
-                                rate_scale=2.0, diagnostics_period=0.2))
-    p = e.probe = e.add(Probe(e, namespace=NS))
-    p.listen(DiagnosticArray, "/diagnostics")
-    p.listen(DeviceStateArray, "device_states", keep=200)
-    p.listen(Range, "sonar_06", "sensor")
-    yield e
-    e.close()
+def env(hardware_node_env):
+    """The module's hardware node and probe (conftest: hardware node fixtures)."""
+    return hardware_node_env
 
 
 MISSING = DiagnosticStatus(level=b"\xff", name="missing")

@@ -19,11 +19,11 @@ from bsal_interfaces.srv import RenewLease, Reset, SetMotors  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 
-from bsal_ros.hardware.values import speedval_from_duty, speedval_sign  # noqa: E402
-from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
+from bsal_ros.protocol.values import speedval_sign  # noqa: E402
+from test_hardware_helpers import speedval_from_duty  # noqa: E402
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper  # noqa: E402
 
-from test_hardware_node_helpers import TIMEOUT, Probe, RosEnv, wait_for  # noqa: E402
+from test_hardware_node_helpers import TIMEOUT, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 NS = "hw_lease_test"
@@ -31,17 +31,17 @@ ROOT = Path(__file__).resolve().parents[1]
 THIRTY = speedval_from_duty(30.0)
 
 
+LISTEN = [(DeviceStateArray, "device_states", {"keep": 200}),
+          (DiagnosticArray, "/diagnostics", {"keep": 50})]
+
+
 @pytest.fixture(scope="module")
-def env():
-    e = RosEnv()
-    e.node = e.add(HardwareNode(namespace=NS, context=e.context, auto_home=False,
-                                rate_scale=2.0, diagnostics_period=0.2))
-    p = e.probe = e.add(Probe(e, namespace=NS))
-    p.listen(DeviceStateArray, "device_states", keep=200)
-    p.listen(DiagnosticArray, "/diagnostics", keep=50)
-    e.client = e.add(Node("lease_client", namespace=NS, context=e.context))
-    yield e
-    e.close()
+def env(hardware_node_env):
+    """The module's hardware node and probe (conftest), and a client node."""
+    e = hardware_node_env
+    if not hasattr(e, "client"):
+        e.client = e.add(Node("lease_client", namespace=NS, context=e.context))
+    return e
 
 
 @pytest.fixture

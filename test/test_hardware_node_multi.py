@@ -56,24 +56,14 @@ def test_two_namespaced_robots_do_not_collide():
         assert wait_for(both)
         topics = dict(r1.get_topic_names_and_types())
         assert "/brak1/cmd_vel" in topics and "/brak2/cmd_vel" in topics and "/cmd_vel" not in topics
-        assert r1.robot.world is not r2.robot.world
+        assert r1.robot.bus.simulation.world is not r2.robot.bus.simulation.world
     finally:
         env.close()
 
 
-def test_smbus2_backend_node_on_a_fake_bus(monkeypatch):
+def test_smbus2_backend_node_on_a_fake_bus(empty_smbus2):
     """The node starts on the smbus2 backend (a faked SMBus with no boards):
     every board is down with ENXIO, the node keeps running and answers."""
-    import sys
-    import types
-
-    from test_hardware_bus import FakeSMBus
-
-    class Empty(FakeSMBus):
-        def __init__(self, bus):
-            super().__init__(bus)
-            self.regs = {}
-    monkeypatch.setitem(sys.modules, "smbus2", types.SimpleNamespace(SMBus=Empty))
     env = RosEnv()
     try:
         node = env.add(HardwareNode(namespace="hw_smbus_test", context=env.context,

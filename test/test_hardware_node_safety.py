@@ -8,25 +8,23 @@ pytest.importorskip("rclpy")
 from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402
 from bsal_interfaces.srv import SetMotors, SimControl  # noqa: E402
 
-from bsal_ros.hardware.values import speedval_from_duty, speedval_sign  # noqa: E402
-from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
+from bsal_ros.protocol.values import speedval_sign  # noqa: E402
+from test_hardware_helpers import speedval_from_duty  # noqa: E402
 
-from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
+from test_hardware_node_helpers import wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 NS = "hw_safety_test"
 THIRTY = speedval_from_duty(30.0)
 
 
+LISTEN = [(DeviceStateArray, "device_states", {"keep": 200})]
+
+
 @pytest.fixture(scope="module")
-def env():
-    e = RosEnv()
-    e.node = e.add(HardwareNode(namespace=NS, context=e.context, auto_home=False,
-                                rate_scale=2.0, diagnostics_period=0.2))
-    p = e.probe = e.add(Probe(e, namespace=NS))
-    p.listen(DeviceStateArray, "device_states", keep=200)
-    yield e
-    e.close()
+def env(hardware_node_env):
+    """The module's hardware node and probe (conftest: hardware node fixtures)."""
+    return hardware_node_env
 
 
 def sim(p, **kw):
@@ -72,7 +70,7 @@ def test_stop_through_set_motors_to_a_missing_board_is_latched_and_applied(env):
     assert arr is not None
     assert wait_for(lambda: not b.stop_pending)
     assert b.stop_resends >= 1 or b.stops_latched >= 1
-    assert speedval_sign(vb.speed_set) == 0 and node.robot.world.drive_cmd[1] == 0.0
+    assert speedval_sign(vb.speed_set) == 0 and node.robot.bus.simulation.world.drive_cmd[1] == 0.0
     assert set_drive(p, 0.0).code == Result.OK
 
 
@@ -84,9 +82,9 @@ def test_hung_poll_thread_leaves_the_stop_to_the_board_watchdog(env):
     node.poller.stop()                  # no more polls, no more keep-alives
     try:
         # the simulated board runs on its own clock (synced here, no bus write)
-        assert wait_for(lambda: node.robot.ground_truth() is not None
+        assert wait_for(lambda: node.robot.bus.simulation.ground_truth() is not None
                         and speedval_sign(vb.speed_set) == 0)
-        assert vb.watchdog_trips >= 1 and node.robot.world.drive_cmd == (True, 0.0)
+        assert vb.watchdog_trips >= 1 and node.robot.bus.simulation.world.drive_cmd == (True, 0.0)
     finally:
         node.poller.start()
     p.clear("device_states")

@@ -55,12 +55,12 @@ def test_driving_a_known_arc_bounds_the_pose_error_against_ground_truth():
     assert run_until(robot, clock, lambda: robot.homing_status(0)["done"])
     robot.homing_finished(0)
     robot.odometry.reset()
-    gx, gy, gth = robot.ground_truth()
+    gx, gy, gth = robot.bus.simulation.ground_truth()
     robot.odometry.set_pose(gx, gy, gth)
     # a left arc: 0.15 m/s, 0.2 rad/s for 12 s (about 1.8 m, 2.4 rad)
     run(robot, clock, 12.0, dt=0.01, each=lambda: robot.drive(0.15, 0.2))
     run(robot, clock, 1.5)   # cmd_vel timeout: stop
-    x, y, th = robot.ground_truth()
+    x, y, th = robot.bus.simulation.ground_truth()
     p = robot.odometry.pose
     dist = robot.odometry.distance * math.cos(0)  # wheel travel
     assert dist > 1.5
@@ -79,5 +79,5 @@ def test_odometry_with_wheel_slip_drifts_and_the_bound_catches_it():
     run_until(robot, clock, lambda: robot.homing_status(0)["done"])
     robot.odometry.reset()
     run(robot, clock, 8.0, each=lambda: robot.drive(0.15, 0.0))
-    x, _, _ = robot.ground_truth()
+    x, _, _ = robot.bus.simulation.ground_truth()
     assert robot.odometry.pose.x > x * 1.05     # slip: the encoder overestimates

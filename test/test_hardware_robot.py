@@ -4,10 +4,10 @@ import math
 
 import pytest
 
-from bsal_ros.hardware.robot import (BAD_REQUEST, BUSY, INVALID_ID,
-                                     MODE_DUTY_CYCLE, MODE_VELOCITY, NOT_SUPPORTED, OK, REFUSED,
-                                     Robot, scale_rates)
-from bsal_ros.hardware.values import statval_fields
+from bsal_ros.core.result import BAD_REQUEST, BUSY, INVALID_ID, NOT_SUPPORTED, OK, REFUSED
+from bsal_ros.hardware.commands import MODE_DUTY_CYCLE, MODE_VELOCITY
+from bsal_ros.hardware.robot import Robot, scale_rates
+from bsal_ros.protocol.values import statval_fields
 
 from test_hardware_helpers import make_robot, run, run_until
 
@@ -52,15 +52,15 @@ def test_devices_read_the_cache_in_si_units_with_statval():
 
 def test_sonar_sees_an_added_obstacle_and_no_echo_is_inf():
     robot, clock = make_robot()
-    assert robot.sim_control("add_obstacle", "box1", values=[1.5, -0.5, 1.7, 0.5]).ok
+    assert robot.bus.simulation.control("add_obstacle", "box1", values=[1.5, -0.5, 1.7, 0.5]).ok
     run(robot, clock, 1.0)
     s = robot.get_states("ultrasonic", [0])[1][0]
     assert s.range_m == pytest.approx(1.5 - 0.53, abs=0.05)
-    assert robot.sim_control("remove_obstacle", "box1").ok
-    assert robot.sim_control("remove_obstacle", "box1").code == INVALID_ID
-    robot.sim_control("teleport", values=[0.0, 0.0, 0.0])
-    robot.world.room = [-50.0, -50.0, 50.0, 50.0]
-    robot.world.obstacles.clear()
+    assert robot.bus.simulation.control("remove_obstacle", "box1").ok
+    assert robot.bus.simulation.control("remove_obstacle", "box1").code == INVALID_ID
+    robot.bus.simulation.control("teleport", values=[0.0, 0.0, 0.0])
+    robot.bus.simulation.world.room = [-50.0, -50.0, 50.0, 50.0]
+    robot.bus.simulation.world.obstacles.clear()
     run(robot, clock, 1.0)
     s = robot.get_states("ultrasonic", [0])[1][0]
     assert s.delay_us == 0 and math.isinf(s.range_m)
@@ -91,7 +91,7 @@ def test_set_motors_validation_and_protections():
     assert robot.set_motors("ultrasonic", [(0, MODE_VELOCITY, 1.0)]).code == BAD_REQUEST
     assert robot.set_motors("dc_motor", [(0, MODE_VELOCITY, 1.5)]).ok
     run(robot, clock, 1.0)
-    assert robot.world.w == pytest.approx(1.5, abs=0.02)
+    assert robot.bus.simulation.world.w == pytest.approx(1.5, abs=0.02)
     s = robot.get_states("dc_motor", [0])[1][0]
     assert s.speedval == 1500 and not s.duty_mode and s.speed == pytest.approx(1.5)
     # direction change while moving: refused with the reason, nothing changed
@@ -100,11 +100,11 @@ def test_set_motors_validation_and_protections():
     assert robot.bus.device(0x30).speed_set == 1500
     # stop, wait until stopped, then reverse is allowed
     assert robot.set_motors("dc_motor", [(0, MODE_VELOCITY, 0.0)]).ok
-    assert run_until(robot, clock, lambda: abs(robot.world.w) < 0.01)
+    assert run_until(robot, clock, lambda: abs(robot.bus.simulation.world.w) < 0.01)
     run(robot, clock, 0.2)
     assert robot.set_motors("dc_motor", [(0, MODE_DUTY_CYCLE, -50.0)]).ok
     run(robot, clock, 1.0)
-    assert robot.world.w == pytest.approx(-1.5, abs=0.05)  # 50 % of 3 rad/s no-load
+    assert robot.bus.simulation.world.w == pytest.approx(-1.5, abs=0.05)  # 50 % of 3 rad/s no-load
 
 
 def test_clear_encoders_and_accumulated_counts():
@@ -112,7 +112,7 @@ def test_clear_encoders_and_accumulated_counts():
     robot.set_motors("dc_motor", [(0, MODE_VELOCITY, 2.0)])
     run(robot, clock, 2.0)
     s = robot.get_states("relative_encoder", [0])[1][0]
-    assert s.count > 0 and s.position == pytest.approx(robot.world.phi, abs=0.1)
+    assert s.count > 0 and s.position == pytest.approx(robot.bus.simulation.world.phi, abs=0.1)
     assert robot.clear_encoders([]).ok
     robot.set_motors("dc_motor", [(0, MODE_VELOCITY, 0.0)])
     run(robot, clock, 0.05)
@@ -141,7 +141,7 @@ def test_homing_sequence_feedback_and_refusals():
     robot, clock = make_robot()
     assert robot.start_homing(3).code == INVALID_ID
     run(robot, clock, 0.1)
-    assert robot._steer_angle() == pytest.approx(0.1, abs=0.01)  # not homed, off centre
+    assert robot.steer_angle() == pytest.approx(0.1, abs=0.01)  # not homed, off centre
     assert robot.start_homing(0).ok
     assert robot.start_homing(0).code == BUSY
     assert robot.set_motors("pservo_motor", [(0, MODE_VELOCITY, 0.5)]).code == REFUSED
@@ -160,7 +160,7 @@ def test_homing_sequence_feedback_and_refusals():
     robot.homing_finished(0)
     s = robot.get_states("pservo_motor", [0])[1][0]
     assert s.homed and not s.homing and s.motor_position == 0.0
-    assert robot.world.steer == 0.0
+    assert robot.bus.simulation.world.steer == 0.0
 
 
 def test_homing_aborts_when_the_steering_motor_stalls():
@@ -168,7 +168,7 @@ def test_homing_aborts_when_the_steering_motor_stalls():
     run(robot, clock, 0.1)
     assert robot.start_homing(0).ok
     run(robot, clock, 0.3)
-    assert robot.sim_control("set_fault", "steering", "stall").ok
+    assert robot.bus.simulation.control("set_fault", "steering", "stall").ok
     assert run_until(robot, clock, lambda: robot.homing_status(0)["failed"], limit=5.0)
     st = robot.homing_status(0)
     assert st["phase"] == "aborted" and "stalled" in st["reason"]
@@ -183,16 +183,16 @@ def test_cmd_vel_drives_steers_and_times_out():
     w, a = robot.drive(0.15, 0.15)
     assert a == pytest.approx(math.atan(0.15 * 0.5 / 0.15))
     run(robot, clock, 2.0, each=lambda: robot.drive(0.15, 0.15))
-    assert robot.world.steer == pytest.approx(a, abs=0.02)
-    assert robot.world.w == pytest.approx(w, abs=0.05)
+    assert robot.bus.simulation.world.steer == pytest.approx(a, abs=0.02)
+    assert robot.bus.simulation.world.w == pytest.approx(w, abs=0.05)
     run(robot, clock, 2.0)   # no more cmd_vel: stops after the timeout
-    assert abs(robot.world.w) < 0.05
+    assert abs(robot.bus.simulation.world.w) < 0.05
     events = [e.message for e in robot.drain_events()]
     assert sum("cmd_vel timeout" in m for m in events) == 1
     # reversing through cmd_vel stops first, then goes backwards
     run(robot, clock, 1.0, each=lambda: robot.drive(0.15, 0.0))
     run(robot, clock, 3.0, each=lambda: robot.drive(-0.15, 0.0))
-    assert robot.world.w == pytest.approx(-1.5, abs=0.05)
+    assert robot.bus.simulation.world.w == pytest.approx(-1.5, abs=0.05)
 
 
 def test_a_non_finite_cmd_vel_is_a_stop_and_polling_goes_on():
@@ -201,12 +201,12 @@ def test_a_non_finite_cmd_vel_is_a_stop_and_polling_goes_on():
     assert run_until(robot, clock, lambda: robot.homing_status(0)["done"])
     robot.homing_finished(0)
     run(robot, clock, 2.0, each=lambda: robot.drive(0.15, 0.0))
-    assert robot.world.w > 1.0
+    assert robot.bus.simulation.world.w > 1.0
     robot.drain_events()
     assert robot.drive(float("nan"), 0.0) == robot.drive(0.0, 0.0)
     polls = len(run(robot, clock, 2.0, each=lambda: robot.drive(float("nan"), 0.1)))
     assert polls > 0                    # every cycle still polls the boards
-    assert abs(robot.world.w) < 0.05    # and the drive has stopped
+    assert abs(robot.bus.simulation.world.w) < 0.05    # and the drive has stopped
     # two episodes (the single NaN, then the stream after a finite twist),
     # one line each, not one per message
     assert sum("not finite: stopping" in e.message for e in robot.drain_events()) == 2
@@ -215,7 +215,7 @@ def test_a_non_finite_cmd_vel_is_a_stop_and_polling_goes_on():
 def test_cmd_vel_needs_a_homed_steering_and_active_motors():
     robot, clock = make_robot()
     run(robot, clock, 0.5, each=lambda: robot.drive(0.1, 0.3))
-    assert robot.world.steer == pytest.approx(0.1, abs=0.01)  # not homed: steering untouched
+    assert robot.bus.simulation.world.steer == pytest.approx(0.1, abs=0.01)  # not homed: steering untouched
     assert any("not homed" in e.message for e in robot.drain_events())
     robot.activate("dc_motor", [0], [False])
     run(robot, clock, 0.5, each=lambda: robot.drive(0.1, 0.0))
@@ -231,27 +231,29 @@ def test_reset_stops_everything():
     assert not any(d.on for d in robot.devices.values())
     assert all(b.enable_mask == 0 for b in robot.boards.values())
     run(robot, clock, 1.5)
-    assert abs(robot.world.w) < 0.01
+    assert abs(robot.bus.simulation.world.w) < 0.01
     assert robot.set_motors("dc_motor", [(0, MODE_DUTY_CYCLE, 40.0)]).code == REFUSED
 
 
 def test_sim_control_errors_and_not_supported_on_a_real_bus():
+    from bsal_ros.hardware.simulation import not_simulated, simulation_of
     robot, clock = make_robot()
-    assert robot.sim_control("teleport", values=[1.0]).code == BAD_REQUEST
-    assert robot.sim_control("fly").code == BAD_REQUEST
-    assert robot.sim_control("set_fault", "nope", "missing").code == INVALID_ID
-    assert robot.sim_control("set_fault", "accel", "stall").code == BAD_REQUEST
-    assert robot.sim_control("set_fault", "accel", "error_rate", [2.0]).code == BAD_REQUEST
-    assert robot.sim_control("set_fault", "accel", "melt").code == BAD_REQUEST
-    assert robot.sim_control("add_obstacle", "x", values=[1.0, 2.0]).code == BAD_REQUEST
-    assert robot.sim_control("teleport", values=[1.0, 2.0, 0.5]).ok
-    assert robot.ground_truth() == pytest.approx((1.0, 2.0, 0.5))
+    sim = simulation_of(robot.bus)
+    assert sim.control("teleport", values=[1.0]).code == BAD_REQUEST
+    assert sim.control("fly").code == BAD_REQUEST
+    assert sim.control("set_fault", "nope", "missing").code == INVALID_ID
+    assert sim.control("set_fault", "accel", "stall").code == BAD_REQUEST
+    assert sim.control("set_fault", "accel", "error_rate", [2.0]).code == BAD_REQUEST
+    assert sim.control("set_fault", "accel", "melt").code == BAD_REQUEST
+    assert sim.control("add_obstacle", "x", values=[1.0, 2.0]).code == BAD_REQUEST
+    assert sim.control("teleport", values=[1.0, 2.0, 0.5]).ok
+    assert sim.ground_truth() == pytest.approx((1.0, 2.0, 0.5))
 
     from test_hardware_bus import FakeSMBus
     from bsal_ros.hardware import load_description
     real = Robot(load_description()["robot"], backend="smbus2", smbus_factory=FakeSMBus)
-    assert real.sim_control("teleport", values=[0, 0, 0]).code == NOT_SUPPORTED
-    assert real.ground_truth() is None
+    assert simulation_of(real.bus) is None
+    assert not_simulated(real.backend).code == NOT_SUPPORTED
 
 
 def test_rate_scaling_for_tests_and_the_bench():
@@ -315,7 +317,8 @@ def test_smbus2_backend_drives_the_same_board_code():
     from test_hardware_helpers import FakeClock
     clock = FakeClock()
     desc = load_description()["robot"]
-    SimBehindSmbus.sim, world = build_sim_bus(desc, clock)
+    SimBehindSmbus.sim = build_sim_bus(desc, clock)
+    world = SimBehindSmbus.sim.simulation.world
     robot = Robot(desc, backend="smbus2", i2c_bus=2, smbus_factory=SimBehindSmbus,
                   clock=clock, wall=clock)
     robot.start(activate=True)

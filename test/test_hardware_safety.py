@@ -5,12 +5,14 @@ against timeout. The simulated boards run on a fake clock: deterministic."""
 import pytest
 
 from bsal_ros.hardware import Robot, load_description
-from bsal_ros.hardware import registers as R
+from bsal_ros.hardware import registers as regs
 from bsal_ros.hardware.description import DescriptionError
-from bsal_ros.hardware.robot import (HARDWARE_FAULT, MODE_DUTY_CYCLE, MODE_VELOCITY, OK,
-                                     scale_rates)
+from bsal_ros.core.result import HARDWARE_FAULT, OK
+from bsal_ros.hardware.commands import MODE_DUTY_CYCLE, MODE_VELOCITY
+from bsal_ros.hardware.robot import scale_rates
 from bsal_ros.hardware.sim import build_sim_bus
-from bsal_ros.hardware.values import speedval_from_duty, speedval_sign
+from bsal_ros.protocol.values import speedval_sign
+from test_hardware_helpers import speedval_from_duty
 
 from test_hardware_helpers import FakeClock, make_robot, run, run_until
 
@@ -20,7 +22,7 @@ THIRTY = speedval_from_duty(30.0)
 
 
 def read_dc(bus, addr=DRIVE):
-    st, seq, sset, smeas, count = R.DC_BLOCK.unpack(bytes(bus.read_i2c_block_data(addr, 0x01, 8)))
+    st, seq, sset, smeas, count = regs.DC_BLOCK.unpack(bytes(bus.read_i2c_block_data(addr, 0x01, 8)))
     return st, sset
 
 
@@ -28,16 +30,17 @@ def read_dc(bus, addr=DRIVE):
 def test_board_watchdog_stops_the_motor_when_refreshes_stop():
     desc = load_description()["robot"]
     clock = FakeClock()
-    bus, world = build_sim_bus(desc, clock)
-    bus.write_byte_data(DRIVE, 0x40, R.EN_MOTOR | R.EN_ENCODER)
-    assert bus.read_i2c_block_data(DRIVE, 0x4A, 2) == R.u16(500)   # power-on default
-    bus.write_i2c_block_data(DRIVE, 0x42, R.u16(THIRTY))
+    bus = build_sim_bus(desc, clock)
+    world = bus.simulation.world
+    bus.write_byte_data(DRIVE, 0x40, regs.EN_MOTOR | regs.EN_ENCODER)
+    assert bus.read_i2c_block_data(DRIVE, 0x4A, 2) == regs.u16(500)   # power-on default
+    bus.write_i2c_block_data(DRIVE, 0x42, regs.u16(THIRTY))
     # refreshed every 100 ms for 2 s (the poller's keep-alive): keeps running
     for i in range(20):
         clock.t += 0.1
         bus.write_byte_data(DRIVE, 0x4C, i)
         st, sset = read_dc(bus)
-        assert sset == THIRTY and not st & R.ST_TIMEOUT
+        assert sset == THIRTY and not st & regs.ST_TIMEOUT
     assert world.w > 0.5
     last_feed = clock.t
     # no more writes (node killed, bus lost): the board stops by itself
@@ -50,17 +53,17 @@ def test_board_watchdog_stops_the_motor_when_refreshes_stop():
     assert clock.t - last_feed >= 0.5          # not before the timeout
     assert clock.t - last_feed <= 0.5 + 0.02   # within the timeout (+ the physics step)
     st, sset = read_dc(bus)
-    assert sset == ZERO and st & R.ST_TIMEOUT and world.drive_cmd == (True, 0.0)
+    assert sset == ZERO and st & regs.ST_TIMEOUT and world.drive_cmd == (True, 0.0)
     clock.t += 2.0
     world.sync()
     assert abs(world.w) < 1e-3                 # the wheel has spun down
     # a new speed write clears ST_TIMEOUT and drives again
-    bus.write_i2c_block_data(DRIVE, 0x42, R.u16(THIRTY))
+    bus.write_i2c_block_data(DRIVE, 0x42, regs.u16(THIRTY))
     clock.t += 0.1
     st, sset = read_dc(bus)
-    assert sset == THIRTY and not st & R.ST_TIMEOUT
+    assert sset == THIRTY and not st & regs.ST_TIMEOUT
     # TIMEOUT 0 switches the watchdog off
-    bus.write_i2c_block_data(DRIVE, 0x4A, R.u16(0))
+    bus.write_i2c_block_data(DRIVE, 0x4A, regs.u16(0))
     clock.t += 3.0
     assert read_dc(bus)[1] == THIRTY
 
@@ -71,9 +74,10 @@ def test_watchdog_of_a_stuck_board_still_stops_the_motor():
     write arriving the motor stops while the frozen image still says 30 %."""
     desc = load_description()["robot"]
     clock = FakeClock()
-    bus, world = build_sim_bus(desc, clock)
-    bus.write_byte_data(DRIVE, 0x40, R.EN_MOTOR)
-    bus.write_i2c_block_data(DRIVE, 0x42, R.u16(THIRTY))
+    bus = build_sim_bus(desc, clock)
+    world = bus.simulation.world
+    bus.write_byte_data(DRIVE, 0x40, regs.EN_MOTOR)
+    bus.write_i2c_block_data(DRIVE, 0x42, regs.u16(THIRTY))
     clock.t += 0.3
     read_dc(bus)
     bus.set_fault(DRIVE, "stuck")
@@ -97,12 +101,12 @@ def test_the_poller_keeps_the_watchdog_fed_and_the_motor_running():
     # the poll thread stops (node hung or killed): the board stops the motor itself
     t_last = clock.t
     clock.t += 1.0
-    robot.world.sync()
+    robot.bus.simulation.world.sync()
     assert robot.bus.device(DRIVE).speed_set == ZERO
     run(robot, clock, 0.2)
     assert b.timed_out
     s = robot.get_states("dc_motor", [0])[1][0]
-    assert speedval_sign(s.speedval) == 0 and "watchdog" in s.fault and s.extra["watchdog_stopped"]
+    assert speedval_sign(s.speedval) == 0 and "watchdog" in s.fault and s.watchdog_stopped
     assert clock.t > t_last
 
 
@@ -132,7 +136,7 @@ def test_stop_to_a_faulted_board_is_latched_and_applied_when_it_answers(fault, t
     b, vb = robot.boards["drive"], robot.bus.device(DRIVE)
     assert robot.set_motors("dc_motor", [(0, MODE_DUTY_CYCLE, 30.0)]).ok
     run(robot, clock, 1.0)
-    assert robot.sim_control("set_fault", "drive", fault).ok
+    assert robot.bus.simulation.control("set_fault", "drive", fault).ok
     assert run_until(robot, clock, lambda: not (b.up and b.ok), limit=5.0)
     # a speed is still refused (nothing changed) ...
     res = robot.set_motors("dc_motor", [(0, MODE_DUTY_CYCLE, 20.0)])
@@ -147,19 +151,19 @@ def test_stop_to_a_faulted_board_is_latched_and_applied_when_it_answers(fault, t
         assert "watchdog is off" in res.message
     assert b.stop_pending
     s = robot.get_states("dc_motor", [0])[1][0]
-    assert s.extra["stop_pending"] and "stop latched" in s.fault
+    assert s.stop_pending and "stop latched" in s.fault
     run(robot, clock, 1.0)                      # the fault lasts 1 s
     if timeout_ms == 0:
         assert vb.speed_set == THIRTY           # only the latch can stop it now
     writes = record_writes(robot, DRIVE)
-    robot.sim_control("clear_faults", "drive")
+    robot.bus.simulation.control("clear_faults", "drive")
     assert run_until(robot, clock, lambda: not b.stop_pending and b.ok, limit=10.0)
-    assert writes and writes[0] == (0x42, R.u16(ZERO))   # the stop goes first
-    assert vb.speed_set == ZERO and robot.world.drive_cmd == (True, 0.0)
+    assert writes and writes[0] == (0x42, regs.u16(ZERO))   # the stop goes first
+    assert vb.speed_set == ZERO and robot.bus.simulation.world.drive_cmd == (True, 0.0)
     run(robot, clock, 2.0)
-    assert abs(robot.world.w) < 0.01
+    assert abs(robot.bus.simulation.world.w) < 0.01
     s = robot.get_states("dc_motor", [0])[1][0]
-    assert speedval_sign(s.speedval) == 0 and not s.extra["stop_pending"]
+    assert speedval_sign(s.speedval) == 0 and not s.stop_pending
     assert any("latched stop applied" in e.message for e in robot.drain_events())
     # the motor can be driven again
     assert robot.set_motors("dc_motor", [(0, MODE_DUTY_CYCLE, 20.0)]).ok
@@ -172,14 +176,14 @@ def test_nothing_is_written_before_the_latched_stop():
     b = robot.boards["drive"]
     assert robot.set_motors("dc_motor", [(0, MODE_DUTY_CYCLE, 30.0)]).ok
     run(robot, clock, 0.5)
-    robot.sim_control("set_fault", "drive", "missing")
+    robot.bus.simulation.control("set_fault", "drive", "missing")
     assert run_until(robot, clock, lambda: not b.up, limit=5.0)
     assert robot.set_motors("dc_motor", [(0, MODE_VELOCITY, 0.0)]).code == HARDWARE_FAULT
-    robot.sim_control("clear_faults", "drive")
+    robot.bus.simulation.control("clear_faults", "drive")
     writes = record_writes(robot, DRIVE)
     b.up, b.ok = True, True          # as if a poll had just seen it (no refresh yet)
     assert robot.clear_encoders([0]).ok
-    assert writes[0] == (0x42, R.u16(0)) and writes[1][0] == 0x41   # stop (rad/s form), then clear
+    assert writes[0] == (0x42, regs.u16(0)) and writes[1][0] == 0x41   # stop (rad/s form), then clear
 
 
 def test_stop_of_the_steering_while_homing_aborts_homing():
@@ -190,7 +194,7 @@ def test_stop_of_the_steering_while_homing_aborts_homing():
     run(robot, clock, 0.3)
     st = robot.homing_status(0)
     assert st["failed"] and st["phase"] == "cancelled"
-    assert abs(robot.world.steer_rate) < 0.05
+    assert abs(robot.bus.simulation.world.steer_rate) < 0.05
 
 
 # ---- multi-motor stop -----------------------------------------------------------------
@@ -207,7 +211,7 @@ def test_multi_motor_stop_stops_every_motor_it_can():
     run(robot, clock, 0.5)
     v1, v2 = robot.bus.device(DRIVE), robot.bus.device(DRIVE2)
     assert v1.speed_set == THIRTY and v2.speed_set == THIRTY
-    robot.sim_control("set_fault", "drive2", "missing")
+    robot.bus.simulation.control("set_fault", "drive2", "missing")
     b2 = robot.boards["drive2"]
     assert run_until(robot, clock, lambda: not b2.up, limit=5.0)
     # a non-stop command stays all-or-nothing
@@ -221,7 +225,7 @@ def test_multi_motor_stop_stops_every_motor_it_can():
     assert "stopped: dc_motor_00" in res.message
     assert v1.speed_set == ZERO and v2.speed_set == THIRTY
     assert not robot.boards["drive"].stop_pending and b2.stop_pending
-    robot.sim_control("clear_faults", "drive2")
+    robot.bus.simulation.control("clear_faults", "drive2")
     assert run_until(robot, clock, lambda: not b2.stop_pending, limit=10.0)
     assert v2.speed_set == ZERO
 
@@ -258,14 +262,14 @@ def test_poll_rate_must_beat_the_command_timeout():
 def test_bus_status_names_pending_stops():
     from bsal_ros.hardware import diagnostics as D
     robot, clock = make_robot()
-    robot.sim_control("set_fault", "drive", "missing")
+    robot.bus.simulation.control("set_fault", "drive", "missing")
     run(robot, clock, 0.2)
     robot.set_motors("dc_motor", [(0, MODE_DUTY_CYCLE, 0.0)])
     d = D.BusDiagnostics()(robot, clock.t)
     assert d.values["stops_pending"] == "drive"
     dd = {x.name: x for x in D.device_diagnostics(robot, clock.t)}["dc_motor 0"]
     assert dd.level == D.ERROR and dd.values["stop_pending"] is True
-    robot.sim_control("clear_faults", "drive")
+    robot.bus.simulation.control("clear_faults", "drive")
     assert run_until(robot, clock, lambda: not robot.boards["drive"].stop_pending, limit=10.0)
     assert D.BusDiagnostics()(robot, clock.t).values["stops_pending"] == "none"
 
@@ -276,11 +280,11 @@ def test_timeout_register_is_written_when_a_board_comes_back_or_after_a_reset():
     robot = Robot(desc, clock=clock, wall=clock)
     vb = robot.bus.device(DRIVE)
     vb.default_timeout_ms = vb.timeout_ms = 2000     # a board whose own default differs
-    robot.sim_control("set_fault", "drive", "missing")
+    robot.bus.simulation.control("set_fault", "drive", "missing")
     robot.start(activate=True)
     run(robot, clock, 0.5)
     assert vb.timeout_ms == 2000
-    robot.sim_control("clear_faults", "drive")
+    robot.bus.simulation.control("clear_faults", "drive")
     assert run_until(robot, clock, lambda: vb.timeout_ms == 500, limit=5.0)
     assert robot.reset().ok and vb.timeout_ms == 2000            # reset: board default
     assert run_until(robot, clock, lambda: vb.timeout_ms == 500, limit=5.0)

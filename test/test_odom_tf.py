@@ -32,9 +32,9 @@ class FakeNode:
 
 def odometry():
     msg = Odometry()
-    msg.header.frame_id = 'odom'
+    msg.header.frame_id = "odom"
     msg.header.stamp.sec, msg.header.stamp.nanosec = 12, 345
-    msg.child_frame_id = 'base_link'
+    msg.child_frame_id = "base_link"
     msg.pose.pose.position.x, msg.pose.pose.position.y, msg.pose.pose.position.z = 1.5, -0.25, 0.0
     q = msg.pose.pose.orientation
     q.x, q.y, q.z, q.w = 0.0, 0.0, 0.6, 0.8
@@ -52,7 +52,7 @@ def fake_tf2(monkeypatch):
         def sendTransform(self, t):  # noqa: N802 (tf2_ros's spelling)
             sent.append(t)
 
-    monkeypatch.setitem(sys.modules, 'tf2_ros',
+    monkeypatch.setitem(sys.modules, "tf2_ros",
                         types.SimpleNamespace(TransformBroadcaster=TransformBroadcaster))
     return sent
 
@@ -65,7 +65,7 @@ def test_broadcasts_the_odometry_pose_when_tf2_ros_is_importable(fake_tf2):
     pub.publish(odometry())
     assert len(fake_tf2) == 2 and pub.sent == 2
     t = fake_tf2[0]
-    assert (t.header.frame_id, t.child_frame_id) == ('odom', 'base_link')
+    assert (t.header.frame_id, t.child_frame_id) == ("odom", "base_link")
     assert (t.header.stamp.sec, t.header.stamp.nanosec) == (12, 345)
     tr = t.transform.translation
     assert (tr.x, tr.y, tr.z) == (1.5, -0.25, 0.0)
@@ -75,13 +75,13 @@ def test_broadcasts_the_odometry_pose_when_tf2_ros_is_importable(fake_tf2):
 
 
 def test_no_tf2_ros_is_a_noop_with_one_log_line(monkeypatch):
-    monkeypatch.setitem(sys.modules, 'tf2_ros', None)  # import raises ImportError
+    monkeypatch.setitem(sys.modules, "tf2_ros", None)  # import raises ImportError
     node = FakeNode()
     pub = make_odom_tf_publisher(node, enabled=True)
-    assert not pub.active and 'tf2_ros' in pub.reason
+    assert not pub.active and "tf2_ros" in pub.reason
     for _ in range(3):
         pub.publish(odometry())
-    assert len(node.logger.lines) == 1 and 'tf2_ros' in node.logger.lines[0]
+    assert len(node.logger.lines) == 1 and "tf2_ros" in node.logger.lines[0]
 
 
 def test_disabled_sends_nothing_even_with_tf2_ros(fake_tf2):
@@ -98,8 +98,8 @@ def test_a_real_node_gets_what_this_install_offers(ros_context):
     import importlib.util
 
     import rclpy
-    has_tf2 = importlib.util.find_spec('tf2_ros') is not None
-    node = rclpy.create_node('odom_tf_probe', context=ros_context)
+    has_tf2 = importlib.util.find_spec("tf2_ros") is not None
+    node = rclpy.create_node("odom_tf_probe", context=ros_context)
     try:
         pub = make_odom_tf_publisher(node, enabled=True)
         pub.publish(odometry())

@@ -1,4 +1,4 @@
-"""Bit-packed value types: statval, speedval, mposval, timeval (001 4.7, DESIGN.md 4)."""
+"""Bit-packed value types: statval, speedval, mposval, timeval (001 4.7)."""
 
 import math
 
@@ -10,6 +10,7 @@ from bsal_ros.protocol import (AngularUnit, LinearUnit, MposType, ProtocolError,
                                Timeval, mposval_pack, mposval_pack_native, mposval_resolution,
                                mposval_unpack, mposval_unpack_native, speedval_pack,
                                speedval_unpack)
+from bsal_ros.protocol.values import MPOSVAL_MAG_MAX, STATVAL_MS_MAX
 
 FAST = settings(max_examples=150, deadline=2000)
 
@@ -161,3 +162,57 @@ def test_timeval():
 def test_timeval_round_trip(sec, usec):
     tv = Timeval(sec, usec)
     assert Timeval.from_ns(tv.to_ns()) == tv
+
+
+# ---- one rounding rule per value type: half away from zero ----------------------
+def _half_away(x) -> int:
+    """The reference rule (Decimal's ROUND_HALF_UP rounds ties away from zero)."""
+    from decimal import ROUND_HALF_UP, Decimal
+    return int(Decimal(x).to_integral_value(rounding=ROUND_HALF_UP))
+
+
+def test_timeval_rounds_half_away_from_zero_at_exact_halves():
+    # 2**-7 s is exactly 7812.5 us: half-to-even would give 7812
+    assert Timeval.from_seconds(2.0 ** -7) == Timeval(0, 7813)
+    assert Timeval.from_seconds(5 + 2.0 ** -7) == Timeval(5, 7813)
+    # negative: -7812.5 us -> -7813 us, i.e. one second back plus 992187 us
+    assert Timeval.from_seconds(-(2.0 ** -7)) == Timeval(-1, 1_000_000 - 7813)
+    # the top of the microsecond range carries into the next second
+    assert Timeval.from_seconds(1.9999996) == Timeval(2, 0)
+
+
+def test_timeval_rounding_on_a_grid_equals_the_reference():
+    # a dyadic grid: every product with 1e6 is exact in binary, ties included
+    from decimal import Decimal
+    ties = 0
+    for k in range(-20000, 20001):
+        t = k * 2.0 ** -13
+        exact = Decimal(t) * 1_000_000
+        ties += exact % 1 in (Decimal("0.5"), Decimal("-0.5"))
+        tv = Timeval.from_seconds(t)
+        assert tv.sec * 1_000_000 + tv.usec == _half_away(exact), t
+    assert ties > 100
+
+
+def test_mposval_rounds_half_away_from_zero_at_exact_halves():
+    res = mposval_resolution(0, 0)        # radians: 2**-21 per count
+    for mag in (0, 1, 2, 1000, MPOSVAL_MAG_MAX - 1):
+        for sign in (1, -1):
+            raw = mposval_pack_native(0, 0, sign * (mag + 0.5) * res)
+            assert raw & MPOSVAL_MAG_MAX == mag + 1, (mag, sign)   # even or odd: up in size
+            assert bool(raw & 0x800000) == (sign < 0)
+
+
+def test_host_integer_helpers_of_the_hardware_layer():
+    from bsal_ros.protocol.values import (mposval_pack_rad, mposval_unpack_rad, speedval_sign,
+                                          statval_fields, statval_pack)
+    s = statval_pack(True, False, True, 1234)
+    assert s & 0xFF == 0x05 and statval_fields(s) == (True, False, True, 1234)
+    assert statval_fields(statval_pack(True, True, True, 1 << 30))[3] == STATVAL_MS_MAX
+    assert statval_fields(statval_pack(False, False, False, -5))[3] == 0
+    assert speedval_sign(0x0800) == 0 and speedval_sign(0x0801) == -1 and speedval_sign(1) == 1
+    assert mposval_pack_rad(-0.0) == 0                     # no sign on a steering of -0.0
+    assert mposval_pack_rad(-0.5) == 0x800000 | (1 << 20)
+    assert mposval_unpack_rad(mposval_pack_rad(1.25)) == 1.25
+    # the hardware layer's old encoder rounded half to even; this one never does
+    assert mposval_pack_rad(2.5 * 2.0 ** -21) & MPOSVAL_MAG_MAX == 3

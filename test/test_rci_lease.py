@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from bsal_ros.hardware.values import speedval_sign
+from bsal_ros.protocol.values import speedval_sign
 from bsal_ros.nodes.hardware_node import HardwareNode
 from bsal_ros.protocol import (CAcMt, CCnAc, CStIq, CStMt, CStRp, MotorCommand,
                                MotorCommandKind, MotorType, RciCode, speedval_pack)

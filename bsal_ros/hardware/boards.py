@@ -12,25 +12,26 @@ moving is "stuck": up, but not ok.
 from __future__ import annotations
 
 import errno as _errno
-import math
 from dataclasses import dataclass
 
-from . import registers as R
-from .values import mposval_decode, mposval_encode, speedval_decode
-from .values import speedval_sign as R_speed_sign
+from . import registers as regs
+from .bus import BusUnavailable
 
 
 def errno_name(code: int | None) -> str:
+    """errno code -> its symbolic name (EIO, ENXIO...), or 'errno N'."""
     return _errno.errorcode.get(code or 0, f"errno {code}")
 
 
 class BoardError(Exception):
     """A board transfer failed after its retries (or the board is known down)."""
 
-    def __init__(self, board: "Board", code: int | None, message: str):
+    def __init__(self, board: "Board", code: int | None, message: str,
+                 bus_unavailable: bool = False):
         super().__init__(message)
         self.board = board
         self.errno = code
+        self.bus_unavailable = bus_unavailable   # the bus itself is not open
 
 
 @dataclass
@@ -42,9 +43,10 @@ class BoardEvent:
 
 
 class Board:
+    """One board at one I2C address: polled, cached, marked down and up by itself."""
     type = "base"
 
-    def __init__(self, name: str, cfg: dict, bus, regmap: R.RegisterMap, retries: int = 2,
+    def __init__(self, name: str, cfg: dict, bus, regmap: regs.RegisterMap, retries: int = 2,
                  stuck_polls: int = 4):
         self.name = name
         self.cfg = cfg
@@ -74,16 +76,20 @@ class Board:
 
     # ---- rates ---------------------------------------------------------
     def update_hz(self) -> float:
+        """How often the board makes new data (Hz)."""
         return float(self.cfg["update_hz"])
 
     def poll_period(self) -> float:
+        """Seconds between two polls of the board."""
         return 1.0 / float(self.cfg["poll_hz"])
 
     def data_len(self) -> int:  # pragma: no cover - abstract
+        """Bytes of the data block read per poll."""
         raise NotImplementedError
 
     @property
     def hardware_id(self) -> str:
+        """``<bus>:<address>`` for diagnostics."""
         return f"{self.bus.name}:{self.address:#04x}"
 
     # ---- I/O with bounded retries --------------------------------------
@@ -95,6 +101,8 @@ class Board:
                 if attempt:
                     self.transfers_retried += 1
                 return out
+            except BusUnavailable as exc:   # no adapter: retrying now cannot help
+                raise BoardError(self, exc.errno, exc.strerror, bus_unavailable=True) from None
             except OSError as exc:
                 last = exc
         code = last.errno if last is not None else None
@@ -106,7 +114,8 @@ class Board:
         self.ok = False
         self.errno = err.errno
         msg = f"board {self.name} ({self.hardware_id}) not answering: {err}"
-        if was_up or self.fault != msg:
+        # a bus that cannot be opened is logged once by the bus, not once per board
+        if (was_up or self.fault != msg) and not err.bus_unavailable:
             self.events.append(BoardEvent(self.name, "error", msg))
         self.fault = msg
 
@@ -155,10 +164,12 @@ class Board:
         return True
 
     def set_enable(self, mask: int) -> None:
+        """Write the ENABLE mask (which channels or devices run)."""
         self.write(self.rm.enable, [mask & 0xFF])
         self.enable_mask = mask & 0xFF
 
     def command(self, cmd: int) -> None:
+        """Write one COMMAND register value (reset, clear, home...)."""
         self.write(self.rm.command, [cmd])
 
     # ---- polling ---------------------------------------------------------
@@ -199,13 +210,16 @@ class Board:
         return True
 
     def decode(self, data: list[int], mono: float) -> None:  # pragma: no cover - abstract
+        """Cache the values of a fresh data block."""
         raise NotImplementedError
 
     def reset_cache(self) -> None:
+        """Forget what was read (after a reset)."""
         pass
 
 
 class UltrasonicBoard(Board):
+    """Up to N sonar channels fired in slots; one echo delay per channel."""
     type = "ultrasonic"
 
     def __init__(self, *a, **kw):
@@ -223,15 +237,16 @@ class UltrasonicBoard(Board):
         return self.margin / self.update_hz()
 
     def data_len(self) -> int:
-        return R.ultrasonic_block_len(self.channels)
+        return regs.ultrasonic_block_len(self.channels)
 
     def decode(self, data, mono):
-        _, _, delays = R.unpack_ultrasonic(data, self.channels)
+        _, _, delays = regs.unpack_ultrasonic(data, self.channels)
         self.delays = delays
 
     def write_timing(self, slots: list[int], interval_ms: int) -> None:
+        """Write the firing slots and the firing interval (only what changed)."""
         if interval_ms != self.interval_ms:
-            self.write(self.rm.interval, R.u16(interval_ms))
+            self.write(self.rm.interval, regs.u16(interval_ms))
         if slots != self.slots:
             self.write(self.rm.slots, list(slots))
         self.slots, self.interval_ms = list(slots), int(interval_ms)
@@ -241,239 +256,8 @@ class UltrasonicBoard(Board):
         self.interval_ms = int(self.cfg["interval_ms"])
 
 
-ZERO_SPEED = 0x8000   # speedval: 0 % duty
-
-
-class MotorBoard(Board):
-    """A board with a motor: command watchdog, keep-alive and the latched stop.
-
-    The board stops its motor by itself when no write arrived for
-    ``command_timeout_ms`` (register TIMEOUT, written at start-up); the poller
-    sends a KEEPALIVE on every poll of a healthy board (:meth:`refresh`).
-
-    A stop that cannot be written (the board is down, stuck, or the write
-    fails) is latched: :meth:`write` sends it before anything else written to
-    the board, :meth:`refresh` re-sends it on every poll that the board
-    answers, and it is cleared when a fresh reading, after the stop was
-    written to the healthy board, shows the motor commanded to zero (or a new
-    command supersedes it). So the first write to a board that comes back is
-    always the stop, even when its own watchdog already stopped the motor.
-    """
-
-    def __init__(self, *a, **kw):
-        super().__init__(*a, **kw)
-        self.command_timeout_ms = int(self.cfg.get("command_timeout_ms", 500))
-        self.stop_pending = False
-        self.stop_speedval = ZERO_SPEED
-        self.stop_latched_at: float | None = None   # clock time the stop was latched
-        self.stop_resends = 0
-        self.stops_latched = 0
-        self.keepalives = 0
-        self.timed_out = False    # ST_TIMEOUT: the board's watchdog stopped the motor
-        self._flushing = False
-        self._stop_sent_ok = False   # the stop was written while the board was healthy
-        self.timeout_written = False  # TIMEOUT holds our command_timeout_ms
-
-    # ---- watchdog ----------------------------------------------------------
-    def write_timeout(self) -> None:
-        self.write(self.rm.timeout, R.u16(self.command_timeout_ms))
-        self.timeout_written = True
-
-    def command(self, cmd: int) -> None:
-        super().command(cmd)
-        if cmd == R.CMD_RESET:
-            self.timeout_written = False   # the board is back to its own default
-
-    def keepalive(self) -> None:
-        self.write(self.rm.keepalive, [self.keepalives & 0xFF])
-        self.keepalives += 1
-
-    def watchdog_note(self) -> str:
-        if self.command_timeout_ms:
-            return (f"the board's own watchdog stops the motor within "
-                    f"{self.command_timeout_ms} ms")
-        return "the board's watchdog is off (command_timeout_ms 0)"
-
-    # ---- the latched stop ----------------------------------------------------
-    def latch_stop(self, speedval: int, now: float) -> None:
-        if not self.stop_pending:
-            self.stop_latched_at = now
-            self.stops_latched += 1
-            self.events.append(BoardEvent(
-                self.name, "warn", f"board {self.name}: stop latched ({self.fault or 'not ok'}): "
-                                   f"re-sent when the board answers; {self.watchdog_note()}"))
-        self.stop_pending = True
-        self.stop_speedval = speedval
-        self._stop_sent_ok = False
-
-    def cancel_stop(self) -> None:
-        self.stop_pending = False
-        self.stop_latched_at = None
-
-    def send_stop(self) -> None:
-        """Write the latched stop now (raises BoardError); it stays latched until confirmed."""
-        self._flushing = True
-        try:
-            self._write_stop(self.stop_speedval)
-            self.stop_resends += 1
-            # a write to a stuck board is not trusted: only one to a healthy board counts
-            self._stop_sent_ok = self.up and self.ok
-        finally:
-            self._flushing = False
-
-    def _write_stop(self, sv: int) -> None:
-        Board.write(self, self.rm.speed, R.u16(sv))
-        self.speed_set = sv
-
-    def write(self, reg: int, data: list[int]) -> None:
-        if self.stop_pending and not self._flushing:
-            self.send_stop()           # the stop goes first, whatever else is written
-        super().write(reg, data)
-
-    def refresh(self) -> None:
-        """After a poll: re-send a latched stop to a board that answers, else feed
-        the watchdog of a healthy board. Errors are left to the next poll."""
-        try:
-            if self.stop_pending:
-                if self.up:
-                    self.send_stop()
-            elif self.up and self.ok:
-                if not self.timeout_written:   # down at start-up, or reset since
-                    self.write_timeout()
-                elif self.command_timeout_ms:
-                    self.keepalive()
-        except BoardError:
-            pass
-
-    def stop_confirmed(self) -> bool:
-        return not R_speed_sign(self.speed_set)
-
-    def after_decode(self, status: int) -> None:
-        timed_out = bool(status & R.ST_TIMEOUT)
-        if timed_out and not self.timed_out:
-            self.events.append(BoardEvent(
-                self.name, "warn", f"board {self.name}: its command watchdog stopped the motor "
-                                   f"(no write for {self.command_timeout_ms} ms)"))
-        self.timed_out = timed_out
-        if self.stop_pending and self.ok and self._stop_sent_ok and self.stop_confirmed():
-            self.events.append(BoardEvent(
-                self.name, "info", f"board {self.name}: latched stop applied "
-                                   f"(re-sent {self.stop_resends} times)"))
-            self.cancel_stop()
-            self.stop_resends = 0
-
-
-class DcMotorBoard(MotorBoard):
-    """Drive motor (channel 0) and the relative encoder on the drive wheel."""
-    type = "dc_motor"
-
-    def __init__(self, *a, **kw):
-        super().__init__(*a, **kw)
-        self.reset_cache()
-
-    def reset_cache(self):
-        self.speed_set = 0x8000
-        self.speed_meas = 0.0
-        self.count: int | None = None
-        self.d_count = 0
-        self.total = 0       # unwrapped counts since the last clear
-        self.stalled = False
-        self.refused = False
-
-    def data_len(self):
-        return R.DC_BLOCK.size
-
-    def decode(self, data, mono):
-        st, _, sset, smeas, count = R.DC_BLOCK.unpack(bytes(data))
-        self.speed_set = sset
-        self.speed_meas = speedval_decode(smeas)[1]
-        if self.count is None:
-            self.d_count = 0
-        else:
-            self.d_count = R.to_i16(count - self.count)
-        self.total += self.d_count
-        self.count = count
-        self.stalled = bool(st & R.ST_STALLED)
-        self.refused = bool(st & R.ST_REFUSED)
-        self.after_decode(st)
-
-    def set_speedval(self, sv: int) -> None:
-        self.write(self.rm.speed, R.u16(sv))
-        self.speed_set = sv
-        if R_speed_sign(sv):
-            self.cancel_stop()      # a new command supersedes the latched stop
-
-    def clear_count(self) -> None:
-        self.command(R.CMD_CLEAR_COUNT)
-        self.count = None
-        self.total = 0
-        self.d_count = 0
-
-
-class PservoBoard(MotorBoard):
-    """Steering pseudo-servo motor and the absolute steering encoder."""
-    type = "pservo_motor"
-
-    def __init__(self, *a, **kw):
-        super().__init__(*a, **kw)
-        self.reset_cache()
-
-    def reset_cache(self):
-        self.speed_set = 0x8000
-        self.position = 0.0
-        self.mposval = 0
-        self.count = 0
-        self.phase = R.PHASE_IDLE
-        self.homed = False
-        self.homing = False
-        self.stalled = False
-        self.refused = False
-        self.position_mode = False
-        self.turning = False
-
-    def data_len(self):
-        return R.PSERVO_BLOCK.size
-
-    def decode(self, data, mono):
-        st, _, sset, mpos, count, phase = R.PSERVO_BLOCK.unpack(bytes(data))
-        self.speed_set = sset
-        self.mposval = mpos
-        self.position = mposval_decode(mpos)
-        self.turning = count != self.count
-        self.count = count
-        self.phase = phase
-        self.homed = bool(st & R.ST_HOMED)
-        self.homing = bool(st & R.ST_HOMING)
-        self.stalled = bool(st & R.ST_STALLED)
-        self.refused = bool(st & R.ST_REFUSED)
-        self.position_mode = bool(st & R.ST_POSITION_MODE)
-        self.after_decode(st)
-
-    def stop_confirmed(self) -> bool:
-        return not R_speed_sign(self.speed_set) and not self.position_mode and not self.homing
-
-    def _write_stop(self, sv: int) -> None:
-        if self.homing or self.phase in (R.PHASE_SEEKING, R.PHASE_BACKING_OFF,
-                                         R.PHASE_CENTERING):
-            Board.write(self, self.rm.command, [R.CMD_ABORT_HOME])
-        Board.write(self, self.rm.speed, R.u16(sv))
-        self.speed_set = sv
-        self.position_mode = False
-
-    def set_speedval(self, sv: int) -> None:
-        self.write(self.rm.speed, R.u16(sv))
-        self.speed_set = sv
-        self.position_mode = False
-        if R_speed_sign(sv):
-            self.cancel_stop()
-
-    def set_target(self, angle: float) -> None:
-        self.write(self.rm.target, R.u32(mposval_encode(angle)))
-        self.position_mode = True
-        self.cancel_stop()
-
-
 class AccelBoard(Board):
+    """The one-axis accelerometer board (milli-g)."""
     type = "accelerometer"
 
     def __init__(self, *a, **kw):
@@ -481,23 +265,11 @@ class AccelBoard(Board):
         self.accel_g = 0.0
 
     def data_len(self):
-        return R.ACCEL_BLOCK.size
+        return regs.ACCEL_BLOCK.size
 
     def decode(self, data, mono):
-        _, _, mg = R.ACCEL_BLOCK.unpack(bytes(data))
+        _, _, mg = regs.ACCEL_BLOCK.unpack(bytes(data))
         self.accel_g = mg / 1000.0
 
     def reset_cache(self):
         self.accel_g = 0.0
-
-
-BOARD_CLASSES = {
-    "ultrasonic": UltrasonicBoard,
-    "dc_motor": DcMotorBoard,
-    "pservo_motor": PservoBoard,
-    "accelerometer": AccelBoard,
-}
-
-
-def angle_from_count(count: int, cpr: int) -> float:
-    return count * 2.0 * math.pi / cpr

@@ -19,9 +19,9 @@ from typing import Any
 
 import yaml
 
+from ..core.device_classes import ALL_CLASSES
+
 BOARD_TYPES = ("ultrasonic", "dc_motor", "pservo_motor", "accelerometer")
-DEVICE_CLASSES = ("ultrasonic", "relative_encoder", "absolute_encoder", "accelerometer",
-                  "dc_motor", "pservo_motor")
 # which board type may carry which device class
 CARRIES = {
     "ultrasonic": ("ultrasonic",),
@@ -129,7 +129,6 @@ DEFAULT_DESCRIPTION: dict[str, Any] = {
         "rate_scale": 1.0,
         "all_boards_hz": 0.0,
         "activate_on_start": True,
-        "auto_home": True,
         "frame_prefix": "",
         "odom_frame": "odom",
         "map_frame": "map",
@@ -156,6 +155,7 @@ def deep_merge(base: dict, over: dict) -> dict:
 
 
 class DescriptionError(ValueError):
+    """The robot description is not valid (the message says where and why)."""
     pass
 
 
@@ -276,7 +276,7 @@ def validate(robot: dict) -> None:
     check_motor_watchdogs(robot)
     seen_channels = {}
     for cls, devs in (robot.get("devices") or {}).items():
-        if cls not in DEVICE_CLASSES:
+        if cls not in ALL_CLASSES:
             raise DescriptionError(f"unknown device class {cls!r}")
         ids = set()
         if not isinstance(devs, dict):

@@ -2,54 +2,29 @@
 
 A device maps a (class, id) to a board and channel (from the robot
 description) and reads the board's cache; it never touches the bus. Its
-:meth:`snapshot` is a :class:`DeviceSnapshot` in SI units with the raw BSAL
-values beside them (the fields of ``bsal_interfaces/DeviceState``).
+:meth:`Device.snapshot` is a :class:`bsal_ros.core.DeviceState` in SI units
+with the raw BSAL values beside them.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-
-from . import registers as R
-from .boards import angle_from_count
-from .values import speedval_decode, speedval_sign, statval
-
-from bsal_ros.core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
-                                     MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
-                                     SENSOR_CLASSES, ULTRASONIC)
+from . import registers as regs
+from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
+                                   MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
+                                   SENSOR_CLASSES, ULTRASONIC)
+from ..core.device_state import DeviceState
+from ..core.units import counts_to_angle, delay_to_range
+from ..protocol.values import speedval_sign, speedval_unpack, statval_pack
 
 
-@dataclass
-class DeviceSnapshot:
-    device_class: str
-    id: int
-    on: bool
-    up: bool
-    ok: bool
-    fault: str
-    stamp: float | None          # wall time the data was read (None: never)
-    statval: int = 0
-    delay_us: int = 0
-    range_m: float = math.inf
-    d_count: int = 0
-    d_statval: int = 0
-    count: int = 0
-    position: float = 0.0
-    accel_g: float = 0.0
-    speedval: int = 0
-    duty_mode: bool = False
-    speed: float = 0.0
-    measured_speed: float = 0.0
-    mposval: int = 0
-    motor_position: float = 0.0
-    homed: bool = False
-    homing: bool = False
-    stalled: bool = False
-    extra: dict = field(default_factory=dict)
+def _ms_since(stamp: float | None, base_time: float) -> int:
+    """Milliseconds from the base time to a wall-time stamp (0: never read)."""
+    return 0 if stamp is None else int((stamp - base_time) * 1000.0)
 
 
 class Device:
+    """One BSAL device: a (class, id) on a board channel, read from the board's cache."""
+
     device_class = ""
     enable_bit = 0x01
 
@@ -64,134 +39,178 @@ class Device:
 
     @property
     def key(self) -> tuple[str, int]:
+        """(device_class, id)."""
         return self.device_class, self.id
 
     @property
     def name(self) -> str:
+        """``<class>_<id>`` as used in log lines and results."""
         return f"{self.device_class}_{self.id:02d}"
 
     def ok(self) -> bool:
+        """The board behind the device answers and its data is good."""
         return self.board.up and self.board.ok
 
-    def base(self, base_time: float) -> DeviceSnapshot:
+    def base(self, base_time: float) -> DeviceState:
+        """The fields every device class has: status bits, statval, fault, stamp."""
         b = self.board
-        ms = 0 if b.stamp is None else int((b.stamp - base_time) * 1000.0)
         fault = b.fault
+        s = DeviceState(self.device_class, self.id, on=self.on, up=b.up, ok=b.ok,
+                        stamp=b.stamp, statval=statval_pack(self.on, b.up, b.ok,
+                                                            _ms_since(b.stamp, base_time)))
         if self.device_class in MOTOR_CLASSES:
-            if getattr(b, "stop_pending", False):
+            s.stop_pending = bool(b.stop_pending)
+            s.watchdog_stopped = bool(b.timed_out)
+            if s.stop_pending:
                 note = "stop latched: re-sent when the board answers"
                 fault = f"{fault}; {note}" if fault else note
-            elif getattr(b, "timed_out", False) and not fault:
+            elif s.watchdog_stopped and not fault:
                 fault = (f"stopped by the board's command watchdog "
                          f"({b.command_timeout_ms} ms without a command)")
-        s = DeviceSnapshot(self.device_class, self.id, self.on, b.up, b.ok, fault,
-                           b.stamp, statval(self.on, b.up, b.ok, ms))
-        if self.device_class in MOTOR_CLASSES:
-            s.extra["stop_pending"] = bool(getattr(b, "stop_pending", False))
-            s.extra["watchdog_stopped"] = bool(getattr(b, "timed_out", False))
+        # a fault string is only news while the board is not healthy or a stop is in play
+        if not b.ok or not b.up or s.stop_pending or s.watchdog_stopped:
+            s.fault = fault
         return s
 
-    def snapshot(self, base_time: float, robot) -> DeviceSnapshot:
+    def snapshot(self, base_time: float, robot) -> DeviceState:
+        """This device's state; ``robot`` supplies the unit parameters."""
         return self.base(base_time)
 
 
 class Ultrasonic(Device):
+    """One sonar channel of an ultrasonic board: echo delay and range."""
+
     device_class = ULTRASONIC
 
     @property
     def enable_bit(self):
+        """Each sonar has its own ENABLE bit: its channel."""
         return 1 << self.channel
 
     def snapshot(self, base_time, robot):
+        """Echo delay and range."""
         s = self.base(base_time)
         s.delay_us = self.board.delays[self.channel]
-        s.range_m = robot.delay_to_range(s.delay_us)
+        s.range_m = delay_to_range(s.delay_us, robot.speed_of_sound)
         return s
 
 
-class RelativeEncoder(Device):
+class EncoderDevice(Device):
+    """An encoder: the raw count as the wire carries it (gint16) and an angle."""
+
+    enable_bit = regs.EN_ENCODER
+
+    def snapshot(self, base_time, robot):
+        """Count and the class's own fields."""
+        b = self.board
+        s = self.base(base_time)
+        s.count = regs.to_i16(b.count or 0)
+        self.fill(s, b, base_time, robot)
+        return s
+
+    def fill(self, s: DeviceState, b, base_time: float, robot) -> None:  # pragma: no cover
+        """The class's own fields from its board's cache."""
+        raise NotImplementedError
+
+
+class RelativeEncoder(EncoderDevice):
+    """The drive wheel's encoder on the dc_motor board: counts since the last read."""
+
     device_class = RELATIVE_ENCODER
-    enable_bit = R.EN_ENCODER
 
-    def snapshot(self, base_time, robot):
-        b = self.board
-        s = self.base(base_time)
+    def fill(self, s, b, base_time, robot):
+        """Counts since the last read, angle since the last clear, their statval."""
         s.d_count = b.d_count
-        s.count = R.to_i16(b.count or 0)
-        s.position = angle_from_count(b.total, robot.drive_cpr)
-        ms = 0 if b.prev_stamp is None else int((b.prev_stamp - base_time) * 1000.0)
-        s.d_statval = statval(self.on, b.up, b.ok, ms)
+        s.position = counts_to_angle(b.total, robot.drive_cpr)
+        s.d_statval = statval_pack(self.on, b.up, b.ok, _ms_since(b.prev_stamp, base_time))
         s.measured_speed = b.speed_meas
-        return s
 
 
-class AbsoluteEncoder(Device):
+class AbsoluteEncoder(EncoderDevice):
+    """The steering angle encoder on the pservo board."""
+
     device_class = ABSOLUTE_ENCODER
-    enable_bit = R.EN_ENCODER
 
-    def snapshot(self, base_time, robot):
-        b = self.board
-        s = self.base(base_time)
-        s.count = R.to_i16(b.count)
-        s.position = angle_from_count(s.count, robot.steer_cpr)
-        return s
+    def fill(self, s, b, base_time, robot):
+        """The steering angle."""
+        s.position = counts_to_angle(s.count, robot.steer_cpr)
 
 
 class Accelerometer(Device):
+    """The one-axis accelerometer (g along base_link x)."""
+
     device_class = ACCELEROMETER
 
     def snapshot(self, base_time, robot):
+        """Acceleration in g."""
         s = self.base(base_time)
         s.accel_g = self.board.accel_g
         return s
 
 
-class DcMotor(Device):
-    device_class = DC_MOTOR
-    enable_bit = R.EN_MOTOR
+class MotorDevice(Device):
+    """A motor: commanded speedval and its meaning, stall; subclasses add the rest."""
+
+    enable_bit = regs.EN_MOTOR
 
     def snapshot(self, base_time, robot):
+        """Speedval, its meaning, stall, and the class's own fields."""
         b = self.board
         s = self.base(base_time)
         s.speedval = b.speed_set
-        s.duty_mode, s.speed = speedval_decode(b.speed_set)
-        s.measured_speed = b.speed_meas
+        s.duty_mode, s.speed = speedval_unpack(b.speed_set)
         s.stalled = b.stalled
+        self.fill(s, b)
         return s
 
+    def fill(self, s: DeviceState, b) -> None:  # pragma: no cover - abstract
+        """The class's own fields from its board's cache."""
+        raise NotImplementedError
+
+
+class DcMotor(MotorDevice):
+    """The drive motor: commanded speedval, measured speed, stall."""
+
+    device_class = DC_MOTOR
+
+    def fill(self, s, b):
+        """Measured wheel speed."""
+        s.measured_speed = b.speed_meas
+
     def moving(self) -> bool:
+        """The wheel turns (measured speed above the noise)."""
         return abs(self.board.speed_meas) > 0.02
 
     def motion_sign(self) -> int:
+        """-1, 0 or +1: the direction the wheel turns now."""
         m = self.board.speed_meas
         return 0 if abs(m) <= 0.02 else (1 if m > 0 else -1)
 
 
-class PservoMotor(Device):
-    device_class = PSERVO_MOTOR
-    enable_bit = R.EN_MOTOR
+class PservoMotor(MotorDevice):
+    """The steering pseudo-servo: speed or position mode, homing."""
 
-    def snapshot(self, base_time, robot):
-        b = self.board
-        s = self.base(base_time)
-        s.speedval = b.speed_set
-        s.duty_mode, s.speed = speedval_decode(b.speed_set)
+    device_class = PSERVO_MOTOR
+
+    def fill(self, s, b):
+        """Position, homing state and phase."""
         s.mposval = b.mposval
         s.motor_position = b.position
         s.homed = b.homed
         s.homing = b.homing
-        s.stalled = b.stalled
-        s.extra["phase"] = R.PHASE_NAMES.get(b.phase, str(b.phase))
-        return s
+        s.phase = regs.PHASE_NAMES.get(b.phase, str(b.phase))
 
     def moving(self) -> bool:
+        """The steering turns (its encoder count changed at the last read)."""
         return self.board.turning
 
     def motion_sign(self) -> int:
+        """-1, 0 or +1: the direction the steering turns now."""
         return speedval_sign(self.board.speed_set) if self.board.turning else 0
 
 
-DEVICE_CLASSES = {
+# device class name -> the Device subclass that reads it
+DEVICE_TYPES = {
     ULTRASONIC: Ultrasonic,
     RELATIVE_ENCODER: RelativeEncoder,
     ABSOLUTE_ENCODER: AbsoluteEncoder,

@@ -8,7 +8,8 @@ Level from the statval bits and the age of the data:
   poll periods;
 * WARN  - a motor reports a stall, a latched stop is not yet confirmed, the
   board's command watchdog stopped the motor, its command lease ran out and
-  the node stopped it (until its next command), the board refused the last
+  the node stopped it (until its next command), cmd_vel holds the wheel
+  (steering not homed or homing), the board refused the last
   command, or new data arrives at less than half the expected poll rate
   (frequency check);
 * OK    - otherwise (a device that is off is OK: "off").
@@ -19,12 +20,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..core.device_classes import ALL_CLASSES
+
 OK, WARN, ERROR, STALE = 0, 1, 2, 3
 LEVEL_NAMES = {OK: "OK", WARN: "WARN", ERROR: "ERROR", STALE: "STALE"}
 
 
 @dataclass
 class DeviceDiag:
+    """One diagnostic status, ROS-free (the node turns it into DiagnosticStatus)."""
+
     name: str
     level: int
     message: str
@@ -33,10 +38,10 @@ class DeviceDiag:
 
 
 def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> list[DeviceDiag]:
+    """One status per device, levels as the module text says."""
     out = []
     with robot.lock:
-        for cls in ("ultrasonic", "relative_encoder", "absolute_encoder", "accelerometer",
-                    "dc_motor", "pservo_motor"):
+        for cls in ALL_CLASSES:
             for d in robot.devices_of(cls):
                 b = d.board
                 s = d.snapshot(robot.base_time, robot)
@@ -69,17 +74,19 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                     if cls == "pservo_motor":
                         values["homed"] = s.homed
                         values["homing"] = s.homing
-                        values["phase"] = s.extra.get("phase", "")
+                        values["phase"] = s.phase
                 if not s.up or not s.ok:
                     level, msg = ERROR, s.fault or "board not ok"
                 elif s.on and age > stale_factor * period:
                     level, msg = STALE, f"no data for {age:.2f} s (poll period {period:.3f} s)"
                 elif s.stalled:
                     level, msg = WARN, "motor stalled"
-                elif s.extra.get("stop_pending") or s.extra.get("watchdog_stopped"):
+                elif s.stop_pending or s.watchdog_stopped:
                     level, msg = WARN, s.fault
                 elif cls in ("dc_motor", "pservo_motor") and lease["lease_stopped"]:
                     level, msg = WARN, lease["lease_stopped"]
+                elif cls == "dc_motor" and s.on and getattr(robot, "drive_held", ""):
+                    level, msg = WARN, f"cmd_vel holds the wheel: {robot.drive_held}"
                 elif getattr(b, "refused", False):
                     level, msg = WARN, "board refused the last command"
                 elif s.on and b.fresh_reads >= 5 and b.rate_hz < 0.5 / period:
@@ -129,7 +136,12 @@ class BusDiagnostics:
         self._prev = (now_mono, st)
         if errnos:
             values["last_errno"] = errnos[-1]
-        if not down:
+        open_error = getattr(robot.bus, "open_error", "")
+        if open_error:
+            values["open_error"] = open_error
+        if open_error:     # the bus device itself is missing or forbidden
+            level, msg = ERROR, open_error
+        elif not down:
             level, msg = OK, f"{len(boards)}/{len(boards)} boards answering"
         else:
             why = "; ".join(f"{b.name}: {b.fault}" for b in down)

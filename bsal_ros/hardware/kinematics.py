@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from .values import wrap_angle
+from ..core.units import wrap_angle
 
 
 def tricycle_ik(vx: float, wz: float, wheelbase: float, wheel_radius: float,
@@ -36,6 +36,18 @@ def tricycle_ik(vx: float, wz: float, wheelbase: float, wheel_radius: float,
     if abs(w) > max_wheel_speed:
         w = math.copysign(max_wheel_speed, w)
     return w, a
+
+
+def steering_error_scale(error: float) -> float:
+    """Factor on the wheel speed while the steering is ``error`` rad away from
+    its target, as ros2_controllers' tricycle_controller does: full speed
+    within 30 degrees, cos(error) up to 90 degrees, 1 % beyond."""
+    error = abs(error)
+    if error < math.pi / 6.0:
+        return 1.0
+    if error > math.pi / 2.0:
+        return 0.01
+    return math.cos(error)
 
 
 def tricycle_fk(w: float, a: float, wheelbase: float, wheel_radius: float) -> tuple[float, float]:
@@ -125,9 +137,11 @@ class TricycleOdometry:
             self.vx, self.wz = ds / dt, dth / dt
 
     def set_pose(self, x: float, y: float, th: float, cov3=None) -> None:
+        """Set the pose estimate (the odometry frame is not moved)."""
         self.pose = PoseCov(x, y, wrap_angle(th), cov3)
 
     def reset(self) -> None:
+        """Back to the origin, velocities zero."""
         self.odom = PoseCov()
         self.pose = PoseCov()
         self.vx = self.wz = 0.0

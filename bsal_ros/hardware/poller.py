@@ -13,6 +13,8 @@ from typing import Callable
 
 
 class Poller:
+    """Runs ``robot.cycle()`` whenever a board is due, on its own thread."""
+
     def __init__(self, robot, listener: Callable[[list], None] | None = None,
                  sleep: Callable[[float], None] | None = None, name: str = "bsal-hw-poll"):
         self.robot = robot
@@ -26,6 +28,7 @@ class Poller:
         self.last_error = ""
 
     def start(self) -> None:
+        """Start the thread (once)."""
         if self._thread is not None:
             return
         self._stop.clear()
@@ -33,6 +36,7 @@ class Poller:
         self._thread.start()
 
     def stop(self, timeout: float = 2.0) -> None:
+        """Stop the thread and wait for it (bounded)."""
         self._stop.set()
         t = self._thread
         if t is not None:
@@ -41,6 +45,7 @@ class Poller:
 
     @property
     def running(self) -> bool:
+        """The thread is alive."""
         return self._thread is not None and self._thread.is_alive()
 
     def _run(self) -> None:
@@ -61,6 +66,6 @@ class Poller:
                 msg = f"{type(exc).__name__}: {exc}"
                 if msg != self.last_error:
                     self.last_error = msg
-                    self.robot._event("error", f"poll cycle failed: {msg}")
+                    self.robot.report("error", f"poll cycle failed: {msg}")
             self.cpu_s += time.thread_time() - c0
             self.cycles += 1

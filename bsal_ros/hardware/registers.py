@@ -32,6 +32,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from ..core.units import clamp_int
+
 # STATUS register bits
 ST_READY = 0x01
 ST_FAULT = 0x02
@@ -67,6 +69,7 @@ EN_ENCODER = 0x02
 
 @dataclass(frozen=True)
 class RegisterMap:
+    """Register numbers of one board type (from the robot description)."""
     who_am_i: int
     data: int
     enable: int
@@ -81,6 +84,7 @@ class RegisterMap:
 
     @classmethod
     def from_description(cls, maps: dict, board_type: str) -> "RegisterMap":
+        """The map of a board type: common entries, then the type's own."""
         common = dict(maps.get("common", {}))
         common.update(maps.get(board_type, {}))
         fields = {k: int(v) for k, v in common.items() if k in cls.__dataclass_fields__}
@@ -89,6 +93,7 @@ class RegisterMap:
 
 # ---- data block layouts (after STATUS, SEQ) --------------------------------
 def ultrasonic_block_len(channels: int) -> int:
+    """Bytes of an ultrasonic data block with N channels."""
     return 2 + 2 * channels
 
 
@@ -98,28 +103,34 @@ ACCEL_BLOCK = struct.Struct(">BBh")       # status seq accel_mg
 
 
 def pack_ultrasonic(status: int, seq: int, delays: list[int]) -> list[int]:
+    """An ultrasonic data block (delays clamped to 16 bits)."""
     return list(struct.pack(f">BB{len(delays)}H", status & 0xFF, seq & 0xFF,
-                            *[min(max(int(d), 0), 0xFFFF) for d in delays]))
+                            *[clamp_int(d, 0, 0xFFFF) for d in delays]))
 
 
 def unpack_ultrasonic(data: list[int], channels: int) -> tuple[int, int, list[int]]:
+    """(status, seq, delays) of an ultrasonic data block."""
     vals = struct.unpack(f">BB{channels}H", bytes(data))
     return vals[0], vals[1], list(vals[2:])
 
 
 def u16(v: int) -> list[int]:
+    """Big-endian bytes of a 16-bit register value."""
     return list(struct.pack(">H", v & 0xFFFF))
 
 
 def u32(v: int) -> list[int]:
+    """Big-endian bytes of a 32-bit register value."""
     return list(struct.pack(">I", v & 0xFFFFFFFF))
 
 
 def from_u16(data: list[int]) -> int:
+    """16-bit value of big-endian register bytes."""
     return struct.unpack(">H", bytes(data[:2]))[0]
 
 
 def from_u32(data: list[int]) -> int:
+    """32-bit value of big-endian register bytes."""
     return struct.unpack(">I", bytes(data[:4]))[0]
 
 

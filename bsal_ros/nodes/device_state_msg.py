@@ -13,6 +13,7 @@ from builtin_interfaces.msg import Time
 from bsal_interfaces.msg import DeviceState as DeviceStateMsg
 
 from bsal_ros.core import DeviceState
+from bsal_ros.core.units import clamp_int
 
 
 def time_msg(t: float | None) -> Time:
@@ -33,32 +34,27 @@ def time_seconds(t: Time) -> float | None:
     return t.sec + t.nanosec * 1e-9
 
 
-def _clamp(v, lo: int, hi: int) -> int:
-    v = int(v)
-    return lo if v < lo else (hi if v > hi else v)
-
-
 def to_msg(s: DeviceState, frame_id: str = "") -> DeviceStateMsg:
     """Pack one record into a message (hardware-only fields are left out)."""
     m = DeviceStateMsg()
     m.header.stamp = time_msg(s.stamp)
     m.header.frame_id = frame_id
     m.device_class = s.device_class
-    m.id = _clamp(s.id, 0, 0xFFFF)
+    m.id = clamp_int(s.id, 0, 0xFFFF)
     m.on, m.up, m.ok = bool(s.on), bool(s.up), bool(s.ok)
-    m.statval = _clamp(s.statval, 0, 0xFFFFFFFF)
+    m.statval = clamp_int(s.statval, 0, 0xFFFFFFFF)
     m.fault = s.fault
-    m.delay_us = _clamp(s.delay_us, 0, 0xFFFF)
+    m.delay_us = clamp_int(s.delay_us, 0, 0xFFFF)
     m.range_m = float(s.range_m)
-    m.d_count = _clamp(s.d_count, -32768, 32767)
-    m.d_statval = _clamp(s.d_statval, 0, 0xFFFFFFFF)
-    m.count = _clamp(s.count, -32768, 32767)
+    m.d_count = clamp_int(s.d_count, -32768, 32767)
+    m.d_statval = clamp_int(s.d_statval, 0, 0xFFFFFFFF)
+    m.count = clamp_int(s.count, -32768, 32767)
     m.position = float(s.position)
     m.accel_g = float(s.accel_g)
-    m.speedval = _clamp(s.speedval, 0, 0xFFFF)
+    m.speedval = clamp_int(s.speedval, 0, 0xFFFF)
     m.duty_mode = bool(s.duty_mode)
     m.speed = float(s.speed)
-    m.mposval = _clamp(s.mposval, 0, 0xFFFFFFFF)
+    m.mposval = clamp_int(s.mposval, 0, 0xFFFFFFFF)
     m.motor_position = float(s.motor_position)
     m.homed = bool(s.homed)
     m.homing = bool(s.homing)

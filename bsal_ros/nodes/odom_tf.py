@@ -1,6 +1,6 @@
 """The ``odom`` -> ``base_link`` transform, broadcast from the odometry messages.
 
-    self._odom_tf = make_odom_tf_publisher(self, enabled=self.get_parameter('publish_tf').value)
+    self._odom_tf = make_odom_tf_publisher(self, enabled=self.get_parameter("publish_tf").value)
     ...
     self._odom_pub.publish(odom)
     self._odom_tf.publish(odom)
@@ -24,6 +24,7 @@ class NoOdomTf:
         self.reason = reason
 
     def publish(self, odom_msg) -> None:
+        """Nothing to send."""
         pass
 
 
@@ -31,7 +32,7 @@ class OdomTfBroadcaster:
     """Sends each odometry pose as the transform ``header.frame_id`` -> ``child_frame_id``."""
 
     active = True
-    reason = ''
+    reason = ""
 
     def __init__(self, broadcaster, transform_type):
         self._broadcaster = broadcaster
@@ -39,6 +40,7 @@ class OdomTfBroadcaster:
         self.sent = 0
 
     def publish(self, odom_msg) -> None:
+        """Send the odometry's pose as a transform."""
         t = self._transform_type()
         t.header.stamp = odom_msg.header.stamp
         t.header.frame_id = odom_msg.header.frame_id
@@ -56,13 +58,13 @@ def make_odom_tf_publisher(node, enabled: bool):
     """An object with ``publish(odom_msg)``: a tf2 broadcaster, or a no-op (logged once)."""
     log = node.get_logger()
     if not enabled:
-        log.info('odom -> base_link transform not published (publish_tf is false)')
-        return NoOdomTf('disabled by parameter')
+        log.info("odom -> base_link transform not published (publish_tf is false)")
+        return NoOdomTf("disabled by parameter")
     try:
         from geometry_msgs.msg import TransformStamped
         from tf2_ros import TransformBroadcaster
     except ImportError as exc:
-        log.info(f'odom -> base_link transform not published: tf2_ros is not importable '
-                 f'({exc}); pip-only installs have no TF, a ROS 2 distribution has')
-        return NoOdomTf(f'tf2_ros not importable: {exc}')
+        log.info(f"odom -> base_link transform not published: tf2_ros is not importable "
+                 f"({exc}); pip-only installs have no TF, a ROS 2 distribution has")
+        return NoOdomTf(f"tf2_ros not importable: {exc}")
     return OdomTfBroadcaster(TransformBroadcaster(node), TransformStamped)

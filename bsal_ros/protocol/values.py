@@ -25,7 +25,13 @@ mposval (001 4.7.1)::
     bit 30 type (0 angular, 1 linear), bit 28 unit, bit 23 sign, bits 22..0 magnitude
     (23-bit fixed point; whole bits: radian 2, degree 8, metric(mm) 19, standard(0.1 in) 16)
 
-timeval: two gint32, seconds and microseconds (DESIGN.md section 3).
+timeval: two gint32, seconds and microseconds; microseconds are rounded half
+away from zero like every other value here.
+
+Besides the SI conversions, the host-integer helpers the hardware layer uses
+(:func:`statval_pack`, :func:`statval_fields`, :func:`speedval_sign`,
+:func:`mposval_pack_rad`, :func:`mposval_unpack_rad`) live here too, so each
+value type has one implementation and one rounding rule.
 """
 
 from __future__ import annotations
@@ -42,12 +48,21 @@ __all__ = [
     "Statval", "STATVAL_MS_MAX", "speedval_pack", "speedval_unpack", "SPEEDVAL_MAG_MAX",
     "AngularUnit", "LinearUnit", "mposval_pack", "mposval_unpack", "mposval_pack_native",
     "mposval_unpack_native", "mposval_resolution", "MPOSVAL_MAG_MAX", "Timeval",
+    "STAT_ON", "STAT_UP", "STAT_OK", "statval_pack", "statval_fields", "SPEEDVAL_DUTY",
+    "SPEEDVAL_SIGN", "SPEEDVAL_ZERO", "SPEEDVAL_RAD_MAX", "speedval_sign", "mposval_pack_rad",
+    "mposval_unpack_rad",
 ]
 
 STATVAL_MS_MAX = (1 << 24) - 1
 SPEEDVAL_MAG_MAX = (1 << 11) - 1
 MPOSVAL_MAG_MAX = (1 << 23) - 1
 _INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+STAT_ON, STAT_UP, STAT_OK = 0x01, 0x02, 0x04
+SPEEDVAL_DUTY = 0x8000          # bit 15: the value is a duty cycle
+SPEEDVAL_SIGN = 0x0800          # bit 11: negative / MOTOR_BACKWARD
+SPEEDVAL_ZERO = SPEEDVAL_DUTY   # 0 % duty: the stop every motor understands
+SPEEDVAL_RAD_MAX = SPEEDVAL_MAG_MAX / 1000.0   # rad/s, thousandths of a rad/s per count
 
 
 def _check_number(value: float, what: str) -> float:
@@ -106,6 +121,17 @@ class Statval:
         return cls(on, up, ok, min(max(ms, 0), STATVAL_MS_MAX))
 
 
+def statval_pack(on: bool, up: bool, ok: bool, ms: int) -> int:
+    """Host-integer statval from the status bits and ms since the base time (clamped)."""
+    return Statval(bool(on), bool(up), bool(ok), int(ms)).pack()
+
+
+def statval_fields(raw: int) -> tuple[bool, bool, bool, int]:
+    """(on, up, ok, elapsed_ms) of a statval."""
+    s = Statval.unpack(raw & 0xFFFFFFFF)
+    return s.on, s.up, s.ok, s.ms
+
+
 # ---------------------------------------------------------------- speedval
 def speedval_pack(is_duty: bool, value: float) -> int:
     """Pack a signed speed into a speedval.
@@ -132,13 +158,24 @@ def speedval_unpack(raw: int) -> tuple[bool, float]:
     return is_duty, (-v if raw & 0x0800 else v)
 
 
+def speedval_sign(raw: int) -> int:
+    """-1, 0 or +1: the direction a speedval commands (a zero magnitude is none)."""
+    if raw & SPEEDVAL_MAG_MAX == 0:
+        return 0
+    return -1 if raw & SPEEDVAL_SIGN else 1
+
+
 # ----------------------------------------------------------------- mposval
 class AngularUnit(IntEnum):
+    """Unit bit of an angular mposval."""
+
     RADIAN = 0
     DEGREE = 1
 
 
 class LinearUnit(IntEnum):
+    """Unit bit of a linear mposval."""
+
     METRIC = 0     # millimetres on the wire (001 section 3.1.2)
     STANDARD = 1   # tenths of an inch on the wire
 
@@ -192,6 +229,20 @@ def mposval_unpack(raw: int) -> tuple[MposType, IntEnum, float]:
     return kind, unit, v * _MPOS_SI[(int(kind), int(unit))]
 
 
+def mposval_pack_rad(angle: float) -> int:
+    """Angular mposval in radians (what the steering board takes and reports).
+
+    A negative zero is sent as plain zero: a steering angle of -0.0 carries no
+    direction, and the boards have always been sent 0 for it."""
+    return mposval_pack_native(0, 0, float(angle) + 0.0)
+
+
+def mposval_unpack_rad(raw: int) -> float:
+    """Displacement of an mposval in the native unit its flags name: radians for
+    the steering board's angular mposval."""
+    return mposval_unpack_native(raw & 0xFFFFFFFF)[2]
+
+
 # ----------------------------------------------------------------- timeval
 class Timeval(NamedTuple):
     """``struct timeval``: two gint32 on the wire, seconds and microseconds."""
@@ -208,7 +259,10 @@ class Timeval(NamedTuple):
         if v < _INT32_MIN:
             return cls(_INT32_MIN, 0)
         sec = math.floor(v)
-        usec = round((v - sec) * 1e6)
+        frac_us = (v - sec) * 1e6
+        # half away from zero on the whole time: up for a positive time,
+        # down (towards the earlier second) for a negative one
+        usec = math.floor(frac_us + 0.5) if v >= 0 else math.ceil(frac_us - 0.5)
         if usec >= 1_000_000:
             sec, usec = sec + 1, usec - 1_000_000
             if sec > _INT32_MAX:
@@ -227,9 +281,11 @@ class Timeval(NamedTuple):
         return cls(sec, usec)
 
     def to_seconds(self) -> float:
+        """Float seconds."""
         return self.sec + self.usec / 1e6
 
     def to_ns(self) -> int:
+        """Integer nanoseconds."""
         return self.sec * 1_000_000_000 + self.usec * 1000
 
     def clamped(self) -> "Timeval":

@@ -1,0 +1,52 @@
+"""Bus backends by name (python-can style): a table of name -> factory.
+
+A factory takes the robot description and the options below and returns an
+object with the :class:`~.bus.I2CBus` methods. The ``sim`` backend's bus also
+carries ``bus.simulation`` (:class:`~.simulation.SimControls`); a real bus has
+none, so nothing above the bus needs to know which backend it runs on.
+
+    register_backend("my_adapter", lambda robot, **opts: MyBus(...))
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from .bus import Smbus2Bus
+
+
+@dataclass
+class BusOptions:
+    """What a backend factory may use; each backend takes what it needs."""
+
+    clock: Callable[[], float] = time.monotonic
+    seed: int | None = None              # sim: world and fault RNG seed
+    i2c_bus: int = 1                     # smbus2: N of /dev/i2c-N
+    smbus_factory: Callable | None = None  # smbus2: opener of the device (tests fake it)
+
+
+def _sim(robot: dict, opts: BusOptions):
+    from .sim import build_sim_bus   # the simulator is only imported when used
+    return build_sim_bus(robot, opts.clock, seed=opts.seed)
+
+
+def _smbus2(robot: dict, opts: BusOptions):
+    return Smbus2Bus(int(opts.i2c_bus), smbus_factory=opts.smbus_factory, clock=opts.clock)
+
+
+BACKENDS: dict[str, Callable[[dict, BusOptions], object]] = {"sim": _sim, "smbus2": _smbus2}
+
+
+def register_backend(name: str, factory: Callable[[dict, BusOptions], object]) -> None:
+    """Add (or replace) a backend: ``factory(robot_description, BusOptions) -> bus``."""
+    BACKENDS[name] = factory
+
+
+def open_bus(name: str, robot: dict, opts: BusOptions | None = None):
+    """The bus of backend ``name``; ValueError names the known backends."""
+    factory = BACKENDS.get(name)
+    if factory is None:
+        raise ValueError(f"unknown bus backend {name!r} ({' or '.join(sorted(BACKENDS))})")
+    return factory(robot, opts or BusOptions())

@@ -1,0 +1,232 @@
+"""What the hardware node publishes after each poll cycle, and how it is built.
+
+:class:`HardwarePublishers` owns the node's publishers (relative names;
+``/diagnostics`` absolute) and turns one cycle's
+:class:`~bsal_ros.hardware.robot.CycleUpdate` list into messages: Range per
+sonar, Imu, JointState, Odometry, the pose estimate, the ground truth of a
+simulated bus, and the DeviceState arrays (through the one converter,
+:mod:`bsal_ros.nodes.device_state_msg`). It runs on the poller thread.
+
+Stamps: a standard message (Range, Imu, JointState, Odometry, pose, ground
+truth) carries the time its data was read from the board on the node's
+clock: the board's wall time as it is, or, with ``use_sim_time``, the node's
+clock minus the reading's age. A DeviceState keeps the board's wall time,
+because its statval is counted from the wall-time base time.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from builtin_interfaces.msg import Time
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PoseWithCovarianceStamped
+from nav_msgs.msg import Odometry
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
+                       qos_profile_sensor_data)
+from sensor_msgs.msg import Imu, JointState, Range
+
+from bsal_interfaces.msg import DeviceStateArray
+
+from bsal_ros.core.units import G, counts_to_angle, yaw_to_quaternion
+from bsal_ros.nodes.device_state_msg import time_msg, to_msg
+
+LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
+                     reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+RELIABLE = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
+                      reliability=ReliabilityPolicy.RELIABLE)
+# odometry twist covariance: vx and wz measured, the rest unknown
+ODOM_TWIST_COVARIANCE = [0.0] * 36
+for _i, _v in zip((0, 7, 14, 21, 28, 35), (1e-3, 1e-6, 1e6, 1e6, 1e6, 1e-3)):
+    ODOM_TWIST_COVARIANCE[_i] = _v
+
+
+def fill_pose(pwc, x: float, y: float, yaw: float, cov) -> None:
+    """Fill a PoseWithCovariance from a planar pose and its 6x6 covariance."""
+    pwc.pose.position.x = float(x)
+    pwc.pose.position.y = float(y)
+    o = pwc.pose.orientation
+    o.x, o.y, o.z, o.w = yaw_to_quaternion(yaw)
+    pwc.covariance = [float(c) for c in cov]
+
+
+class HardwarePublishers:
+    """The hardware node's topics and the message building behind them."""
+
+    def __init__(self, node, robot, simulation, params: dict, frames: dict):
+        self.node = node
+        self.robot = robot
+        self.sim = simulation
+        self.p = params
+        self.frame = frames
+        self.geo = robot.desc["geometry"]
+        self.accel_noise_g = float(robot.desc["sim"]["accel_noise_g"])
+        sensor = qos_profile_sensor_data
+        fp = params["frame_prefix"]
+        self.sonar_pubs = {}
+        self.sonar_frames = {}
+        for d in robot.devices_of("ultrasonic"):
+            topic = f"sonar_{d.id:02d}"
+            self.sonar_pubs[d.id] = node.create_publisher(Range, topic, sensor)
+            self.sonar_frames[d.id] = fp + (d.cfg.get("frame") or f"{topic}_link")
+        self.pub_states = node.create_publisher(DeviceStateArray, "device_states", 50)
+        self.pub_encoders = node.create_publisher(DeviceStateArray, "encoders", RELIABLE)
+        self.pub_motors = node.create_publisher(DeviceStateArray, "motor_states", RELIABLE)
+        self.pub_joints = node.create_publisher(JointState, "joint_states", RELIABLE)
+        self.pub_imu = node.create_publisher(Imu, "imu", sensor)
+        self.pub_odom = node.create_publisher(Odometry, "odom", RELIABLE)
+        self.pub_pose = node.create_publisher(PoseWithCovarianceStamped, "pose", RELIABLE)
+        self.pub_base_time = node.create_publisher(Time, "base_time", LATCHED)
+        self.pub_diag = node.create_publisher(DiagnosticArray, "/diagnostics", RELIABLE)
+        self.pub_truth = None
+        if simulation is not None and params["publish_ground_truth"]:
+            self.pub_truth = node.create_publisher(Odometry, "ground_truth", RELIABLE)
+        from bsal_ros.nodes.odom_tf import make_odom_tf_publisher
+        self.odom_tf = make_odom_tf_publisher(node, enabled=bool(params["publish_tf"]))
+        self._steer_prev: tuple[float, float] | None = None
+        self._steer_rate = 0.0
+        self.cycles_published = 0
+
+    # ---- stamps and frames ---------------------------------------------------
+    def stamp_of(self, wall_t: float | None) -> Time:
+        """When data read at wall time ``wall_t`` was read, on the node's clock."""
+        clock = self.node.get_clock()
+        if not getattr(clock, "ros_time_is_active", False):
+            return time_msg(wall_t)
+        age_ns = 0 if wall_t is None else max(0, int((time.time() - wall_t) * 1e9))
+        ns = max(0, clock.now().nanoseconds - age_ns)
+        return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+    def frame_of(self, dev) -> str:
+        """The frame id of a device (its sonar link, or its configured frame)."""
+        if dev.device_class == "ultrasonic":
+            return self.sonar_frames.get(dev.id, "")
+        return self.p["frame_prefix"] + dev.frame
+
+    def publish_base_time(self) -> None:
+        """The statval base time (latched)."""
+        self.pub_base_time.publish(time_msg(self.robot.base_time))
+
+    # ---- one poll cycle ---------------------------------------------------------
+    def on_cycle(self, updates) -> None:
+        """Publish what one cycle read (poller thread)."""
+        r = self.robot
+        states = []
+        for u in updates:
+            b = u.board
+            devs = r.by_board[b.name]
+            msgs = [to_msg(s, self.frame_of(d)) for d, s in zip(devs, u.snapshots)]
+            states += msgs
+            if not u.fresh:
+                continue
+            if b.type == "ultrasonic":
+                self._publish_sonars(devs, u.snapshots)
+            elif b.type == "dc_motor":
+                self._publish_drive(u, msgs)
+            elif b.type == "pservo_motor":
+                self._publish_steering(u, msgs)
+            elif b.type == "accelerometer":
+                self._publish_imu(devs, u.snapshots)
+        if states:
+            arr = DeviceStateArray()
+            arr.header.stamp = self.node.get_clock().now().to_msg()
+            arr.states = states
+            self.pub_states.publish(arr)
+        self.cycles_published += 1
+
+    def _publish_sonars(self, devs, snaps) -> None:
+        g = self.geo
+        for d, s in zip(devs, snaps):
+            if not s.on or d.id not in self.sonar_pubs:
+                continue
+            m = Range()
+            m.header.stamp = self.stamp_of(s.stamp)
+            m.header.frame_id = self.sonar_frames[d.id]
+            m.radiation_type = Range.ULTRASOUND
+            m.field_of_view = float(g["sonar_field_of_view"])
+            m.min_range = float(g["sonar_min_range"])
+            m.max_range = float(g["sonar_max_range"])
+            rng = s.range_m
+            if math.isinf(rng):
+                rng = math.inf if self.p["sonar_no_return"] == "inf" else m.max_range
+            m.range = float(rng)
+            m.variance = 0.01 ** 2
+            self.sonar_pubs[d.id].publish(m)
+
+    def _split(self, u, msgs) -> Time:
+        """Encoders and motors of one board on their own topics; returns the stamp."""
+        enc = [m for m in msgs if m.device_class.endswith("encoder")]
+        mot = [m for m in msgs if m.device_class.endswith("motor")]
+        stamp = time_msg(u.board.stamp)
+        for arr_msgs, pub in ((enc, self.pub_encoders), (mot, self.pub_motors)):
+            if arr_msgs:
+                arr = DeviceStateArray(states=arr_msgs)
+                arr.header.stamp = stamp
+                pub.publish(arr)
+        return self.stamp_of(u.board.stamp)
+
+    def _publish_steering(self, u, msgs) -> None:
+        self._split(u, msgs)
+        b = u.board
+        angle = counts_to_angle(b.count, self.robot.steer_cpr)
+        if self._steer_prev is not None and b.mono is not None and b.mono > self._steer_prev[1]:
+            self._steer_rate = (angle - self._steer_prev[0]) / (b.mono - self._steer_prev[1])
+        self._steer_prev = (angle, b.mono)
+
+    def _publish_drive(self, u, msgs) -> None:
+        stamp = self._split(u, msgs)
+        r = self.robot
+        steer, wheel = r.steer_angle(), r.wheel_angle()
+        odom_est, pose_est = r.odometry_snapshot()
+        js = JointState()
+        js.header.stamp = stamp
+        js.name = ["steering_joint", "drive_wheel_joint"]
+        js.position = [float(steer), float(wheel)]
+        js.velocity = [float(self._steer_rate), float(u.board.speed_meas)]
+        self.pub_joints.publish(js)
+
+        x, y, yaw, cov, vx, wz = odom_est
+        odom = Odometry()
+        odom.header.stamp = stamp
+        odom.header.frame_id = self.frame["odom"]
+        odom.child_frame_id = self.frame["base"]
+        fill_pose(odom.pose, x, y, yaw, cov)
+        odom.twist.twist.linear.x = float(vx)
+        odom.twist.twist.angular.z = float(wz)
+        odom.twist.covariance = list(ODOM_TWIST_COVARIANCE)
+        self.pub_odom.publish(odom)
+        self.odom_tf.publish(odom)
+
+        pose = PoseWithCovarianceStamped()
+        pose.header.stamp = stamp
+        pose.header.frame_id = self.frame["map"]
+        fill_pose(pose.pose, *pose_est)
+        self.pub_pose.publish(pose)
+
+        if self.pub_truth is not None:
+            (tx, ty, tyaw), (tvx, twz) = self.sim.last_pose_and_twist()
+            gt = Odometry()
+            gt.header.stamp = stamp
+            gt.header.frame_id = self.frame["map"]
+            gt.child_frame_id = self.frame["base"]
+            fill_pose(gt.pose, tx, ty, tyaw, [0.0] * 36)
+            gt.twist.twist.linear.x, gt.twist.twist.angular.z = tvx, twz
+            self.pub_truth.publish(gt)
+
+    def _publish_imu(self, devs, snaps) -> None:
+        for d, s in zip(devs, snaps):
+            if not s.on:
+                continue
+            m = Imu()
+            m.header.stamp = self.stamp_of(s.stamp)
+            m.header.frame_id = self.frame_of(d)
+            m.orientation_covariance[0] = -1.0       # no orientation
+            m.angular_velocity_covariance[0] = -1.0  # no gyro
+            m.linear_acceleration.x = float(s.accel_g) * G
+            noise = self.accel_noise_g * G
+            cov = [0.0] * 9
+            cov[0], cov[4], cov[8] = max(noise * noise, 1e-6), 1e6, 1e6  # y, z not measured
+            m.linear_acceleration_covariance = cov
+            self.pub_imu.publish(m)

@@ -1,0 +1,158 @@
+"""Steering homing, supervised for ROS: the ``home_steering`` action and the
+start-up auto-home.
+
+:class:`HomingSupervisor` runs one homing goal at a time (a second is
+rejected), publishes feedback on every fresh reading and a phase change as
+one log line, aborts on a timeout or a cancel, and watches the auto-home
+started with the node (its outcome, done or failed with the reason, is one
+log line from :meth:`HomingSupervisor.check_auto_home`).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.task import Future
+
+from bsal_interfaces.action import HomeSteering
+
+from bsal_ros.core.result import BUSY, HARDWARE_FAULT, OK, REFUSED, Result
+from bsal_ros.nodes.hardware_msgs import result_msg
+
+
+class HomingSupervisor:
+    """The home_steering action server and the auto-home watch of one node."""
+
+    def __init__(self, node, robot):
+        self.node = node
+        self.robot = robot
+        self.log = node.get_logger()
+        self._group = ReentrantCallbackGroup()
+        self._lock = threading.Lock()
+        self._goal_handle = None
+        self.auto_homing = False
+        self.server = ActionServer(
+            node, HomeSteering, "home_steering", execute_callback=self._execute,
+            goal_callback=self._goal, cancel_callback=self._cancel, callback_group=self._group)
+
+    # ---- start-up auto-home --------------------------------------------------------
+    def start_auto_home(self) -> None:
+        """Home steering 0 now (the node's start-up, when auto_home is set)."""
+        if self.robot.device("pservo_motor", 0) is None:
+            return
+        res = self.robot.start_homing(0)
+        self.auto_homing = res.ok
+        self.node.log_at("info" if res.ok else "warn",
+                         f"auto-home: {res.message}" if res.ok
+                         else f"auto-home not started: {res.message}")
+
+    def check_auto_home(self) -> None:
+        """Log the auto-home's outcome once it is known (diagnostics timer)."""
+        if not self.auto_homing:
+            return
+        r = self.robot
+        st = r.homing_status(0)
+        if st["done"] or st["failed"]:
+            self.auto_homing = False
+            r.homing_finished(0)
+            self.node.log_at("info" if st["done"] else "error",
+                             f"auto-home {'done' if st['done'] else 'failed: ' + st['reason']} "
+                             f"(steering at {st['angle']:.3f} rad)")
+
+    # ---- home_steering action ---------------------------------------------------------
+    def _goal(self, goal) -> GoalResponse:
+        with self._lock:
+            if self._goal_handle is not None:
+                self.log.warning("home_steering goal rejected: a homing goal is running")
+                return GoalResponse.REJECT
+            self._goal_handle = "reserved"
+            return GoalResponse.ACCEPT
+
+    def _cancel(self, goal_handle) -> CancelResponse:   # a cancel is always accepted
+        return CancelResponse.ACCEPT
+
+    async def _execute(self, goal_handle):
+        req = goal_handle.request
+        result = HomeSteering.Result()
+        r = self.robot
+        t0 = r.clock()
+        try:
+            with self._lock:
+                self._goal_handle = goal_handle
+            res = r.start_homing(req.id)
+            if not res.ok:
+                if res.code == BUSY and self.auto_homing:
+                    res = Result(BUSY, res.message + " (start-up auto-home)")
+                self.log.warning(f"home_steering {req.id} refused: {res.message}")
+                goal_handle.abort()
+                result.result = result_msg(res)
+                result.angle = r.steer_angle()
+                return result
+            timeout = float(req.timeout_s) if req.timeout_s > 0 else 30.0
+            self.log.info(f"home_steering {req.id}: started at {r.steer_angle():.3f} rad "
+                          f"(timeout {timeout:.1f} s)")
+            done = Future()
+            state = {"phase": "", "stamp": None}
+
+            def check():
+                if done.done():
+                    return
+                st = r.homing_status(req.id)
+                if goal_handle.is_cancel_requested:
+                    r.abort_homing(req.id)
+                    done.set_result(("cancelled", st))
+                    return
+                if st["fresh_stamp"] != state["stamp"]:
+                    state["stamp"] = st["fresh_stamp"]
+                    fb = HomeSteering.Feedback(angle=float(st["angle"]),
+                                               progress=float(st["progress"]),
+                                               phase=st["phase"])
+                    goal_handle.publish_feedback(fb)
+                if st["phase"] != state["phase"]:
+                    state["phase"] = st["phase"]
+                    self.log.info(f"home_steering {req.id}: phase {st['phase']} at "
+                                  f"{st['angle']:.3f} rad, {100.0 * st['progress']:.0f} %")
+                if st["done"]:
+                    done.set_result(("done", st))
+                elif st["failed"]:
+                    done.set_result(("failed", st))
+                elif r.clock() - t0 > timeout:
+                    r.abort_homing(req.id)
+                    done.set_result(("timeout", st))
+
+            poll_s = r.device("pservo_motor", req.id).board.poll_period()
+            period = min(0.05, max(0.01, poll_s / 2.0))
+            timer = self.node.create_timer(period, check, callback_group=self._group)
+            try:
+                outcome, st = await done
+            finally:
+                timer.cancel()
+                self.node.destroy_timer(timer)
+            result.angle = float(st["angle"])
+            result.duration_s = float(r.clock() - t0)
+            result.result = result_msg(self._conclude(goal_handle, outcome, st, timeout,
+                                                      result.duration_s))
+            self.node.log_at("info" if outcome == "done" else "warn",
+                             f"home_steering {req.id}: {outcome}: {result.result.message}")
+            return result
+        finally:
+            r.homing_finished(req.id)
+            with self._lock:
+                self._goal_handle = None
+
+    @staticmethod
+    def _conclude(goal_handle, outcome: str, st: dict, timeout: float,
+                  duration_s: float) -> Result:
+        """End the goal as its outcome says; the Result the client gets."""
+        if outcome == "done":
+            goal_handle.succeed()
+            return Result(OK, f"homed in {duration_s:.2f} s")
+        if outcome == "cancelled":
+            goal_handle.canceled()
+            return Result(REFUSED, f"homing cancelled by the client at {st['angle']:.3f} rad")
+        goal_handle.abort()
+        if outcome == "timeout":
+            return Result(HARDWARE_FAULT, f"homing timed out after {timeout:.1f} s")
+        return Result(HARDWARE_FAULT, st["reason"] or "homing failed")
