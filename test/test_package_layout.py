@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ROSDEP_KEYS = {'PIL': 'python3-pil', 'tkinter': 'python3-tk', 'yaml': 'python3-yaml',
                'smbus2': 'python3-smbus2-pip', 'psutil': 'python3-psutil',
                'pytest': 'python3-pytest', 'hypothesis': 'python3-hypothesis',
-               'tf2_ros': 'tf2_ros_py'}
+               'tf2_ros': 'tf2_ros_py', 'setuptools': 'python3-setuptools'}
 # Needed but not imported: why.
 NOT_IMPORTED_EXEC = {'robot_state_publisher': 'started by launch/brak.launch.py by default'}
 NOT_IMPORTED_TEST = {'python3-pytest-timeout': 'the pytest plugin setup.cfg configures (timeout)'}
@@ -39,7 +39,7 @@ def imported_modules(*folders):
 
 
 def rosdep_keys(modules):
-    own = {'bsal_ros'} | {f.stem for f in (ROOT / 'test').glob('*.py')}
+    own = {'bsal_ros', 'bench'} | {f.stem for f in (ROOT / 'test').glob('*.py')}
     third_party = {m for m in modules
                    if m not in own and (m not in sys.stdlib_module_names or m in SPLIT_STDLIB)}
     return {ROSDEP_KEYS.get(m, m) for m in third_party}
