@@ -1,6 +1,6 @@
 """The gateway logic is pure Python and its imports go one way: core and
 protocol import nothing above them, rci and rdi import no ROS, no hardware
-code and no node (docs/ARCHITECTURE-gateways.md)."""
+code and no node (docs/ARCHITECTURE.md)."""
 import subprocess
 import sys
 from pathlib import Path
