@@ -55,6 +55,8 @@ class RciGatewayParams(NodeParams):
     login_max_delay_s: float = 30.0
     max_pending: int = 16
     max_pending_per_address: int = 4
+    # seed 001 fidelity (docs/PROTOCOL.md "Where we differ from the book")
+    init_quiet_s: float = 0.5
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ Pure asyncio + the protocol library; the robot is reached through a
 Life of a session::
 
     login:         CA IIId -> login throttle wait -> auth (USER / AUTHENTICATE)
-    init phase:    our IIId, ICaIq -> ICaRp, IInCp -> IInCp, CBsTm
+    init phase:    our IIId, ICaIq -> ICaRp, IInCp <-> IInCp (ours first after
+                   init_quiet_s of silence), CBsTm
                    (both: :mod:`.handshake`)
     control phase: every packet of 001 4.6 (:mod:`.handlers_base`,
                    :mod:`.handlers_motor`, :mod:`.handlers_sensor`)
@@ -54,6 +55,9 @@ class SessionConfig:
     watchdog_s: float = 2.0
     #: seconds allowed for the whole initialization phase
     init_timeout_s: float = 10.0
+    #: seconds without a packet after our IIId after which we send our IInCp
+    #: first, for a CA that waits for it (001 4.5.3); 0: only after the CA's
+    init_quiet_s: float = 0.5
     #: seconds the robot side may stay unreachable before CSvTm ERROR
     #: (before that, commands are answered with ABORT)
     hardware_gone_s: float = 3.0

@@ -1,0 +1,194 @@
+"""A control application written only from seed 001, byte by byte.
+
+Every test here speaks raw bytes over a real TCP socket to the RCI gateway
+(against a fake robot): the packets are built from the layouts of 001 chapter
+4 as docs/PROTOCOL.md gives them, not with our client library, so that what
+is checked is the wire a program written from the book sees (issue 13).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from bsal_ros.rci.users import DEMO_KEY
+from conftest import RciServerThread
+
+pytestmark = pytest.mark.timeout(120)
+
+USERS_YAML = """
+users:
+  - {name: guest, role: guest, key: "00000000000000000000000000000000"}
+  - {name: demo, role: operator, key: "0123456789abcdef0123456789abcdef"}
+"""
+
+# --- packets from docs/PROTOCOL.md section 3 (big-endian, as the book's hex)
+IINCP = "0011"
+CSTIQ_ALIVE = "0100 0100"              # status of CStIq: is the CP alive?
+CSTRP_ALIVE = "0101 0100 0b"           # ... IDLE
+ACTIVATE_DC0_ACK = "0a00 c0 0000 01"   # CAcMt + RQ_ACK, DC motor 0 on
+CCNAC_CACMT = "0103 0200"
+SET_DC0_40_ACK = "0a01 c0 0000 d0 8266"   # CStMt + RQ_ACK, DC 0 at +40 % duty
+CCNAC_CSTMT = "0103 0201"
+GET_DC0_DATA = "0202 c0 0000 01"       # CGtMtIq general: DC 0 DATA
+
+
+def h(text: str) -> bytes:
+    """Hex as docs/PROTOCOL.md prints it (spaces ignored) -> bytes."""
+    return bytes.fromhex(text.replace(" ", ""))
+
+
+def iiid(user: str, key: bytes, major: int = 0, minor: int = 3) -> bytes:
+    """RCI-IIId (001 4.5.2): code, versions, user_id[16], auth_key[16], reserved[24]."""
+    return (h("0010") + bytes([major, minor]) + user.encode().ljust(16, b"\0") + key
+            + bytes(24))
+
+
+class RawCA:
+    """A control application that reads and writes bytes, nothing else."""
+
+    def __init__(self, port: int, timeout: float = 5.0):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.timeout = timeout
+
+    def send(self, text_or_bytes) -> None:
+        data = text_or_bytes if isinstance(text_or_bytes, bytes) else h(text_or_bytes)
+        self.sock.sendall(data)
+
+    def read(self, n: int, timeout: float | None = None) -> bytes:
+        """Exactly n bytes (AssertionError when the CP closes or stays silent)."""
+        self.sock.settimeout(self.timeout if timeout is None else timeout)
+        buf = b""
+        while len(buf) < n:
+            try:
+                chunk = self.sock.recv(n - len(buf))
+            except socket.timeout:
+                raise AssertionError(f"CP silent; got {buf.hex()} of {n} bytes") from None
+            assert chunk, f"CP closed; got {buf.hex()} of {n} bytes"
+            buf += chunk
+        return buf
+
+    def expect(self, text: str, timeout: float | None = None) -> None:
+        want = h(text)
+        got = self.read(len(want), timeout)
+        assert got == want, f"expected {want.hex()}, got {got.hex()}"
+
+    def nothing_for(self, seconds: float) -> bool:
+        """True when the CP sends nothing (and does not close) for ``seconds``."""
+        self.sock.settimeout(seconds)
+        try:
+            data = self.sock.recv(1)
+        except socket.timeout:
+            return True
+        assert not data, f"CP sent {data.hex()}"
+        return False          # closed
+
+    def rest_until_closed(self, timeout: float = 10.0) -> bytes:
+        """Everything the CP sends until it closes."""
+        self.sock.settimeout(timeout)
+        buf = b""
+        while True:
+            try:
+                chunk = self.sock.recv(4096)
+            except ConnectionResetError:
+                return buf
+            if not chunk:
+                return buf
+            buf += chunk
+
+    def identify(self, user: str = "demo", key: bytes = DEMO_KEY) -> None:
+        """Our IIId; the CP's IIId (60 bytes, RCI 0.3)."""
+        self.send(iiid(user, key))
+        theirs = self.read(60)
+        assert theirs[:4] == h("0010 00 03"), theirs.hex()
+
+    def expect_base_time(self) -> None:
+        """RCI-CBsTm (0x0107, two gint32), close to now."""
+        pkt = self.read(10)
+        assert pkt[:2] == h("0107"), pkt.hex()
+        assert abs(int.from_bytes(pkt[2:6], "big", signed=True) - time.time()) < 60
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class Gateway(RciServerThread):
+    """The RCI server with this file's users and a fake robot."""
+
+    def __init__(self, **cfg):
+        super().__init__(USERS_YAML, None, **{"linger_s": 0.2, **cfg})
+
+
+@pytest.fixture
+def gw():
+    g = Gateway()
+    yield g
+    g.stop()
+
+
+def control_phase_works(ca: RawCA) -> None:
+    ca.send(CSTIQ_ALIVE)
+    ca.expect(CSTRP_ALIVE)
+
+
+# ------------------------------------------------------ item 1: handshake order
+def test_handshake_ca_speaks_first(gw):
+    """The CA sends ICaIq and IInCp right after the IIId exchange: the CP
+    answers the inquiry, sends its IInCp after the CA's, then CBsTm."""
+    ca = RawCA(gw.port)
+    ca.identify()
+    ca.send("0012 01 0201 18" + IINCP)        # ACCESS for CStMt?, IInCp
+    ca.expect("0013 01 0201 23")               # PERMISSION
+    ca.expect(IINCP)
+    ca.expect_base_time()
+    control_phase_works(ca)
+    ca.close()
+
+
+def test_handshake_ca_waits_for_cp_iincp(gw):
+    """A CA that waits for the CP's IInCp before sending its own (001 4.5.3:
+    "at any time following the exchange of RCI-IIId packets") gets it after
+    the CP's quiet time (the default), not a CSvTm."""
+    ca = RawCA(gw.port)
+    ca.identify()
+    ca.expect(IINCP, timeout=5.0)              # nothing sent by the CA meanwhile
+    ca.send(IINCP)
+    ca.expect_base_time()
+    control_phase_works(ca)
+    ca.close()
+
+
+def test_handshake_inquiry_after_cp_iincp():
+    """ICaIq sent after the CP's IInCp (and before the CA's) is still answered."""
+    g = Gateway(init_quiet_s=0.2)
+    try:
+        ca = RawCA(g.port)
+        ca.identify()
+        ca.expect(IINCP)
+        ca.send("0012 02 0201 18 0212 1a")     # ACCESS CStMt, VERSION CGtSnIq
+        ca.expect("0013 02 0201 23 0212 00 03")
+        ca.send(IINCP)
+        ca.expect_base_time()
+        control_phase_works(ca)
+        ca.close()
+    finally:
+        g.stop()
+
+
+def test_handshake_quiet_time_zero_waits_for_the_ca():
+    """init_quiet_s 0: the CP's IInCp only answers the CA's (the old order)."""
+    g = Gateway(init_quiet_s=0.0, init_timeout_s=5.0)
+    try:
+        ca = RawCA(g.port)
+        ca.identify()
+        assert ca.nothing_for(0.6)
+        ca.send(IINCP)
+        ca.expect(IINCP)
+        ca.expect_base_time()
+        control_phase_works(ca)
+        ca.close()
+    finally:
+        g.stop()
