@@ -8,6 +8,7 @@ is checked is the wire a program written from the book sees (issue 13).
 
 from __future__ import annotations
 
+import logging
 import socket
 import time
 
@@ -30,7 +31,8 @@ CSTIQ_ALIVE = "0100 0100"              # status of CStIq: is the CP alive?
 CSTRP_ALIVE = "0101 0100 0b"           # ... IDLE
 ACTIVATE_DC0_ACK = "0a00 c0 0000 01"   # CAcMt + RQ_ACK, DC motor 0 on
 CCNAC_CACMT = "0103 0200"
-SET_DC0_40_ACK = "0a01 c0 0000 d0 8266"   # CStMt + RQ_ACK, DC 0 at +40 % duty
+SET_DC0_40_ACK = "0a01 c0 0000 d0 8333"   # CStMt + RQ_ACK, DC 0 at +40 % duty
+SET_DC0_20_ACK = "0a01 c0 0000 d0 8199"   # ... at +20 % duty
 CCNAC_CSTMT = "0103 0201"
 GET_DC0_DATA = "0202 c0 0000 01"       # CGtMtIq general: DC 0 DATA
 
@@ -189,6 +191,126 @@ def test_handshake_quiet_time_zero_waits_for_the_ca():
         ca.expect(IINCP)
         ca.expect_base_time()
         control_phase_works(ca)
+        ca.close()
+    finally:
+        g.stop()
+
+
+def start_session(port: int) -> RawCA:
+    """A CA in the control phase (the style that speaks first)."""
+    ca = RawCA(port)
+    ca.identify()
+    ca.send(IINCP)
+    ca.expect(IINCP)
+    ca.expect_base_time()
+    return ca
+
+
+def drive(ca: RawCA, set_packet: str = SET_DC0_40_ACK) -> None:
+    ca.send(ACTIVATE_DC0_ACK)
+    ca.expect(CCNAC_CACMT)
+    ca.send(set_packet)
+    ca.expect(CCNAC_CSTMT)
+
+
+def speeds(robot) -> dict:
+    """{(class, id): percent rounded} of the fake robot's motors that run."""
+    return {k: round(v) for k, (duty, v) in robot.speed.items() if v}
+
+
+def wait_until(cond, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+# ---------------------------------------------------------- item 2: silence
+def silence_lines(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "the session stays open" in r.getMessage()]
+
+
+def test_silence_stops_motors_and_the_session_stays_open(caplog):
+    """A CA sets a motor and goes silent well past the watchdog: the motor is
+    stopped once (one log line, CStIq(CStMt) ABORT, a "silence" session
+    event), nothing is sent to the CA, and its next command works."""
+    caplog.set_level(logging.WARNING, logger="bsal_ros.rci")
+    g = Gateway(watchdog_s=0.3)
+    try:
+        ca = start_session(g.port)
+        drive(ca)
+        assert speeds(g.robot) == {("dc_motor", 0): 40}
+        assert ca.nothing_for(1.5)                    # 5 watchdog periods, no CSvTm
+        assert not speeds(g.robot)                      # stopped
+        assert len(silence_lines(caplog)) == 1        # logged once
+        assert [e for e, _ in g.robot.events].count("silence") == 1
+        ca.send("0100 0201")                          # CStIq about CStMt
+        ca.expect("0101 0201 09")                     # ABORT: the CP cancelled it
+        ca.send(SET_DC0_20_ACK)                       # the next command works
+        ca.expect(CCNAC_CSTMT)
+        assert speeds(g.robot) == {("dc_motor", 0): 20}
+        ca.send("0100 0201")
+        ca.expect("0101 0201 0b")                     # IDLE again
+        assert g.server.session is not None and g.server.sessions_served == 0
+        ca.close()
+    finally:
+        g.stop()
+
+
+def test_silence_with_the_default_watchdog():
+    """The shipped 2 s watchdog: 3 s of silence stop the motor, the session
+    stays open and the next command works."""
+    g = Gateway()
+    assert g.cfg.watchdog_s == 2.0 and g.cfg.idle_limit_s == 0.0
+    try:
+        ca = start_session(g.port)
+        drive(ca)
+        assert ca.nothing_for(3.0)
+        assert not speeds(g.robot)
+        ca.send(SET_DC0_20_ACK)
+        ca.expect(CCNAC_CSTMT)
+        assert speeds(g.robot) == {("dc_motor", 0): 20}
+        ca.close()
+    finally:
+        g.stop()
+
+
+def test_idle_limit_ends_a_silent_session_when_configured():
+    """idle_limit_s (off by default) still lets a site end silent sessions:
+    CSvTm NOACK, motors stopped."""
+    g = Gateway(watchdog_s=0.2, idle_limit_s=0.6)
+    try:
+        ca = start_session(g.port)
+        drive(ca)
+        assert ca.rest_until_closed() == h("0102 0014")   # CSvTm NOACK
+        g.wait_idle()
+        assert not speeds(g.robot)
+    finally:
+        g.stop()
+
+
+@pytest.mark.slow
+def test_book_program_with_ten_second_pauses():
+    """Issue 13's done-when: a program written from seed 001 that pauses 10 s
+    between its commands completes its work (about 20 s)."""
+    g = Gateway()
+    try:
+        ca = start_session(g.port)
+        drive(ca)                                     # activate, +40 %
+        assert ca.nothing_for(10.0)                   # the operator thinks
+        assert not speeds(g.robot)                      # safety: silence stopped it
+        ca.send(SET_DC0_20_ACK)                       # carries on: +20 %
+        ca.expect(CCNAC_CSTMT)
+        ca.send(GET_DC0_DATA)
+        ca.expect("0203 c0 0000 8199")                # Get Motor: +20 % duty
+        assert ca.nothing_for(10.0)
+        ca.send("0904")                               # CRs + RQ_ACK
+        ca.expect("0103 0104")
+        ca.send(CSTIQ_ALIVE)
+        ca.expect(CSTRP_ALIVE)
+        assert g.server.sessions_served == 0          # one session all along
         ca.close()
     finally:
         g.stop()

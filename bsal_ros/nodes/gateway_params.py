@@ -57,6 +57,7 @@ class RciGatewayParams(NodeParams):
     max_pending_per_address: int = 4
     # seed 001 fidelity (docs/PROTOCOL.md "Where we differ from the book")
     init_quiet_s: float = 0.5
+    idle_limit_s: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -196,6 +196,7 @@ class BaseHandlers:
         if res.ok:
             self._activated.clear()
             self._last_counts.clear()
+            self._running.clear()
         self._finish_command(RciCode.CRs, status_of(res), pkt.rq_ack)
 
     async def _cancel_homing(self) -> None:
