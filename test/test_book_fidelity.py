@@ -314,3 +314,30 @@ def test_book_program_with_ten_second_pauses():
         ca.close()
     finally:
         g.stop()
+
+
+# ------------------------------------------------- item 4: capability replies
+def test_capability_replies_version_error_and_support(gw):
+    """VERSION of an unknown command: the one-byte RCI_ICARP_ERROR (001 4.5.5),
+    and the next item is framed right after it; SUPPORT is its own question
+    ("implemented?"): PERMISSION for what the CP accepts from a CA, NO_SUPPORT
+    for what only the CP sends, ERROR for an unknown code."""
+    ca = RawCA(gw.port)
+    ca.identify()
+    ca.send("0012 05 0999 1a 0201 1a 0201 19 0203 19 0999 19")
+    ca.expect("0013 05 0999 20 0201 00 03 0201 23 0203 22 0999 20")
+    ca.send(IINCP)
+    ca.expect(IINCP)
+    ca.expect_base_time()
+    control_phase_works(ca)
+    ca.close()
+
+
+def test_guest_support_differs_from_access(gw):
+    """A guest may not set motors (ACCESS: NO_PERMISSION) but Set Motor is
+    implemented (SUPPORT: PERMISSION)."""
+    ca = RawCA(gw.port)
+    ca.identify("guest", bytes(16))
+    ca.send("0012 02 0201 18 0201 19")
+    ca.expect("0013 02 0201 21 0201 23")
+    ca.close()

@@ -80,7 +80,11 @@ def rci_packet(draw):
     if kind == 3:
         inq = draw(st.lists(st.tuples(u16, st.sampled_from(list(CapInquiry))), min_size=1,
                             max_size=10, unique_by=lambda t: t[0]))
-        items = [(c, VersionReply(draw(u8), draw(u8)) if t == CapInquiry.VERSION
+        # a VERSION answer is two version bytes (major never the ERROR byte
+        # 0x20) or the one-byte ERROR
+        version = st.one_of(st.just(CapReply.ERROR),
+                            st.builds(VersionReply, u8.filter(lambda v: v != CapReply.ERROR), u8))
+        items = [(c, draw(version) if t == CapInquiry.VERSION
                   else draw(st.sampled_from(list(CapReply)))) for c, t in inq]
         return ICaRp(items), ICaIq(inq)
     if kind == 4:

@@ -160,11 +160,13 @@ class Handshake:
         base, flags = control_id & ~FLAGS, control_id & FLAGS
         known = base in ALL_CODES and not ((flags & _MULTI_FLAGS) and not base & 0x0200) \
             and not (flags & _MULTI_FLAGS == _MULTI_FLAGS)
-        if inq == CapInquiry.VERSION:
-            return VersionReply(*self.version) if known else VersionReply(0, 0)
         if not known:
-            return CapReply.ERROR
+            return CapReply.ERROR       # 001 4.5.5: for any inquiry type, one byte
+        if inq == CapInquiry.VERSION:
+            return VersionReply(*self.version)
         if inq == CapInquiry.SUPPORT:
+            # "is it implemented?", whoever asks (a guest too): the CP accepts
+            # it from a CA -> PERMISSION, else (packets only the CP sends) NO_SUPPORT
             return CapReply.PERMISSION if base in SERVER_RECEIVES else CapReply.NO_SUPPORT
         if base not in SERVER_RECEIVES or base in CP_ONLY:
             return CapReply.NO_SUPPORT
