@@ -341,3 +341,70 @@ def test_guest_support_differs_from_access(gw):
     ca.send("0012 02 0201 18 0201 19")
     ca.expect("0013 02 0201 21 0201 23")
     ca.close()
+
+
+# ----------------------------------------- item 5: refusals carry a status
+REFUSAL = "0011 0102 0010"          # IInCp, CSvTm ACCESS (001 4.5.1 refusal of service)
+
+
+def read_to_eof(sock: socket.socket, timeout: float = 5.0) -> bytes:
+    sock.settimeout(timeout)
+    buf = b""
+    try:
+        while chunk := sock.recv(64):
+            buf += chunk
+    except ConnectionResetError:
+        pass
+    return buf
+
+
+def test_connections_over_max_pending_get_a_status_before_the_close():
+    """N connections identifying fill max_pending; each of k more reads
+    IInCp + CSvTm ACCESS before the close (001 4.3), not a bare reset."""
+    n, k = 4, 3
+    g = Gateway(max_pending=n, max_pending_per_address=n, init_timeout_s=30.0)
+    held = []
+    try:
+        for _ in range(n):                           # connected, not yet identified
+            held.append(socket.create_connection(("127.0.0.1", g.port), timeout=5))
+        assert wait_until(lambda: g.server.pending.total == n)
+        for _ in range(k):
+            s = socket.create_connection(("127.0.0.1", g.port), timeout=5)
+            s.sendall(iiid("demo", DEMO_KEY))         # what a CA sends first
+            assert read_to_eof(s) == h(REFUSAL)
+            s.close()
+        assert g.server.over_limit == g.server.over_limit_answered == k
+        for s in held:
+            s.close()
+        assert wait_until(lambda: g.server.pending.total == 0)
+        ca = start_session(g.port)                   # room again
+        control_phase_works(ca)
+        ca.close()
+    finally:
+        for s in held:
+            s.close()
+        g.stop()
+
+
+def test_refusal_answers_are_bounded_under_a_flood():
+    """40 connections over the limit at once: at most max_pending refusals
+    are answered at the same time (the rest closed unanswered), each ends."""
+    n, extra = 2, 40
+    g = Gateway(max_pending=n, max_pending_per_address=n, init_timeout_s=30.0)
+    held, flood = [], []
+    try:
+        for _ in range(n):
+            held.append(socket.create_connection(("127.0.0.1", g.port), timeout=5))
+        assert wait_until(lambda: g.server.pending.total == n)
+        for _ in range(extra):
+            flood.append(socket.create_connection(("127.0.0.1", g.port), timeout=5))
+        answers = [read_to_eof(s) for s in flood]      # every one ends
+        assert set(answers) <= {h(REFUSAL), b""}
+        answered = answers.count(h(REFUSAL))
+        assert answered == g.server.over_limit_answered >= n
+        assert answered + g.server.over_limit_reset == extra
+        assert g.server.refusing_peak <= n
+    finally:
+        for s in held + flood:
+            s.close()
+        g.stop()
