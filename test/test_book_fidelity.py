@@ -408,3 +408,42 @@ def test_refusal_answers_are_bounded_under_a_flood():
         for s in held + flood:
             s.close()
         g.stop()
+
+
+# ------------------------------------------- item 7: d_count, one rule
+def test_d_count_is_the_boards_on_rci_rdi_and_the_ca_view(gw):
+    """RELENCODER d_count over RCI is the board's change between its two
+    latest readings (001 5.4.2 pairs it with d_status), not "since this CA's
+    last read": two Gets of one reading give the same d_count. RDI sends the
+    same number, and the control-application view (rci/ca_states -> RDI
+    port 7652) shows exactly what the CA was sent."""
+    from bsal_ros.nodes.rdi_gateway import DATA_FIELDS
+    from bsal_ros.protocol import RdiSensor, RelEncoderReading
+    from bsal_ros.rdi import StreamState
+
+    ca = start_session(gw.port)
+    ca.send("0a10 82 0000 01")                       # CAcSn + ack: rel. encoder 0 on
+    ca.expect("0103 0210")
+    ca.send("0a11 82 0000 90")                       # CStSn + ack: clear it
+    ca.expect("0103 0211")
+    gw.robot.advance(5)                              # one board reading: +5
+    ca.send("0212 82 0000 04")                       # CGtSnIq: DATA
+    ca.expect("0213 82 0000 0005 0005")              # d_count 5, count 5
+    ca.send("0212 82 0000 04")                       # again, same board reading
+    ca.expect("0213 82 0000 0005 0005")              # still the board's 5 (not 0)
+    gw.robot.advance(-3)
+    ca.send("0212 82 0000 04")
+    ca.expect("0213 82 0000 fffd 0002")              # -3, 2
+    ca.send(CSTIQ_ALIVE)                             # the reply was delivered before
+    ca.expect(CSTRP_ALIVE)
+    (shown,) = gw.robot.last_delivered[("relative_encoder", "data")]
+    assert (shown.d_count, shown.count) == (-3, 2)
+    realtime, ca_view = StreamState(), StreamState()
+    realtime.update_devices([gw.robot.snapshot("relative_encoder", 0)])
+    ca_view.merge_device(shown, DATA_FIELDS)
+    for st in (realtime, ca_view):
+        (sn,) = [p for p in st.build_frame() if isinstance(p, RdiSensor)]
+        reading = sn.items[0][1]
+        assert isinstance(reading, RelEncoderReading)
+        assert (reading.d_count, reading.count) == (-3, 2)
+    ca.close()

@@ -195,7 +195,6 @@ class BaseHandlers:
         res = await self._acked_call(self.port.reset(), True)
         if res.ok:
             self._activated.clear()
-            self._last_counts.clear()
             self._running.clear()
         self._finish_command(RciCode.CRs, status_of(res), pkt.rq_ack)
 

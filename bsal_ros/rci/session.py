@@ -119,7 +119,6 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         self._home_task: asyncio.Task | None = None
         self._homing_ids: set[int] = set()
         self._port_down_since: float | None = None
-        self._last_counts: dict[int, int] = {}
         #: motor ids per class this session set to a non-zero speed
         self._running: dict[str, set[int]] = {}
         self._silence_task: asyncio.Task | None = None
