@@ -181,6 +181,9 @@ class BaseHandlers:
         else:
             st = CStRpStatus.NO_SUPPORT
         self.transport.send(CStRp(cid, st))
+        if pkt.rq_ack:
+            # like every other inquiry: asked-for acknowledgement after the reply
+            self.transport.send(CCnAc(RciCode.CStIq))
 
     async def _h_cbstmiq(self, pkt: CBsTmIq) -> None:
         self.transport.send(CBsTm(Timeval.from_ns(self._base_ns)))
