@@ -243,10 +243,18 @@ def test_cstrp_consumes_unanswerable_inquiry():
     assert dec.expected == [q]
 
 
-def test_iincp_drops_unanswered_capability_inquiries():
-    dec = RciDecoder(role="server")
+def test_control_phase_drops_unanswered_capability_inquiries():
+    """The peer's IInCp may come before its ICaRp (001 4.5.3: "at any time"
+    after IIId), so the inquiry still waits; the first control-phase packet
+    means no ICaRp can follow (unanswered ACCESS inquiries are legal)."""
+    dec = RciDecoder(role="client")
+    dec.expect_reply(ICaIq([(0x0201, CapInquiry.ACCESS)]))
+    assert dec.feed(h("0011")) == [IInCp()]
+    assert dec.feed(h("0013 01 0201 23")) == [ICaRp([(0x0201, CapReply.PERMISSION)])]
     dec.expect_reply(ICaIq([(0x0201, CapInquiry.ACCESS)]))
     dec.feed(h("0011"))
+    assert len(dec.expected) == 1
+    dec.feed(h("0107 3a4fc880 0007a120"))             # CBsTm: the control phase
     assert dec.expected == []
 
 

@@ -135,6 +135,26 @@ def test_initialization_phase_every_capability(gw):
     c.close()
 
 
+def test_client_library_asks_after_the_cps_iincp():
+    """The CP's IInCp came first (quiet time); our client's ICaIq sent after it
+    still gets its ICaRp decoded, then CBsTm."""
+    from bsal_ros.protocol.rci import ICaIq
+    gw = ServerThread(init_quiet_s=0.1)
+    try:
+        c = RciClient("127.0.0.1", gw.port)
+        c.send(IIId(0, 3, b"demo", DEMO_KEY))
+        assert isinstance(c.recv(), IIId)
+        assert c.recv() == IInCp()                  # the CP did not wait for us
+        c.send(ICaIq([(RciCode.CStMt, CapInquiry.ACCESS)]))
+        c.send(IInCp())
+        assert c.recv() == ICaRp([(RciCode.CStMt, CapReply.PERMISSION)])
+        assert isinstance(c.recv(), CBsTm)
+        assert c.request(CStIq(RciCode.CStIq)) == CStRp(RciCode.CStIq, CStRpStatus.IDLE)
+        c.close()
+    finally:
+        gw.stop()
+
+
 def test_lower_client_version_wins(gw):
     c = RciClient("127.0.0.1", gw.port)
     server_id, replies, _ = c.handshake("demo", DEMO_KEY, version=(0, 2),

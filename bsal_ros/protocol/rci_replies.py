@@ -55,6 +55,8 @@ class ReplyMatching:
         if len(self._pending) >= MAX_PENDING:
             self._pending.popleft()
         ctx = None
+        if t is ICaIq:
+            self._icaiq_pending = True
         if isinstance(inquiry, (CGtMtIq, CGtSnIq)):
             # precompute the reply context: uniform status code, asked ids
             items = list(inquiry.items)
@@ -64,6 +66,7 @@ class ReplyMatching:
     def clear_expectations(self) -> None:
         """Forget every pending inquiry."""
         self._pending.clear()
+        self._icaiq_pending = False
 
     def _consume(self, entry) -> None:
         self._pending.remove(entry)      # identity matches first: entries are lists
