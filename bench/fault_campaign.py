@@ -561,7 +561,8 @@ class Campaign:
         self.start_hw()
         self.rci = self.spawn("rci_gateway", self.ros_cmd(
             "bsal_ros.nodes.rci_gateway", "--params-file", gw_cfg, "-p", "port:=0",
-            "-p", f"watchdog_s:={a.watchdog}", "-p", f"hardware_gone_s:={a.hardware_gone}"))
+            "-p", f"watchdog_s:={a.watchdog}", "-p", f"hardware_gone_s:={a.hardware_gone}",
+            "-p", f"idle_limit_s:={a.watchdog + 1.0}"))   # silent CAs: stop, then CSvTm NOACK
         self.rdi = self.spawn("rdi_gateway", self.ros_cmd(
             "bsal_ros.nodes.rdi_gateway", "--params-file", gw_cfg, "-p", "realtime_port:=0",
             "-p", "ca_port:=0"))

@@ -39,6 +39,9 @@ GOLDEN = [
      ICaIq([(0x0201, CapInquiry.ACCESS), (0x0213, CapInquiry.VERSION)])),
     ("0013 01 0104 22", ICaRp([(0x0104, CapReply.NO_SUPPORT)]),
      ICaIq([(0x0104, CapInquiry.SUPPORT)])),
+    # VERSION of an unknown command: the one-byte ERROR (001 4.5.5)
+    ("0013 01 9999 20", ICaRp([(0x9999, CapReply.ERROR)]),
+     ICaIq([(0x9999, CapInquiry.VERSION)])),
     ("0100 0100", CStIq(0x0100), None),
     ("0101 0201 09", CStRp(0x0201, CStRpStatus.ABORT), None),
     ("0102 0011", CSvTm(TermCode.AUTHENTICATE), None),
@@ -240,10 +243,18 @@ def test_cstrp_consumes_unanswerable_inquiry():
     assert dec.expected == [q]
 
 
-def test_iincp_drops_unanswered_capability_inquiries():
-    dec = RciDecoder(role="server")
+def test_control_phase_drops_unanswered_capability_inquiries():
+    """The peer's IInCp may come before its ICaRp (001 4.5.3: "at any time"
+    after IIId), so the inquiry still waits; the first control-phase packet
+    means no ICaRp can follow (unanswered ACCESS inquiries are legal)."""
+    dec = RciDecoder(role="client")
+    dec.expect_reply(ICaIq([(0x0201, CapInquiry.ACCESS)]))
+    assert dec.feed(h("0011")) == [IInCp()]
+    assert dec.feed(h("0013 01 0201 23")) == [ICaRp([(0x0201, CapReply.PERMISSION)])]
     dec.expect_reply(ICaIq([(0x0201, CapInquiry.ACCESS)]))
     dec.feed(h("0011"))
+    assert len(dec.expected) == 1
+    dec.feed(h("0107 3a4fc880 0007a120"))             # CBsTm: the control phase
     assert dec.expected == []
 
 
@@ -355,3 +366,24 @@ def test_identification_repr_leaves_the_key_out():
     text = repr(IIId(0, 3, b"demo", key))
     assert "demo" in text
     assert "auth_key" not in text and key.hex() not in text and repr(key) not in text
+
+
+def test_version_error_answer_does_not_desynchronise():
+    """Issue 13: `0013 01 9999 20` then `0011` once swallowed a byte: the
+    ERROR answer to a VERSION inquiry is one byte, the next packet intact."""
+    dec = RciDecoder("big", role="client")
+    dec.expect_reply(ICaIq([(0x9999, CapInquiry.VERSION), (0x0201, CapInquiry.VERSION)]))
+    wire = bytes.fromhex("0013 02 9999 20 0201 00 03 0011".replace(" ", ""))
+    for cut in range(len(wire) + 1):          # in any two chunks
+        d = RciDecoder("big", role="client")
+        d.expect_reply(ICaIq([(0x9999, CapInquiry.VERSION), (0x0201, CapInquiry.VERSION)]))
+        got = d.feed(wire[:cut]) + d.feed(wire[cut:])
+        assert got == [ICaRp([(0x9999, CapReply.ERROR), (0x0201, VersionReply(0, 3))]),
+                       IInCp()], cut
+        assert d.pending == 0
+    assert encode_rci(ICaRp([(0x9999, CapReply.ERROR)])) == bytes.fromhex("0013019999" "20")
+
+
+def test_version_reply_with_the_error_byte_as_major_is_refused():
+    with pytest.raises(ProtocolError):
+        encode_rci(ICaRp([(0x0201, VersionReply(0x20, 0))]))

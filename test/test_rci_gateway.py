@@ -46,6 +46,10 @@ class ServerThread(RciServerThread):
     def __init__(self, robot=None, **cfg):
         super().__init__(USERS_YAML, robot, **{"linger_s": 0.2, **cfg})
 
+    def session_silence_stops(self) -> int:
+        """How often silence stopped the motors of the current session."""
+        return self.call(lambda: self.server.session.silence_stops)
+
 
 @pytest.fixture
 def gw():
@@ -123,12 +127,32 @@ def test_initialization_phase_every_capability(gw):
     assert answers[(RciCode.CStMt, S)] == CapReply.PERMISSION
     assert answers[(RciCode.CStMt, V)] == VersionReply(0, 3)
     assert answers[(0x0999, A)] == CapReply.ERROR
-    assert answers[(0x0999, V)] == VersionReply(0, 0)
+    assert answers[(0x0999, V)] == CapReply.ERROR        # one byte, 001 4.5.5
     assert isinstance(base, CBsTm)
     assert abs(base.time.sec - time.time()) < 60
     # and the control phase works
     assert c.request(CStIq(RciCode.CStIq)) == CStRp(RciCode.CStIq, CStRpStatus.IDLE)
     c.close()
+
+
+def test_client_library_asks_after_the_cps_iincp():
+    """The CP's IInCp came first (quiet time); our client's ICaIq sent after it
+    still gets its ICaRp decoded, then CBsTm."""
+    from bsal_ros.protocol.rci import ICaIq
+    gw = ServerThread(init_quiet_s=0.1)
+    try:
+        c = RciClient("127.0.0.1", gw.port)
+        c.send(IIId(0, 3, b"demo", DEMO_KEY))
+        assert isinstance(c.recv(), IIId)
+        assert c.recv() == IInCp()                  # the CP did not wait for us
+        c.send(ICaIq([(RciCode.CStMt, CapInquiry.ACCESS)]))
+        c.send(IInCp())
+        assert c.recv() == ICaRp([(RciCode.CStMt, CapReply.PERMISSION)])
+        assert isinstance(c.recv(), CBsTm)
+        assert c.request(CStIq(RciCode.CStIq)) == CStRp(RciCode.CStIq, CStRpStatus.IDLE)
+        c.close()
+    finally:
+        gw.stop()
 
 
 def test_lower_client_version_wins(gw):
@@ -370,8 +394,27 @@ def test_disconnect_during_homing_stops_motors(gw):
     connect(gw).close()
 
 
-def test_watchdog_stops_silent_client():
+def test_watchdog_stops_motors_of_silent_client_session_stays_open():
     gw = ServerThread(watchdog_s=0.3)
+    try:
+        c = connect(gw)
+        ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
+        ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
+            MotorCommandKind.SPVAL, speedval_pack(True, 40.0)), rq_ack=True), RciCode.CStMt)
+        with pytest.raises(TimeoutError):
+            c.recv(timeout=1.2)                       # no CSvTm, no close
+        assert not gw.robot.speed and gw.session_silence_stops() == 1
+        assert c.request(CStIq(RciCode.CStMt)) == CStRp(RciCode.CStMt, CStRpStatus.ABORT)
+        ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
+            MotorCommandKind.SPVAL, speedval_pack(True, 20.0)), rq_ack=True), RciCode.CStMt)
+        assert gw.robot.moving()
+        c.close()
+    finally:
+        gw.stop()
+
+
+def test_idle_limit_ends_silent_client():
+    gw = ServerThread(idle_limit_s=0.3)
     try:
         c = connect(gw)
         ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
@@ -519,7 +562,7 @@ def test_fuzzing_socket_gateway_survives():
     """Bounded: 150 connections with random or mutated bytes, half of them after
     a valid handshake. Each must end (closed or answered) and the gateway must
     then serve a normal client."""
-    gw = ServerThread(watchdog_s=0.5, init_timeout_s=0.5, linger_s=0.05)
+    gw = ServerThread(idle_limit_s=0.5, init_timeout_s=0.5, linger_s=0.05)
     rng = random.Random(20001021)
     valid = _valid_packets()
     t_end = time.monotonic() + 60

@@ -127,9 +127,9 @@ def test_connection_refused_without_server(app):
 
 
 def test_server_termination_mid_session(app):
-    """The example sleeps 1 s after homeRobot; a 0.3 s watchdog ends the session
+    """The example sleeps 1 s after homeRobot; a 0.3 s idle limit ends the session
     meanwhile: the next call sees the CSvTm."""
-    gw = ServerThread(watchdog_s=0.3)
+    gw = ServerThread(idle_limit_s=0.3)
     try:
         code, rows = run(app, gw.port)
         assert code == 3

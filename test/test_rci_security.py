@@ -44,6 +44,9 @@ users:
 OTHER = "127.0.0.2"          # a second source address, still loopback
 
 
+#: what a connection over max_pending reads before the close: IInCp, CSvTm ACCESS
+REFUSAL = bytes.fromhex("0011" "0102" "0010")
+
 def wait_for(cond, what, timeout=10.0):
     deadline = time.monotonic() + timeout
     while not cond():
@@ -391,20 +394,33 @@ def test_flood_of_idle_connections_is_bounded_and_the_real_client_gets_in(caplog
             flood.append(RciClient("127.0.0.1", gw.port, source=OTHER))
         wait_for(lambda: gw.server.over_limit == 37, "the refusals")
         assert gw.server.pending.count(OTHER) == 3 and gw.server.pending.total == 3
+        got: dict = {}
+
         def is_closed(c):
+            # refused: IInCp + CSvTm ACCESS (001 4.3), then closed; beyond
+            # max_pending refusals in progress at once: closed unanswered
             c.sock.setblocking(False)
             try:
-                return c.sock.recv(1) == b""
+                while True:
+                    data = c.sock.recv(64)
+                    if not data:
+                        assert got.get(id(c), b"") in (REFUSAL, b""), got[id(c)].hex()
+                        return True
+                    got[id(c)] = got.get(id(c), b"") + data
             except ConnectionResetError:
                 return True
             except BlockingIOError:
                 return False
-        closed: set = set()                          # the refused ones are closed at once
+        closed: set = set()                          # the refused ones are answered, closed
         deadline = time.monotonic() + 10
         while len(closed) < 37 and time.monotonic() < deadline:
             closed |= {i for i, c in enumerate(flood) if i not in closed and is_closed(c)}
             time.sleep(0.005)
         assert len(closed) == 37
+        answered = sum(got.get(id(c)) == REFUSAL for c in flood)
+        assert answered == gw.server.over_limit_answered >= 6      # the first ones at least
+        assert answered + gw.server.over_limit_reset == 37
+        assert gw.server.refusing_peak <= 6                        # bounded: max_pending
         assert not any(is_closed(c) for i, c in enumerate(flood) if i not in closed)
         # the gateway holds 3 sockets for the flood, not 40
         for c in flood:
@@ -423,10 +439,10 @@ def test_flood_of_idle_connections_is_bounded_and_the_real_client_gets_in(caplog
         wait_for(lambda: gw.server.pending.total == 6, "the total")
         extra = RciClient("127.0.0.1", gw.port, source="127.0.0.5")
         extra.sock.settimeout(5)
-        try:
-            assert extra.sock.recv(1) == b""
-        except ConnectionResetError:
-            pass
+        answer = b""
+        while chunk := extra.sock.recv(64):
+            answer += chunk
+        assert answer == REFUSAL
         extra.close()
         assert gw.server.pending.total == 6
         for c in flood:                              # once they leave, room again

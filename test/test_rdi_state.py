@@ -151,3 +151,41 @@ def test_rdi_layer_imports_no_ros():
                 top = n.split(".")[0]
                 assert not top.startswith(("rcl", "ros")), f"{f.name} imports {n}"
                 assert not top.endswith(("_msgs", "_srvs", "_interfaces")), f"{f.name}: {n}"
+
+
+def _as_core(snapshot):
+    """A hardware snapshot as the gateways receive it (core.DeviceState)."""
+    import dataclasses
+    names = {f.name for f in dataclasses.fields(DeviceState)}
+    return DeviceState(**{f.name: getattr(snapshot, f.name)
+                          for f in dataclasses.fields(snapshot) if f.name in names})
+
+
+def test_steering_rdi_id_never_collides_with_a_dc_motor():
+    """A robot description with 2 DC motors (ids 0, 1) and the steering
+    pseudo-servo 0: the steering goes out as RDI-Mt DC id 256 (the default
+    offset), each id once; with the old offset 1 the real DC motor 1 wins
+    and the steering stays only in RDI-Ac STEER."""
+    from test_hardware_helpers import make_robot, run
+    two_dc = {"robot": {
+        "boards": {"drive2": {"type": "dc_motor", "address": 0x32, "update_hz": 25.0,
+                              "poll_hz": 20.0, "command_timeout_ms": 500}},
+        "devices": {"dc_motor": {"aux_motor": {"id": 1, "board": "drive2", "channel": 0}}}}}
+    robot, clock = make_robot(two_dc)
+    run(robot, clock, 0.5)
+    res, snaps = robot.get_states("")
+    assert res.code == 0
+    states = [_as_core(s) for s in snaps]
+    assert sorted(s.id for s in states if s.device_class == "dc_motor") == [0, 1]
+    for offset, want in ((None, [0, 1, 256]), (1, [0, 1])):
+        st = StreamState() if offset is None else StreamState(pservo_id_offset=offset)
+        st.update_devices(states)
+        frame = st.build_frame()
+        ids = [i for p in frame if isinstance(p, RdiMotor) for i, _ in p.items]
+        assert sorted(ids) == want and len(ids) == len(set(ids))
+        dc1 = [r for p in frame if isinstance(p, RdiMotor) for i, r in p.items if i == 1]
+        aux = next(s for s in states if (s.device_class, s.id) == ("dc_motor", 1))
+        assert dc1[0].speed == aux.speedval             # id 1 is the real DC motor
+        steer = [i for p in frame if isinstance(p, RdiActuator) and p.sub_code == 1
+                 for i, _ in p.items]
+        assert steer == [0]

@@ -17,7 +17,7 @@ ST = Statval(True, True, True, 1500).pack()
 
 
 def state():
-    st = StreamState()
+    st = StreamState(pservo_id_offset=1)   # steering next to DC 0: one group
     st.set_base_time(Timeval(1_700_000_000, 0))
     bad = Statval(True, True, False, 9).pack()
     st.update_devices([DeviceState("ultrasonic", i, statval=ST if i != 3 else bad,

@@ -55,6 +55,9 @@ class RciGatewayParams(NodeParams):
     login_max_delay_s: float = 30.0
     max_pending: int = 16
     max_pending_per_address: int = 4
+    # seed 001 fidelity (docs/PROTOCOL.md "Where we differ from the book")
+    init_quiet_s: float = 0.5
+    idle_limit_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -83,8 +86,9 @@ class RdiGatewayParams(NodeParams):
     write_buffer_bytes: int = 16384
     #: per-client SO_SNDBUF (0: kernel default)
     socket_send_buffer: int = 16384
-    #: RDI-Mt id of pseudo-servo motor n = offset + n (RDI has only the DC subclass)
-    pservo_motor_rdi_id_offset: int = 1
+    #: RDI-Mt id of pseudo-servo motor n = offset + n (RDI has only the DC
+    #: subclass); high so it never meets a DC motor id (a DC motor wins if it does)
+    pservo_motor_rdi_id_offset: int = 256
     #: namespace of the hardware node's topics ("" = ours)
     hardware_namespace: str = ""
     #: namespace of the RCI gateway's rci/* topics ("" = ours)

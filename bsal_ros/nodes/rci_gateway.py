@@ -96,7 +96,9 @@ class RciGatewayNode(Node):
                             login_delay_s=float(p["login_delay_s"]),
                             login_max_delay_s=float(p["login_max_delay_s"]),
                             max_pending=int(p["max_pending"]),
-                            max_pending_per_address=int(p["max_pending_per_address"]))
+                            max_pending_per_address=int(p["max_pending_per_address"]),
+                            init_quiet_s=float(p["init_quiet_s"]),
+                            idle_limit_s=float(p["idle_limit_s"]))
         try:
             self.server = RciServer(self.robot, self.users, self.p["host"], self.p["port"], cfg,
                                     self._pylog)

@@ -46,8 +46,8 @@ the caller registers with ``decoder.expect_reply(inquiry)`` when sending it.
 A pending inquiry is consumed by its reply, or by an ``RCI-CStRp`` whose
 ``control_id`` is the inquiry's base code (the control process answers an
 inquiry it cannot serve with CStRp instead of the reply); pending capability
-inquiries are dropped when RCI-IInCp arrives (an entity may leave ACCESS
-inquiries unanswered).
+inquiries are dropped when the first control-phase packet arrives (an entity
+may leave ACCESS inquiries unanswered; its IInCp may precede its ICaRp).
 """
 
 from __future__ import annotations

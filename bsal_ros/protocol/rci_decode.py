@@ -69,6 +69,8 @@ class RciDecoder(ReplyMatching, StreamDecoder):
             raise ValueError(f"role must be 'server', 'client' or 'any', not {role!r}")
         self.role = role
         self._pending: deque = deque()
+        #: an ICaIq waits for its ICaRp (dropped by the first control packet)
+        self._icaiq_pending = False
         self._valid = _valid_codes(self._allowed)
         pfx = self._pfx
         self._u16 = S(pfx + "H")
@@ -97,6 +99,8 @@ class RciDecoder(ReplyMatching, StreamDecoder):
         hdr = self._valid.get(code)
         if hdr is not None:                 # a valid id_code: one lookup for all checks
             base, flags = hdr
+            if self._icaiq_pending and base >= 0x0100:
+                self._drop_capability_inquiries()
             return self._parsers[base](buf, pos, base, flags)
         base = code & ~FLAGS
         if base not in ALL_CODES:
@@ -111,14 +115,20 @@ class RciDecoder(ReplyMatching, StreamDecoder):
                 raise Bad(f"poly/group on non-multi code 0x{code:04x}", pos, 2)
             if (flags & FLAG_RQ_ACK) and base < 0x0100:
                 raise Bad(f"RQ_ACK on initialization packet 0x{code:04x}", pos, 2)
+        if self._icaiq_pending and base >= 0x0100:
+            self._drop_capability_inquiries()
         return self._parsers[base](buf, pos, base, flags)
+
+    def _drop_capability_inquiries(self) -> None:
+        """The peer is in the control phase: an ICaRp can no longer come (an
+        entity may leave capability inquiries unanswered, 001 4.5.5). Not at
+        its IInCp: that may come before its ICaRp (4.5.3, "at any time")."""
+        self._icaiq_pending = False
+        self._pending = deque(e for e in self._pending if not isinstance(e[0], ICaIq))
 
     def _p_bare(self, buf, pos, base, flags):
         cls = CLASS_OF[base]
         if base == RciCode.IInCp:
-            # an entity may leave capability inquiries unanswered (001 4.5.5)
-            if any(isinstance(e[0], ICaIq) for e in self._pending):
-                self._pending = deque(e for e in self._pending if not isinstance(e[0], ICaIq))
             return cls(), pos + 2
         return cls(bool(flags)), pos + 2
 

@@ -6,7 +6,7 @@ import struct
 from itertools import chain
 
 from ._items import F_GROUP, S, encode_fixed, encode_packet, encode_var
-from .constants import Form, MotorType, RciCode
+from .constants import CapReply, Form, MotorType, RciCode
 from .errors import ProtocolError
 from .rci_packets import (FLAG_GROUP, FLAG_RQ_ACK, FORM_FLAG, CAcMt, CAcSn, CBsTm, CBsTmIq,
                           CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStRp,
@@ -72,6 +72,9 @@ def _enc_icarp(pfx, p: ICaRp):
     fmt, vals = [pfx, "HB"], [RciCode.ICaRp, n]
     for cid, r in p.items:
         if isinstance(r, VersionReply):
+            if r.vers_major == CapReply.ERROR:
+                # would read as a one-byte ERROR answer (docs/PROTOCOL.md 3.2)
+                raise ProtocolError(f"ICaRp: vers_major 0x{r.vers_major:02x} is the ERROR byte")
             fmt.append("HBB")
             vals += (cid, r.vers_major, r.vers_minor)
         elif isinstance(r, int) and r in CAP_REPLIES:

@@ -17,7 +17,7 @@ from itertools import repeat
 
 from ._items import (F_GENERAL, F_GROUP, F_POLY, Bad, Incomplete, S, decode_fixed, decode_var,
                      get0, get1)
-from .constants import CapInquiry, RciCode
+from .constants import CapInquiry, CapReply, RciCode
 from .rci_packets import (CODE_OF, CLASS_OF, FLAG_GROUP, FLAG_POLY, FLAG_RQ_ACK, CGtMtIq,
                           CGtSnIq, CStIq, CStRp, ICaIq, ICaRp, VersionReply)
 from .rci_tables import CAP_REPLIES, CSTRP_STATUS, MOTOR_REPLY, SENSOR_REPLY, SUB_CODES
@@ -55,6 +55,8 @@ class ReplyMatching:
         if len(self._pending) >= MAX_PENDING:
             self._pending.popleft()
         ctx = None
+        if t is ICaIq:
+            self._icaiq_pending = True
         if isinstance(inquiry, (CGtMtIq, CGtSnIq)):
             # precompute the reply context: uniform status code, asked ids
             items = list(inquiry.items)
@@ -64,6 +66,7 @@ class ReplyMatching:
     def clear_expectations(self) -> None:
         """Forget every pending inquiry."""
         self._pending.clear()
+        self._icaiq_pending = False
 
     def _consume(self, entry) -> None:
         self._pending.remove(entry)      # identity matches first: entries are lists
@@ -92,7 +95,12 @@ class ReplyMatching:
             if not q:
                 raise Bad(f"ICaRp answers 0x{cid:04x}, which was not asked", p, 2)
             t = q.popleft()
-            if t == CapInquiry.VERSION:
+            if t == CapInquiry.VERSION and buf[p + 2] == CapReply.ERROR:
+                # 001 4.5.5: ERROR "may be returned in response to any" inquiry,
+                # a one-byte answer also to VERSION (so vers_major 0x20 is not used)
+                items.append((cid, CapReply.ERROR))
+                p += 3
+            elif t == CapInquiry.VERSION:
                 items.append((cid, VersionReply(buf[p + 2], buf[p + 3])))
                 p += 4
             else:

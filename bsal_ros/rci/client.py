@@ -7,7 +7,7 @@ import socket
 import time
 
 from ..protocol.constants import CapInquiry, RciCode
-from ..protocol.rci import (CGtMtIq, CGtSnIq, CStIq, ICaIq, IIId, IInCp, RciDecoder,
+from ..protocol.rci import (CGtMtIq, CGtSnIq, CStIq, ICaIq, ICaRp, IIId, IInCp, RciDecoder,
                             encode_rci)
 
 _INQUIRIES = (ICaIq, CGtMtIq, CGtSnIq, CStIq)
@@ -100,13 +100,17 @@ class RciClient:
         if inquiries:
             self.send(ICaIq(list(inquiries)))
         self.send(IInCp())
+        # the CP's IInCp may come before or after its ICaRp (001 4.5.3: "at
+        # any time" after IIId); CBsTm follows both IInCp
+        got_incp = False
         while True:
             p = self.recv()
-            if isinstance(p, IInCp):
-                break
-            replies.append(p)
-        base_time = self.recv()
-        return server_id, replies, base_time
+            if isinstance(p, IInCp) and not got_incp:
+                got_incp = True
+            elif got_incp and not isinstance(p, ICaRp):
+                return server_id, replies, p
+            else:
+                replies.append(p)
 
 
 def all_access_inquiries(kind=CapInquiry.ACCESS):

@@ -31,6 +31,7 @@ class FakeRobotPort(RobotPort):
         self.on: dict[str, set[int]] = {c: set() for c in self.ids}
         self.speed: dict[tuple[str, int], tuple[bool, float]] = {}
         self.count = 0
+        self.d_count = 0             # change at the last "board reading" (advance)
         self.delay_base = 5000
         self.homing = False
         self.homed = False
@@ -39,6 +40,8 @@ class FakeRobotPort(RobotPort):
         self.calls: list[tuple] = []
         self.stop_calls: list[dict] = []
         self.delivered_log: list[tuple] = []
+        #: the states of the latest delivery per (class, "data"/"status")
+        self.last_delivered: dict[tuple[str, str], list[DeviceState]] = {}
         self.events: list[tuple[str, str]] = []
         self.steer_angle = 0.0
         self.refuse_stop: set[str] = set()    # motor classes whose stop is refused
@@ -96,6 +99,7 @@ class FakeRobotPort(RobotPort):
         self._check()
         self.calls.append(("clear_encoders", list(ids)))
         self.count = 0
+        self.d_count = 0
         return SUCCESS
 
     async def set_sonar_timing(self, timings) -> Result:
@@ -151,6 +155,7 @@ class FakeRobotPort(RobotPort):
     def advance(self, counts: int = 7) -> None:
         """Move the fake robot a bit: encoder counts and sonar delays change."""
         self.count = (self.count + counts) & 0xFFFF
+        self.d_count = counts
         self.delay_base += 10 * counts
 
     def snapshot(self, cls: str, i: int) -> DeviceState:
@@ -162,6 +167,8 @@ class FakeRobotPort(RobotPort):
         elif cls in (RELATIVE_ENCODER, ABSOLUTE_ENCODER):
             c = self.count
             s.count = c - 0x10000 if c & 0x8000 else c
+            if cls == RELATIVE_ENCODER:
+                s.d_count = self.d_count
         elif cls == ACCELEROMETER:
             s.accel_g = 0.25
         else:
@@ -187,6 +194,7 @@ class FakeRobotPort(RobotPort):
     def delivered(self, device_class, states, what) -> None:
         """Record what the control application was told."""
         self.delivered_log.append((device_class, [s.id for s in states], what))
+        self.last_delivered[(device_class, what)] = list(states)
         if len(self.delivered_log) > 1000:
             del self.delivered_log[:500]
 

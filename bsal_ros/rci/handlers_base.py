@@ -181,6 +181,9 @@ class BaseHandlers:
         else:
             st = CStRpStatus.NO_SUPPORT
         self.transport.send(CStRp(cid, st))
+        if pkt.rq_ack:
+            # like every other inquiry: asked-for acknowledgement after the reply
+            self.transport.send(CCnAc(RciCode.CStIq))
 
     async def _h_cbstmiq(self, pkt: CBsTmIq) -> None:
         self.transport.send(CBsTm(Timeval.from_ns(self._base_ns)))
@@ -195,7 +198,7 @@ class BaseHandlers:
         res = await self._acked_call(self.port.reset(), True)
         if res.ok:
             self._activated.clear()
-            self._last_counts.clear()
+            self._running.clear()
         self._finish_command(RciCode.CRs, status_of(res), pkt.rq_ack)
 
     async def _cancel_homing(self) -> None:

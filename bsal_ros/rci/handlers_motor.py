@@ -59,6 +59,10 @@ class MotorHandlers:
         if self.stopper is not None:
             await self.stopper.claim(cls)
         res = await self._acked_call(self.port.set_motors(cls, settings), pkt.rq_ack)
+        if res.ok:
+            running = self._running.setdefault(cls, set())
+            for s in settings:
+                (running.add if s.value else running.discard)(s.id)
         self._finish_command(RciCode.CStMt, status_of(res), pkt.rq_ack)
 
     async def _home(self, ids: list[int], rq_ack: bool) -> None:

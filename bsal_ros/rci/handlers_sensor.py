@@ -6,6 +6,8 @@ A mix-in of :class:`~bsal_ros.rci.session.RciSession`.
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..core.device_classes import ABSOLUTE_ENCODER, ACCELEROMETER, RELATIVE_ENCODER, ULTRASONIC
 from ..protocol.constants import (CStRpStatus, GetSensorStatus, RciCode, SensorCommandCode,
                                   SensorType)
@@ -40,9 +42,6 @@ class SensorHandlers:
             return
         if pkt.sub_code == SensorType.RELENCODER:
             res = await self._acked_call(self.port.clear_encoders(ids), pkt.rq_ack)
-            if res.ok:
-                for i in ids:
-                    self._last_counts[i] = 0
         else:
             timings: dict[int, SonarTiming] = {}
             for i, d in pkt.items:
@@ -65,28 +64,50 @@ class SensorHandlers:
             return
         items = []
         append = items.append
-        for (i, s), state in zip(pkt.items, states):
+        sent = states
+        for n, ((i, s), state) in enumerate(zip(pkt.items, states)):
             if s == GetSensorStatus.DATA:
-                append((i, self._sensor_data(sub, i, state)))
+                data = self._sensor_data(sub, state)
+                append((i, data))
+                shown = _as_sent(state, data)
+                if shown is not state:
+                    if sent is states:
+                        sent = list(states)
+                    sent[n] = shown
             elif s == GetSensorStatus.STATUS:
                 append((i, StatusData(self._statval(state))))
             else:
                 return self._inquiry_failed(RciCode.CGtSnIq, CStRpStatus.NO_SUPPORT)
         what = "status" if pkt.items[0][1] == GetSensorStatus.STATUS else "data"
-        self._reply(RciCode.CGtSnIq, CGtSnRp(sub, items, pkt.form), cls, states, what,
+        # the control-application view (rci/ca_states -> RDI port 7652) gets
+        # the values exactly as they went out
+        self._reply(RciCode.CGtSnIq, CGtSnRp(sub, items, pkt.form), cls, sent, what,
                     pkt.rq_ack)
 
-    def _sensor_data(self, sub: int, ident: int, state):
-        """The DATA item of one sensor; a relative encoder's d_count is the
-        change since the control application's previous Get of that encoder."""
+    def _sensor_data(self, sub: int, state):
+        """The DATA item of one sensor. A relative encoder's d_count is the
+        board's: the change between its two latest readings (001 5.4.2 pairs it
+        with d_status, the time of that interval), the same number RDI sends;
+        it does not depend on when or how often this CA asked."""
         if sub == SensorType.ULTRASONIC:
             return UltrasonicData(state.delay_us & 0xFFFF)
         if sub == SensorType.RELENCODER:
-            count = wrap_i16(state.count)
-            last = self._last_counts.get(ident)
-            d = 0 if last is None else wrap_i16(count - last)
-            self._last_counts[ident] = count
-            return RelEncoderData(d, count)
+            return RelEncoderData(wrap_i16(state.d_count), wrap_i16(state.count))
         if sub == SensorType.ABSENCODER:
             return AbsEncoderData(wrap_i16(state.count))
         return AccelData(float(state.accel_g))
+
+
+def _as_sent(state, data):
+    """``state`` with its data fields as the CA received them (wrapped into
+    the wire's types); the same object when nothing differs."""
+    if isinstance(data, RelEncoderData):
+        if (state.d_count, state.count) != (data.d_count, data.count):
+            return dataclasses.replace(state, d_count=data.d_count, count=data.count)
+    elif isinstance(data, AbsEncoderData):
+        if state.count != data.count:
+            return dataclasses.replace(state, count=data.count)
+    elif isinstance(data, UltrasonicData):
+        if state.delay_us != data.delay:
+            return dataclasses.replace(state, delay_us=data.delay)
+    return state

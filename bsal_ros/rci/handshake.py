@@ -4,7 +4,9 @@ login:      CA IIId -> login throttle wait -> user and key checked
             (before the server gives the connection the control-application
             slot; a refusal never touches the robot)
 init phase: our IIId; CA ICaIq* -> ICaRp (every item answered);
-            CA IInCp -> our IInCp, CBsTm (control phase)
+            our IInCp when the CA's arrives or after ``init_quiet_s`` of
+            silence, whichever is first (ICaIq still answered after it);
+            CA IInCp -> CBsTm (control phase)
 
 A mix-in of :class:`~bsal_ros.rci.session.RciSession`; it reads and writes the
 session's state.
@@ -113,18 +115,39 @@ class Handshake:
         self.transport.ending = True
 
     async def _init_phase(self) -> None:
+        """Our IIId, then capability answers until the CA's IInCp.
+
+        001 4.5.3 lets either side send IInCp "at any time following the
+        exchange of RCI-IIId packets", so a CA may wait for ours: we send it
+        when the CA's arrives or after ``init_quiet_s`` without a packet from
+        the CA, whichever comes first, and keep answering ICaIq until the CA's
+        IInCp ends the phase (then CBsTm, 001 4.6.15)."""
         user = self.user             # authenticated by login()
         send = self.transport.send
         send(IIId(RCI_VERSION_MAJOR, RCI_VERSION_MINOR, self.cfg.server_name))
         self.log.info("RCI client %s: user %s (%s), protocol %d.%d", self.peer, user.name,
                       user.role, *self.version)
+        quiet = self.cfg.init_quiet_s
+        ours_sent = False
         while True:
-            pkt = await self.transport.next()
+            if ours_sent or quiet <= 0:
+                pkt = await self.transport.next()
+            else:
+                try:
+                    pkt = await asyncio.wait_for(self.transport.next(), quiet)
+                except asyncio.TimeoutError:
+                    # the CA waits for us (001 4.5.3): ours first
+                    send(IInCp())
+                    ours_sent = True
+                    self.log.debug("RCI client %s: quiet for %.2f s after IIId: IInCp sent "
+                                   "first", self.peer, quiet)
+                    continue
             if isinstance(pkt, ICaIq):
                 if pkt.items:
                     send(ICaRp([(cid, self._capability(cid, t)) for cid, t in pkt.items]))
             elif isinstance(pkt, IInCp):
-                send(IInCp())
+                if not ours_sent:
+                    send(IInCp())
                 self.control_phase = True
                 self._rebase(send=True)
                 return
@@ -137,11 +160,13 @@ class Handshake:
         base, flags = control_id & ~FLAGS, control_id & FLAGS
         known = base in ALL_CODES and not ((flags & _MULTI_FLAGS) and not base & 0x0200) \
             and not (flags & _MULTI_FLAGS == _MULTI_FLAGS)
-        if inq == CapInquiry.VERSION:
-            return VersionReply(*self.version) if known else VersionReply(0, 0)
         if not known:
-            return CapReply.ERROR
+            return CapReply.ERROR       # 001 4.5.5: for any inquiry type, one byte
+        if inq == CapInquiry.VERSION:
+            return VersionReply(*self.version)
         if inq == CapInquiry.SUPPORT:
+            # "is it implemented?", whoever asks (a guest too): the CP accepts
+            # it from a CA -> PERMISSION, else (packets only the CP sends) NO_SUPPORT
             return CapReply.PERMISSION if base in SERVER_RECEIVES else CapReply.NO_SUPPORT
         if base not in SERVER_RECEIVES or base in CP_ONLY:
             return CapReply.NO_SUPPORT

@@ -9,7 +9,11 @@ says nothing, or is being slowed down by the login throttle, never keeps the
 real control application out. Connections that are not the session
 (identifying, throttled, refused, closing) are bounded in all and per source
 address (:class:`~bsal_ros.rci.limits.PendingLimit`); one beyond the limit is
-closed at once, unanswered. See docs/SECURITY.md.
+refused as 001 4.3 asks ("a status message before disconnecting"): IInCp
+then CSvTm ACCESS, like a second control application, and closed after a
+short linger. Answering is bounded: at most ``max_pending`` such refusals are
+in progress at once, each for at most twice :data:`REFUSAL_LINGER_S`; beyond that a
+connection is reset unanswered. See docs/SECURITY.md.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ log = logging.getLogger("bsal_ros.rci")
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7650
+#: longest a refused over-limit connection is kept to let it read the CSvTm
+REFUSAL_LINGER_S = 0.25
 
 
 class RciServer:
@@ -65,6 +71,13 @@ class RciServer:
         #: connections between accept and the end of their login (introspection)
         self.logins: set[RciSession] = set()
         self.over_limit = 0
+        #: over-limit connections answered with CSvTm / reset unanswered
+        #: (more than max_pending refusals in progress at once)
+        self.over_limit_answered = 0
+        self.over_limit_reset = 0
+        self._refusing = 0
+        #: most over-limit refusals in progress at once (introspection)
+        self.refusing_peak = 0
 
     @property
     def bound_port(self) -> int:
@@ -115,7 +128,7 @@ class RciServer:
         try:
             which = self.pending.enter(key)
             if which is not None:
-                self._over_limit(writer, peer, key, which)
+                await self._over_limit(reader, writer, peer, key, which)
                 return
             counted = True
             sock = writer.get_extra_info("socket")
@@ -171,24 +184,43 @@ class RciServer:
                 self.pending.leave(key)
             self._tasks.discard(task)
 
-    def _over_limit(self, writer, peer, key: str, which: str) -> None:
-        """Close a connection beyond the pending limits at once, unanswered."""
+    async def _over_limit(self, reader, writer, peer, key: str, which: str) -> None:
+        """Refuse a connection beyond the pending limits: IInCp + CSvTm ACCESS
+        (001 4.3: a status message before disconnecting), then close after at
+        most REFUSAL_LINGER_S; reset unanswered when max_pending refusals are
+        already in progress (a flood costs bounded work)."""
         self.over_limit += 1
         p = self.pending
         level = logging.WARNING if p.should_log(key, which) else logging.DEBUG
         if which == "total":
-            self.log.log(level, "RCI gateway: closing new connection from %s: %d connections "
-                         "are already identifying or closing (max_pending; further refusals "
-                         "logged at most every %.0f s)", peer, p.max_total, p.log_every_s)
+            self.log.log(level, "RCI gateway: refusing new connection from %s (CSvTm ACCESS): "
+                         "%d connections are already identifying or closing (max_pending; "
+                         "further refusals logged at most every %.0f s)", peer, p.max_total,
+                         p.log_every_s)
         else:
-            self.log.log(level, "RCI gateway: closing new connection from %s: %d connections "
-                         "from %s are already identifying or closing (max_pending_per_address; "
-                         "further refusals logged at most every %.0f s)", peer,
-                         p.max_per_address, key, p.log_every_s)
+            self.log.log(level, "RCI gateway: refusing new connection from %s (CSvTm ACCESS): "
+                         "%d connections from %s are already identifying or closing "
+                         "(max_pending_per_address; further refusals logged at most every "
+                         "%.0f s)", peer, p.max_per_address, key, p.log_every_s)
+        if self._refusing >= p.max_total:
+            self.over_limit_reset += 1
+            try:
+                writer.transport.abort()
+            except Exception:
+                pass
+            return
+        self._refusing += 1
+        self.refusing_peak = max(self.refusing_peak, self._refusing)
         try:
-            writer.transport.abort()
-        except Exception:
-            pass
+            bo = self.cfg.byteorder
+            try:
+                writer.write(encode_rci(IInCp(), bo) + encode_rci(CSvTm(TermCode.ACCESS), bo))
+            except (ConnectionError, OSError, RuntimeError):
+                pass
+            self.over_limit_answered += 1
+            await linger_close(reader, writer, min(self.cfg.linger_s, REFUSAL_LINGER_S))
+        finally:
+            self._refusing -= 1
 
     async def _refuse(self, reader, writer, key: str = "") -> None:
         self.refused += 1

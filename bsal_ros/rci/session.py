@@ -7,11 +7,16 @@ Pure asyncio + the protocol library; the robot is reached through a
 Life of a session::
 
     login:         CA IIId -> login throttle wait -> auth (USER / AUTHENTICATE)
-    init phase:    our IIId, ICaIq -> ICaRp, IInCp -> IInCp, CBsTm
+    init phase:    our IIId, ICaIq -> ICaRp, IInCp <-> IInCp (ours first after
+                   init_quiet_s of silence), CBsTm
                    (both: :mod:`.handshake`)
     control phase: every packet of 001 4.6 (:mod:`.handlers_base`,
                    :mod:`.handlers_motor`, :mod:`.handlers_sensor`)
-    end:           EOF, watchdog (CSvTm NOACK), bad input (CSvTm ERROR),
+    silence:       after watchdog_s without a packet the motors the session set
+                   running are stopped (logged once, CStIq(CStMt) ABORT,
+                   "silence" on the port's session events); the session
+                   stays open
+    end:           EOF, idle limit if configured (CSvTm NOACK), bad input (CSvTm ERROR),
                    guest writing (CSvTm ACCESS), robot gone (CSvTm ERROR)
                    -> homing cancelled, motors stopped, what the CA
                    activated deactivated, socket closed.
@@ -29,7 +34,8 @@ import time
 from dataclasses import dataclass
 
 from ..core.device_classes import MOTOR_CLASSES
-from ..protocol.constants import RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CStRpStatus, TermCode
+from ..protocol.constants import (RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CStRpStatus, RciCode,
+                                  TermCode)
 from ..protocol.rci import (CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtSnIq, CRs, CStIq,
                             CStMt, CStRp, CStSn)
 from ..protocol.values import STATVAL_MS_MAX, Timeval
@@ -50,10 +56,18 @@ class SessionConfig:
 
     byteorder: str = "big"
     #: seconds without any packet (and no acknowledged command pending) after
-    #: which the robot is stopped and the session ended with CSvTm NOACK
+    #: which the motors the session set running are stopped; the session stays
+    #: open and the next command works (001 4.1: communication may resume
+    #: after long delays; the book has no keepalive)
     watchdog_s: float = 2.0
+    #: seconds of such silence after which the session is ended with CSvTm
+    #: NOACK (a site that wants idle programs out); 0: never (the default)
+    idle_limit_s: float = 0.0
     #: seconds allowed for the whole initialization phase
     init_timeout_s: float = 10.0
+    #: seconds without a packet after our IIId after which we send our IInCp
+    #: first, for a CA that waits for it (001 4.5.3); 0: only after the CA's
+    init_quiet_s: float = 0.5
     #: seconds the robot side may stay unreachable before CSvTm ERROR
     #: (before that, commands are answered with ABORT)
     hardware_gone_s: float = 3.0
@@ -105,7 +119,11 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         self._home_task: asyncio.Task | None = None
         self._homing_ids: set[int] = set()
         self._port_down_since: float | None = None
-        self._last_counts: dict[int, int] = {}
+        #: motor ids per class this session set to a non-zero speed
+        self._running: dict[str, set[int]] = {}
+        self._silence_task: asyncio.Task | None = None
+        #: how often silence stopped this session's motors
+        self.silence_stops = 0
         self._base_ns = 0
         self._rebase_at_ns = 0
         self.end_reason = ""
@@ -189,6 +207,10 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
     async def _safety_stop(self) -> None:
         """Cancel the homing, stop every motor, switch off what the control
         application switched on; refused stops are left to the stopper."""
+        stopping, self._silence_task = self._silence_task, None
+        if stopping is not None and not stopping.done():
+            await asyncio.gather(stopping, return_exceptions=True)
+        self._running.clear()
         task, self._home_task = self._home_task, None
         if task is not None and not task.done():
             task.cancel()
@@ -208,16 +230,50 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         self._activated.clear()
 
     async def _watchdog(self) -> None:
-        period = max(0.01, min(self.cfg.watchdog_s / 4, 0.25))
+        """Silence: stop the motors the session set (once per silence), and
+        end the session only past ``idle_limit_s`` when that is set."""
+        limits = [x for x in (self.cfg.watchdog_s, self.cfg.idle_limit_s) if x > 0]
+        period = max(0.01, min(min(limits, default=1.0) / 4, 0.25))
+        loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(period)
             if not self.control_phase or self._ack_pending or self._busy:
                 continue
-            if time.monotonic() - self.transport.last_rx > self.cfg.watchdog_s:
-                self._force_end(SessionEnd(
-                    f"watchdog: silent for more than {self.cfg.watchdog_s:.1f} s",
-                    TermCode.NOACK, logging.WARNING))
+            silent = time.monotonic() - self.transport.last_rx
+            idle = self.cfg.idle_limit_s
+            if idle > 0 and silent > idle:
+                self._force_end(SessionEnd(f"idle limit: silent for more than {idle:.1f} s",
+                                           TermCode.NOACK, logging.WARNING))
                 return
+            if (silent > self.cfg.watchdog_s and any(self._running.values())
+                    and (self._silence_task is None or self._silence_task.done())):
+                self._silence_task = loop.create_task(self._silence_stop(silent))
+
+    async def _silence_stop(self, silent: float) -> None:
+        """Stop every motor class in which this session set a motor running;
+        the session stays open (the next command waits for this to finish)."""
+        classes = sorted(c for c, ids in self._running.items() if ids)
+        self._running.clear()
+        failed = set()
+        for cls in classes:
+            try:
+                ok = await asyncio.wait_for(self.port.stop_motors(cls), 5.0)
+            except Exception:   # noqa: BLE001 - the port promises not to raise
+                ok = False
+            if not ok:
+                failed.add(cls)
+        if failed and self.stopper is not None:
+            self.stopper.add(failed)
+        # the Set Motor in force was cancelled by the CP: CStIq(CStMt) says so
+        self._status[RciCode.CStMt] = CStRpStatus.ABORT
+        self.silence_stops += 1
+        self.log.warning("RCI client %s (%s): silent for %.1f s (watchdog_s %.1f): motors "
+                         "stopped (%s)%s; the session stays open", self.peer,
+                         self.user.name if self.user else "-", silent, self.cfg.watchdog_s,
+                         ", ".join(classes),
+                         f", stop refused for {', '.join(sorted(failed))}" if failed else "")
+        self.port.session_event("silence", f"motors stopped after {silent:.1f} s without a "
+                                f"packet: {', '.join(classes)}")
 
     # ============================================================ base time
     def _rebase(self, send: bool) -> None:
@@ -241,6 +297,10 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         transport = self.transport
         while True:
             pkt = await transport.next()
+            stopping = self._silence_task
+            if stopping is not None and not stopping.done():
+                # a silence stop in flight must not overwrite this command
+                await asyncio.gather(stopping, return_exceptions=True)
             if time.time_ns() >= self._rebase_at_ns:
                 self._rebase(send=True)
             h = handlers.get(type(pkt))

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from ..protocol import RdiBaseTime, encode_rdi, encode_rdi_frame
 from .fanout import ClientQueue, FanOut, Frame
-from .state import StreamState
+from .state import PSERVO_RDI_ID_OFFSET, StreamState
 
 __all__ = ["StreamConfig", "RdiStreamServer", "RdiGateway"]
 
@@ -291,7 +291,8 @@ class RdiGateway:
     """Several RDI streams served from one asyncio loop in a background thread."""
 
     def __init__(self, configs: list[StreamConfig], states: dict[str, StreamState] | None = None,
-                 log: logging.Logger | None = None, pservo_id_offset: int = 1):
+                 log: logging.Logger | None = None,
+                 pservo_id_offset: int = PSERVO_RDI_ID_OFFSET):
         self.configs = {c.name: c for c in configs}
         for c in configs:
             c.validate()

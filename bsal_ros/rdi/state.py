@@ -17,12 +17,22 @@ absolute_encoder n        RDI-Sn ABSENCODER id n: count, statval
 accelerometer n           RDI-Sn ACCEL id n: accel (g), statval
 dc_motor n                RDI-Mt DC id n: speedval, statval
 pservo_motor n            RDI-Mt DC id ``pservo_id_offset + n`` (RDI has one
-                          motor subclass), and RDI-Ac STEER id n: angle (rad)
+                          motor subclass; offset 256 by default, and a real
+                          DC motor's id always wins: see below), and RDI-Ac
+                          STEER id n: angle (rad)
 relative_encoder n        RDI-Ac DRIVE id n: wheel rotations (position / 2 pi)
 pose estimate             RDI-RbOr EGO: x, y (m), heading (rad)
 odometry twist            RDI-RbOr OMNI: direction of motion (rad), speed (m/s)
 base time                 RDI-Ms BASETIME (sent by the fan-out, not in frames)
 ========================  ==================================================
+
+Steering ids never collide with DC motor ids: pseudo-servo motors go out
+as RDI-Mt DC ids in a high range (``pservo_id_offset`` + n, 256 by default,
+far above the robot's DC motor ids) and, should a DC motor of the stream
+have that very id (a description with DC ids >= 256), the DC motor is sent
+and the pseudo-servo's RDI-Mt item is left out (it is still in RDI-Ac STEER).
+``d_count``/``d_statval`` are the board's (change between its two latest
+readings and the time of the earlier one), the same number RCI sends.
 
 Several devices of one kind go out as one group packet when their ids are
 consecutive, as one poly packet otherwise (both save bytes over general
@@ -42,7 +52,11 @@ from ..protocol import (AbsEncoderReading, AccelReading, DcMotorReading, DriveRe
                         RdiOrientOmni, RdiSensor, RdiSensorType, RelEncoderReading,
                         Statval, SteerReading, Timeval, UltrasonicReading)
 
-__all__ = ["StreamState", "id_packets", "ULTRASONIC", "RELATIVE_ENCODER",
+#: default RDI-Mt id of pseudo-servo motor 0 (docs/RDI.md "steering")
+PSERVO_RDI_ID_OFFSET = 256
+
+__all__ = ["StreamState", "id_packets", "PSERVO_RDI_ID_OFFSET", "ULTRASONIC",
+           "RELATIVE_ENCODER",
            "ABSOLUTE_ENCODER", "ACCELEROMETER", "DC_MOTOR", "PSERVO_MOTOR"]
 
 TWO_PI = 2.0 * math.pi
@@ -110,7 +124,7 @@ class StreamState:
     """Newest robot state of one RDI stream. Not thread-safe: mutate it from the
     stream's event loop only (the node uses ``loop.call_soon_threadsafe``)."""
 
-    def __init__(self, pservo_id_offset: int = 1):
+    def __init__(self, pservo_id_offset: int = PSERVO_RDI_ID_OFFSET):
         self.pservo_id_offset = int(pservo_id_offset)
         self.devices: dict[tuple[str, int], DeviceState] = {}
         self.base_time: Timeval | None = None
@@ -222,8 +236,10 @@ class StreamState:
         ps = by_class[PSERVO_MOTOR]
         motors = [(d.id, DcMotorReading(_u(d.speedval, 16), _u(d.statval, 32)))
                   for d in by_class[DC_MOTOR]]
-        motors += [(self.pservo_id_offset + d.id,
-                    DcMotorReading(_u(d.speedval, 16), _u(d.statval, 32))) for d in ps]
+        dc_ids = {i for i, _ in motors}
+        # a real DC motor's id wins: a steering motor never shadows one
+        motors += [(i, DcMotorReading(_u(d.speedval, 16), _u(d.statval, 32)))
+                   for d in ps if (i := self.pservo_id_offset + d.id) not in dc_ids]
         motors = [(i, r) for i, r in motors if 0 <= i <= 0xFFFF]
         if motors:
             out += id_packets(RdiMotor, RdiMotorType.DC, motors)
