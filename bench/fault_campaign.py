@@ -9,7 +9,7 @@ by itself, cleans up every process it started (by PID).
 Processes (each its own OS process, in a private namespace /faults_<pid>,
 ROS_DOMAIN_ID from the environment, ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST):
 hardware_node (sim), rci_gateway, rdi_gateway, and control applications
-(``python -m bsal_ros.faults.ca``) where killing them is the point; this
+(``python -m bench.faults.ca``) where killing them is the point; this
 process runs a small rclpy monitor (``/diagnostics``, ``device_states``,
 ``sim_control``) and the in-process control applications.
 
@@ -26,7 +26,7 @@ C3. A control application that leaves while the drive board is faulted: is
    the drive stopped once the board is back? (docs/FAULTS.md, known bug)
 D. RDI clients connecting and disconnecting (plain, after the base time,
    with RST, after a frame), a well-behaved client checked periodically.
-E. A seeded corpus of malformed RCI input (bsal_ros.faults.corpus), each entry
+E. A seeded corpus of malformed RCI input (bench.faults.corpus), each entry
    followed by a well-behaved client that must be served; then a client that
    floods inquiries and never reads.
 B. SIGKILL of the hardware node while a control application drives through
