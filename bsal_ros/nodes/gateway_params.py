@@ -1,26 +1,123 @@
 """The ROS parameters of the two gateways as small typed records.
 
-Each field is one parameter: its name, type and default. ``declare(node)``
-declares every field on the node and returns the values it got (overrides
-from the command line or a parameters file included). The parameters are
-documented in docs/INTERFACES.md.
+Each field is one parameter: its name, type and default, and a :class:`Spec`
+(what it means, its range or choices, and whether a change at run time is
+applied). ``declare(node)`` declares every field with a ParameterDescriptor
+and returns the values it got (overrides from the command line or a
+parameters file included); ``check_change(params)`` says why a run-time
+``ros2 param set`` is refused. Every parameter that is not ``dynamic`` is
+declared ``read_only``: it is read at start-up only. Documented in
+docs/INTERFACES.md.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rclpy.exceptions import ParameterException
+
+from bsal_ros.rdi.server import MAX_RATE_HZ, MIN_RATE_HZ
+
+MAX_PORT = 65535
+BYTEORDERS = ("big", "little")
+HOUR_S = 3600.0
+DAY_S = 86400.0
+BUFFER_MAX = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How one parameter is described and checked."""
+
+    description: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+    #: applied while the node runs; every other parameter is read-only
+    dynamic: bool = False
+
+    def descriptor(self, default) -> ParameterDescriptor:
+        """The ParameterDescriptor of a parameter with this spec and ``default``."""
+        d = ParameterDescriptor(description=self.description, read_only=not self.dynamic,
+                                # a float parameter also takes an integer (watchdog_s:=2)
+                                dynamic_typing=isinstance(default, float))
+        if self.low is not None and isinstance(default, float):
+            d.floating_point_range = [FloatingPointRange(
+                from_value=float(self.low), to_value=float(self.high), step=0.0)]
+        elif self.low is not None and isinstance(default, int):
+            d.integer_range = [IntegerRange(from_value=int(self.low), to_value=int(self.high),
+                                            step=1)]
+        if self.choices:
+            d.additional_constraints = "one of: " + ", ".join(self.choices)
+        return d
+
+    def check(self, name: str, default, value) -> str:
+        """Why ``value`` is refused for parameter ``name`` ("" : it is accepted)."""
+        if isinstance(default, float):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return f"{name} must be a number, not {value!r}"
+        elif type(value) is not type(default):
+            return f"{name} must be of type {type(default).__name__}, not {value!r}"
+        if self.low is not None and not self.low <= value <= self.high:
+            return f"{name} must be in {self.low:g}..{self.high:g}, not {value!r}"
+        if self.choices and value not in self.choices:
+            return f"{name} must be one of {', '.join(self.choices)}, not {value!r}"
+        return ""
+
+
+def param(default, description: str, low=None, high=None, choices=(), dynamic=False):
+    """A parameter field: ``default`` and its :class:`Spec` (``low``..``high`` inclusive)."""
+    return field(default=default,
+                 metadata={"spec": Spec(description, low, high, tuple(choices), dynamic)})
 
 
 class NodeParams:
-    """Base of the parameter records: declaration and read access by name."""
+    """Base of the parameter records: declaration, run-time checks, read access by name."""
 
     @classmethod
     def declare(cls, node):
-        """Declare every field as a parameter of ``node`` (default: the field's)."""
-        values = {f.name: node.declare_parameter(f.name, f.default).value
-                  for f in dataclasses.fields(cls)}
+        """Declare every field as a parameter of ``node``; returns the record.
+
+        Raises ValueError, naming the parameter, for a value that is refused."""
+        values = {}
+        for f in dataclasses.fields(cls):
+            spec = f.metadata["spec"]
+            try:
+                value = node.declare_parameter(f.name, f.default, spec.descriptor(f.default)).value
+            except ParameterException as exc:
+                raise ValueError(f"parameter {f.name}: {exc}") from exc
+            why = spec.check(f.name, f.default, value)
+            if why:
+                raise ValueError(f"parameter {why}")
+            values[f.name] = float(value) if isinstance(f.default, float) else value
         return cls(**values)
+
+    @classmethod
+    def dynamic_names(cls) -> tuple[str, ...]:
+        """The parameters whose change at run time is applied."""
+        return tuple(f.name for f in dataclasses.fields(cls) if f.metadata["spec"].dynamic)
+
+    @classmethod
+    def check_change(cls, params) -> tuple[str, dict]:
+        """(why a run-time change of ``params`` is refused or "", the new values
+        of this record's parameters by name). Parameters of rclpy's own
+        (``use_sim_time``) pass through."""
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        changes = {}
+        for prm in params:
+            f = fields.get(prm.name)
+            if f is None:
+                continue
+            spec = f.metadata["spec"]
+            if not spec.dynamic:   # rclpy refuses read-only ones first; kept for clarity
+                return (f"{prm.name} is read at start-up: restart the node to change it", {})
+            why = spec.check(prm.name, f.default, prm.value)
+            if why:
+                return why, {}
+            changes[prm.name] = float(prm.value) if isinstance(f.default, float) else prm.value
+        return "", changes
 
     def __getitem__(self, name: str):
         # read by name as well: the gateways' start-up and shutdown code (kept
@@ -30,69 +127,81 @@ class NodeParams:
 
 @dataclass(frozen=True)
 class RciGatewayParams(NodeParams):
-    """Parameters of the RCI gateway node."""
+    """Parameters of the RCI gateway node (docs/INTERFACES.md, docs/SECURITY.md)."""
 
-    host: str = "127.0.0.1"
-    port: int = 7650
-    users_file: str = ""
-    byteorder: str = "big"
-    watchdog_s: float = 2.0
-    init_timeout_s: float = 10.0
-    hardware_gone_s: float = 3.0
-    service_timeout_s: float = 1.0
-    home_timeout_s: float = 30.0
-    cache_max_age_cycles: float = 1.5
-    cache_min_age_s: float = 0.02
-    states_qos_sensor_data: bool = False
-    hardware_namespace: str = ""
-    ca_states_max_hz: float = 10.0
-    motor_lease_s: float = 1.0
-    motor_lease_renew_s: float = 0.3
-    # limits (docs/SECURITY.md)
-    login_max_failures: int = 3
-    login_window_s: float = 60.0
-    login_delay_s: float = 1.0
-    login_max_delay_s: float = 30.0
-    max_pending: int = 16
-    max_pending_per_address: int = 4
-    # seed 001 fidelity (docs/PROTOCOL.md "Where we differ from the book")
-    init_quiet_s: float = 0.5
-    idle_limit_s: float = 0.0
+    host: str = param("127.0.0.1", "bind address of the RCI server (an address other than "
+                      "loopback needs the users file's permission)")
+    port: int = param(7650, "TCP port of the RCI server (0: any free port)", 0, MAX_PORT)
+    users_file: str = param("", "users file (\"\": the installed config/users.yaml)")
+    byteorder: str = param("big", "byte order on the wire: big (network order) or little",
+                           choices=BYTEORDERS)
+    watchdog_s: float = param(2.0, "s without a packet after which the motors a session set "
+                              "running are stopped (the session stays open)", 0.01, HOUR_S,
+                              dynamic=True)
+    init_timeout_s: float = param(10.0, "s allowed for a session's initialization phase",
+                                  0.01, HOUR_S)
+    hardware_gone_s: float = param(3.0, "s the hardware node may stay unreachable before a "
+                                   "session ends with CSvTm ERROR", 0.0, HOUR_S)
+    service_timeout_s: float = param(1.0, "s to wait for a hardware node service answer",
+                                     0.01, HOUR_S)
+    home_timeout_s: float = param(30.0, "s to wait for the home_steering action", 0.01, HOUR_S)
+    cache_max_age_cycles: float = param(1.5, "cached device states older than this many board "
+                                        "cycles are asked for again", 0.0, 1000.0)
+    cache_min_age_s: float = param(0.02, "lower bound of that age in s", 0.0, HOUR_S)
+    states_qos_sensor_data: bool = param(False, "subscribe to device_states with the "
+                                         "sensor-data QoS (best effort)")
+    hardware_namespace: str = param("", "namespace of the hardware node (\"\": ours)")
+    ca_states_max_hz: float = param(10.0, "most rci/ca_states messages per second",
+                                    0.0, 1000.0)
+    motor_lease_s: float = param(1.0, "s a motor command lease lasts without renewal",
+                                 0.01, HOUR_S)
+    motor_lease_renew_s: float = param(0.3, "s between lease renewals", 0.01, HOUR_S)
+    login_max_failures: int = param(3, "failed logins per address in login_window_s before "
+                                    "logins are slowed down", 0, 1000000)
+    login_window_s: float = param(60.0, "s over which failed logins are counted", 0.0, DAY_S)
+    login_delay_s: float = param(1.0, "first delay of a throttled login in s", 0.0, HOUR_S)
+    login_max_delay_s: float = param(30.0, "longest delay of a throttled login in s",
+                                     0.0, HOUR_S)
+    max_pending: int = param(16, "connections between accept and the end of their login",
+                             1, 100000)
+    max_pending_per_address: int = param(4, "of those, from one address", 1, 100000)
+    init_quiet_s: float = param(0.5, "s of silence after our IIId before we send IInCp first "
+                                "(0: only after the client's)", 0.0, HOUR_S)
+    idle_limit_s: float = param(0.0, "s of silence after which a session is ended with CSvTm "
+                                "NOACK (0: never)", 0.0, DAY_S, dynamic=True)
 
 
 @dataclass(frozen=True)
 class RdiGatewayParams(NodeParams):
-    """Parameters of the RDI gateway node (meanings: docs/RDI.md)."""
+    """Parameters of the RDI gateway node (meanings: docs/RDI.md); all read at start-up."""
 
-    #: bind address of both streams (loopback by default)
-    host: str = "127.0.0.1"
-    #: TCP port of the real-time state stream (0: any free port)
-    realtime_port: int = 7651
-    #: TCP port of the control-application view stream (0: any free port)
-    ca_port: int = 7652
-    #: frames per second on the real-time stream (0.1..200)
-    realtime_rate_hz: float = 10.0
-    #: frames per second on the control-application stream (0.1..200)
-    ca_rate_hz: float = 10.0
-    #: "big" (network order, default) or "little"
-    byteorder: str = "big"
-    #: clients per stream; the next one is refused with a log line
-    max_clients: int = 64
-    #: frames queued per client; when full the oldest is dropped
-    client_queue_frames: int = 8
-    #: a client whose oldest unsent frame is older is disconnected
-    max_client_lag_s: float = 5.0
-    #: per-client transport buffer high-water mark
-    write_buffer_bytes: int = 16384
-    #: per-client SO_SNDBUF (0: kernel default)
-    socket_send_buffer: int = 16384
-    #: RDI-Mt id of pseudo-servo motor n = offset + n (RDI has only the DC
-    #: subclass); high so it never meets a DC motor id (a DC motor wins if it does)
-    pservo_motor_rdi_id_offset: int = 256
-    #: namespace of the hardware node's topics ("" = ours)
-    hardware_namespace: str = ""
-    #: namespace of the RCI gateway's rci/* topics ("" = ours)
-    rci_namespace: str = ""
+    host: str = param("127.0.0.1", "bind address of both streams (loopback by default)")
+    realtime_port: int = param(7651, "TCP port of the real-time state stream (0: any free "
+                               "port)", 0, MAX_PORT)
+    ca_port: int = param(7652, "TCP port of the control-application view stream (0: any free "
+                         "port)", 0, MAX_PORT)
+    realtime_rate_hz: float = param(10.0, "frames per second on the real-time stream",
+                                    MIN_RATE_HZ, MAX_RATE_HZ)
+    ca_rate_hz: float = param(10.0, "frames per second on the control-application stream",
+                              MIN_RATE_HZ, MAX_RATE_HZ)
+    byteorder: str = param("big", "byte order on the wire: big (network order) or little",
+                           choices=BYTEORDERS)
+    max_clients: int = param(64, "clients per stream; the next one is refused with a log line",
+                             1, 100000)
+    client_queue_frames: int = param(8, "frames queued per client; when full the oldest is "
+                                     "dropped", 1, 100000)
+    max_client_lag_s: float = param(5.0, "a client whose oldest unsent frame is older is "
+                                    "disconnected (s)", 0.001, HOUR_S)
+    write_buffer_bytes: int = param(16384, "per-client transport buffer high-water mark",
+                                    0, BUFFER_MAX)
+    socket_send_buffer: int = param(16384, "per-client SO_SNDBUF (0: kernel default)",
+                                    0, BUFFER_MAX)
+    # high so it never meets a DC motor id (a DC motor wins if it does)
+    pservo_motor_rdi_id_offset: int = param(256, "RDI-Mt id of pseudo-servo motor n is this "
+                                            "offset + n (RDI has only the DC subclass)",
+                                            0, MAX_PORT)
+    hardware_namespace: str = param("", "namespace of the hardware node's topics (\"\": ours)")
+    rci_namespace: str = param("", "namespace of the RCI gateway's rci/* topics (\"\": ours)")
 
 
 def namespaced(namespace: str):

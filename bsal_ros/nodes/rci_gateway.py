@@ -15,12 +15,14 @@ sessions) in another; ROS callbacks hand results over with
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from pathlib import Path
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
+from rcl_interfaces.msg import SetParametersResult
 
 from bsal_ros.nodes.gateway_params import RciGatewayParams
 from bsal_ros.nodes.rci_ros_port import RosRobotPort
@@ -37,9 +39,7 @@ class RciGatewayNode(Node):
 
     def __init__(self, **kwargs):
         super().__init__("rci_gateway", **kwargs)
-        self.p = RciGatewayParams.declare(self)
-        if self.p.byteorder not in ("big", "little"):
-            raise ValueError("parameter byteorder must be 'big' or 'little'")
+        self.p = RciGatewayParams.declare(self)   # ValueError: refuse to start
         users_path = self._users_path()
         self.users = Users.load(users_path)
         check_bind_allowed(self.p.host, self.users)    # UsersFileError: refuse to start
@@ -56,6 +56,33 @@ class RciGatewayNode(Node):
         self._ready = threading.Event()
         self._error: BaseException | None = None
         self._pylog = python_logger_for(self, "bsal_ros.rci")
+        # after the declaration: rclpy calls these callbacks for declarations too
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+
+    def _on_set_parameters(self, params) -> SetParametersResult:
+        """A run-time ``ros2 param set``: refused with the reason, or applied
+        (watchdog_s, idle_limit_s: at once, also in open sessions)."""
+        why, changes = RciGatewayParams.check_change(params)
+        if why:
+            self.get_logger().warning(f"parameter change refused: {why}")
+            return SetParametersResult(successful=False, reason=why)
+        if changes:
+            self.p = dataclasses.replace(self.p, **changes)
+            loop = self.loop   # None: _run_loop has not read self.p yet
+            if loop is not None:
+                try:
+                    loop.call_soon_threadsafe(self._apply_to_server, changes)
+                except RuntimeError:   # the loop has closed: nothing left to apply to
+                    pass
+            self.get_logger().info("parameters changed: " + ", ".join(
+                f"{name} {value!r}" for name, value in changes.items()))
+        return SetParametersResult(successful=True)
+
+    def _apply_to_server(self, changes: dict) -> None:
+        """Loop thread: the sessions read the server's SessionConfig on every check."""
+        if self.server is not None:
+            for name, value in changes.items():
+                setattr(self.server.cfg, name, value)
 
     def _users_path(self) -> str:
         """The users file: the parameter, else the installed or source config/users.yaml."""
