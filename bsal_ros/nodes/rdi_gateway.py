@@ -22,8 +22,6 @@ thread ever touches a socket. See docs/RDI.md.
 
 from __future__ import annotations
 
-import math
-
 import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
@@ -37,6 +35,7 @@ from std_msgs.msg import String
 
 from bsal_interfaces.msg import DeviceStateArray
 
+from bsal_ros.core.units import quaternion_to_yaw
 from bsal_ros.protocol import Timeval
 from bsal_ros.nodes.ros_logging import python_logger_for
 from bsal_ros.nodes.device_state_msg import from_msg
@@ -65,8 +64,8 @@ def stamp_s(t) -> float:
 
 
 def yaw_of(q) -> float:
-    """Heading (rad) of a quaternion: the rotation about z."""
-    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+    """Heading (rad) of a geometry_msgs/Quaternion: the rotation about z."""
+    return quaternion_to_yaw(q.x, q.y, q.z, q.w)
 
 
 class RdiGatewayNode(Node):

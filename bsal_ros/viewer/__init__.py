@@ -21,6 +21,7 @@ import socket
 import sys
 import time
 
+from ..core.units import SPEED_OF_SOUND
 from ..protocol import ProtocolError, RdiDecoder
 from .model import ViewerModel, describe
 
@@ -81,7 +82,8 @@ def _args(argv):
                     help="seconds to read (default: 2 for --snapshot, forever otherwise)")
     ap.add_argument("--count", type=int, default=0, help="--dump: stop after N packets")
     ap.add_argument("--size", type=_size, default=(800, 600), help="image size WxH")
-    ap.add_argument("--speed-of-sound", type=float, default=343.0, help="m/s, for sonar ranges")
+    ap.add_argument("--speed-of-sound", type=float, default=SPEED_OF_SOUND,
+                    help="m/s, for sonar ranges")
     ap.add_argument("--view-radius", type=float, default=6.0, help="m shown around the robot")
     return ap.parse_args(argv)
 

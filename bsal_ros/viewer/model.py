@@ -11,14 +11,12 @@ from __future__ import annotations
 import math
 from collections import deque
 
+from ..core.units import SPEED_OF_SOUND, delay_to_range
 from ..protocol import (Form, RdiActuator, RdiActuatorType, RdiBaseTime, RdiMotor, RdiOrientEgo,
                         RdiOrientOmni, RdiSensor, RdiSensorType, Statval, Timeval,
                         speedval_unpack)
 
 __all__ = ["ViewerModel", "describe", "sonar_layout", "fmt_statval", "fmt_speedval"]
-
-DEFAULT_SPEED_OF_SOUND = 343.0
-
 
 def sonar_layout() -> dict[int, tuple[float, float, float]]:
     """Sonar id -> (x, y, yaw) in the robot frame: from the project's robot
@@ -89,7 +87,7 @@ def describe(p) -> str:
 class ViewerModel:
     """What the viewer knows of the robot from the RDI packets received."""
 
-    def __init__(self, speed_of_sound: float = DEFAULT_SPEED_OF_SOUND,
+    def __init__(self, speed_of_sound: float = SPEED_OF_SOUND,
                  layout: dict | None = None, trail: int = 2000, echoes: int = 4000):
         self.c = float(speed_of_sound)
         self.layout = layout if layout is not None else sonar_layout()
@@ -110,8 +108,8 @@ class ViewerModel:
         self._pending_echoes = None
 
     def range_m(self, delay_us: int) -> float:
-        """Range (m) of an ultrasonic round-trip delay (us)."""
-        return delay_us * self.c / 2e6
+        """Range (m) of an ultrasonic round-trip delay (us); 0 (no echo): inf."""
+        return delay_to_range(delay_us, self.c)
 
     def apply(self, p) -> None:
         """Take one RDI packet into the model."""
