@@ -8,7 +8,7 @@ steering board the absolute encoder and the homing sequence.
 from __future__ import annotations
 
 from . import registers as regs
-from .boards import Board, BoardEvent
+from .boards import Board, BoardError, BoardEvent
 from ..protocol.values import (SPEEDVAL_ZERO, mposval_pack_rad, mposval_unpack_rad,
                                speedval_sign, speedval_unpack)
 
