@@ -10,10 +10,10 @@ SOURCE_ROOT = Path(__file__).resolve().parents[1]
 
 def share_dir() -> Path:
     """The folder holding config/, urdf/ and launch/ for this install."""
-    if (SOURCE_ROOT / 'config' / 'brak.yaml').is_file():
+    if (SOURCE_ROOT / "config" / "brak.yaml").is_file():
         return SOURCE_ROOT
     from ament_index_python.packages import get_package_share_directory
-    return Path(get_package_share_directory('bsal_ros'))
+    return Path(get_package_share_directory("bsal_ros"))
 
 
 def shipped(*parts: str) -> Path:

@@ -13,4 +13,4 @@ Pure Python: no ROS import here.
 """
 from .urdf import Frames, build_urdf, device_link_name, frames_of, sonar_link_name
 
-__all__ = ['Frames', 'build_urdf', 'device_link_name', 'frames_of', 'sonar_link_name']
+__all__ = ["Frames", "build_urdf", "device_link_name", "frames_of", "sonar_link_name"]

@@ -18,39 +18,40 @@ from .urdf import build_urdf
 def default_config() -> Path | None:
     """config/brak.yaml of the source tree, else of the installed package share."""
     here = Path(__file__).resolve()
-    candidates = [here.parents[2] / 'config' / 'brak.yaml']
+    candidates = [here.parents[2] / "config" / "brak.yaml"]
     if len(here.parents) > 5:  # <prefix>/lib/pythonX.Y/site-packages/bsal_ros/description
-        candidates.append(here.parents[5] / 'share' / 'bsal_ros' / 'config' / 'brak.yaml')
+        candidates.append(here.parents[5] / "share" / "bsal_ros" / "config" / "brak.yaml")
     return next((p for p in candidates if p.is_file()), None)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog='python -m bsal_ros.description',
+    """``python -m bsal_ros.description``: print, write or check the URDF."""
+    ap = argparse.ArgumentParser(prog="python -m bsal_ros.description",
                                  description="Generate Brak's URDF from the robot description.")
-    ap.add_argument('--config', type=Path, default=None,
-                    help='robot description YAML (default: the package\'s config/brak.yaml)')
-    ap.add_argument('-o', '--output', type=Path, help='write here instead of stdout')
-    ap.add_argument('--check', type=Path, metavar='URDF',
-                    help='compare URDF with the generated text; exit 1 when they differ')
+    ap.add_argument("--config", type=Path, default=None,
+                    help="robot description YAML (default: the package's config/brak.yaml)")
+    ap.add_argument("-o", "--output", type=Path, help="write here instead of stdout")
+    ap.add_argument("--check", type=Path, metavar="URDF",
+                    help="compare URDF with the generated text; exit 1 when they differ")
     args = ap.parse_args(argv)
 
     config = args.config or default_config()
     if config is None:
-        print('no config/brak.yaml found: using the built-in description', file=sys.stderr)
+        print("no config/brak.yaml found: using the built-in description", file=sys.stderr)
     text = build_urdf(load_description(str(config) if config else None),
-                      source=f'config/{config.name}' if config else 'the built-in description')
+                      source=f"config/{config.name}" if config else "the built-in description")
     if args.check is not None:
-        if args.check.read_text(encoding='utf-8') != text:
-            print(f'{args.check} is stale: regenerate it with '
-                  f'`python -m bsal_ros.description > {args.check}`', file=sys.stderr)
+        if args.check.read_text(encoding="utf-8") != text:
+            print(f"{args.check} is stale: regenerate it with "
+                  f"`python -m bsal_ros.description > {args.check}`", file=sys.stderr)
             return 1
         return 0
     if args.output is not None:
-        args.output.write_text(text, encoding='utf-8')
+        args.output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
     return 0
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     sys.exit(main())

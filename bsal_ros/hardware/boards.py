@@ -231,15 +231,19 @@ class UltrasonicBoard(Board):
         self.delays = [0] * self.channels
 
     def update_hz(self) -> float:
+        """One full round of the firing slots per interval: rounds per second."""
         return 1000.0 / (self.interval_ms * (max(self.slots) + 1))
 
     def poll_period(self) -> float:
+        """A little longer than a round, so every poll finds new echoes."""
         return self.margin / self.update_hz()
 
     def data_len(self) -> int:
+        """Status, SEQ and one 16-bit delay per channel."""
         return regs.ultrasonic_block_len(self.channels)
 
     def decode(self, data, mono):
+        """Cache the echo delays (us) of every channel."""
         _, _, delays = regs.unpack_ultrasonic(data, self.channels)
         self.delays = delays
 
@@ -252,6 +256,7 @@ class UltrasonicBoard(Board):
         self.slots, self.interval_ms = list(slots), int(interval_ms)
 
     def reset_cache(self):
+        """A reset board fires with the described slots and interval again."""
         self.slots = [int(s) for s in self.cfg["slots"]]
         self.interval_ms = int(self.cfg["interval_ms"])
 
@@ -265,11 +270,14 @@ class AccelBoard(Board):
         self.accel_g = 0.0
 
     def data_len(self):
+        """Bytes of the accelerometer's data block."""
         return regs.ACCEL_BLOCK.size
 
     def decode(self, data, mono):
+        """Cache the acceleration (milli-g on the wire) in g."""
         _, _, mg = regs.ACCEL_BLOCK.unpack(bytes(data))
         self.accel_g = mg / 1000.0
 
     def reset_cache(self):
+        """Forget the last acceleration (reset, or start-up)."""
         self.accel_g = 0.0

@@ -132,7 +132,7 @@ class RciGatewayParams(NodeParams):
     host: str = param("127.0.0.1", "bind address of the RCI server (an address other than "
                       "loopback needs the users file's permission)")
     port: int = param(7650, "TCP port of the RCI server (0: any free port)", 0, MAX_PORT)
-    users_file: str = param("", "users file (\"\": the installed config/users.yaml)")
+    users_file: str = param("", 'users file ("": the installed config/users.yaml)')
     byteorder: str = param("big", "byte order on the wire: big (network order) or little",
                            choices=BYTEORDERS)
     watchdog_s: float = param(2.0, "s without a packet after which the motors a session set "
@@ -150,7 +150,7 @@ class RciGatewayParams(NodeParams):
     cache_min_age_s: float = param(0.02, "lower bound of that age in s", 0.0, HOUR_S)
     states_qos_sensor_data: bool = param(False, "subscribe to device_states with the "
                                          "sensor-data QoS (best effort)")
-    hardware_namespace: str = param("", "namespace of the hardware node (\"\": ours)")
+    hardware_namespace: str = param("", 'namespace of the hardware node ("": ours)')
     ca_states_max_hz: float = param(10.0, "most rci/ca_states messages per second",
                                     0.0, 1000.0)
     motor_lease_s: float = param(1.0, "s a motor command lease lasts without renewal",

@@ -46,6 +46,7 @@ class User:
 
     @property
     def read_only(self) -> bool:
+        """Guests may read but not command."""
         return self.role == "guest"
 
 
@@ -57,6 +58,7 @@ class Users:
 
     @classmethod
     def from_yaml_text(cls, text: str) -> "Users":
+        """Parse a users file's text; UsersFileError says what is wrong (never a key)."""
         try:
             doc = yaml.safe_load(text) or {}
         except yaml.YAMLError as exc:
@@ -100,6 +102,7 @@ class Users:
 
     @classmethod
     def load(cls, path: str) -> "Users":
+        """Read and parse the users file at ``path``."""
         with open(path, encoding="utf-8") as f:
             return cls.from_yaml_text(f.read())
 
@@ -107,9 +110,11 @@ class Users:
         return len(self._by_name)
 
     def names(self) -> list[str]:
+        """The user names, sorted."""
         return sorted(self._by_name)
 
     def has_demo_key(self) -> bool:
+        """Whether a user who may command still has the public demo key."""
         return any(hmac.compare_digest(u.key, DEMO_KEY) for u in self._by_name.values()
                    if not u.read_only and u.key_checked)
 
@@ -128,6 +133,7 @@ class Users:
                    for u in self._by_name.values())
 
     def lookup(self, user_id: bytes | str) -> User | None:
+        """The user of a login's user id (NUL-terminated bytes or text); None if unknown."""
         if isinstance(user_id, (bytes, bytearray)):
             user_id = bytes(user_id).split(b"\0", 1)[0].decode("utf-8", "replace")
         return self._by_name.get(user_id)
