@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 
+# _items and _stream are private to this package: its codecs share them
 from ._items import F_GENERAL, F_GROUP, F_POLY, Bad, S, decode_fixed, decode_var
 from ._stream import StreamDecoder
 from .constants import RciCode

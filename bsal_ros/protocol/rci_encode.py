@@ -5,6 +5,7 @@ from __future__ import annotations
 import struct
 from itertools import chain
 
+# _items and _stream are private to this package: its codecs share them
 from ._items import F_GROUP, S, encode_fixed, encode_packet, encode_var
 from .constants import CapReply, Form, MotorType, RciCode
 from .errors import ProtocolError

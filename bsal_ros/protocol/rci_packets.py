@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import NamedTuple, Union
 
+# _items and _stream are private to this package: its codecs share them
 from ._items import IdPacketForms
 from .constants import (RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CStRpStatus, Form, RciCode,
                         SensorCommandCode, TermCode)

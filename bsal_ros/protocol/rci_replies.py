@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import deque
 from itertools import repeat
 
+# _items and _stream are private to this package: its codecs share them
 from ._items import (F_GENERAL, F_GROUP, F_POLY, Bad, Incomplete, S, decode_fixed, decode_var,
                      get0, get1)
 from .constants import CapInquiry, CapReply, RciCode

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+# _items and _stream are private to this package: its codecs share them
 from ._items import Layout
 from .constants import (CapInquiry, CapReply, CStRpStatus, GetMotorStatus, GetSensorStatus,
                         MotorCommandCode, MotorType, RciCode, SensorCommandCode, SensorType,

@@ -34,6 +34,7 @@ from itertools import chain, repeat
 from operator import attrgetter
 from typing import NamedTuple, Union
 
+# _items and _stream are private to this package: its codecs share them
 from ._items import (F_GENERAL, F_GROUP, F_POLY, Bad, Layout, S, decode_fixed, encode_fixed,
                      IdPacketForms, encode_packet, prefix_of)
 from ._stream import StreamDecoder
