@@ -129,8 +129,8 @@ class NodeParams:
 class RciGatewayParams(NodeParams):
     """Parameters of the RCI gateway node (docs/INTERFACES.md, docs/SECURITY.md)."""
 
-    host: str = param("127.0.0.1", "bind address of the RCI server (an address other than "
-                      "loopback needs the users file's permission)")
+    host: str = param("127.0.0.1", "bind address of the RCI server; a non-loopback address is "
+                      "refused while the users file holds the public demo key")
     port: int = param(7650, "TCP port of the RCI server (0: any free port)", 0, MAX_PORT)
     users_file: str = param("", 'users file ("": the installed config/users.yaml)')
     byteorder: str = param("big", "byte order on the wire: big (network order) or little",
@@ -157,7 +157,7 @@ class RciGatewayParams(NodeParams):
                                  0.01, HOUR_S)
     motor_lease_renew_s: float = param(0.3, "s between lease renewals", 0.01, HOUR_S)
     login_max_failures: int = param(3, "failed logins per address in login_window_s before "
-                                    "logins are slowed down", 0, 1000000)
+                                    "logins are slowed down (0: no throttle)", 0, 1000000)
     login_window_s: float = param(60.0, "s over which failed logins are counted", 0.0, DAY_S)
     login_delay_s: float = param(1.0, "first delay of a throttled login in s", 0.0, HOUR_S)
     login_max_delay_s: float = param(30.0, "longest delay of a throttled login in s",
