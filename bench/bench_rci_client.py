@@ -80,8 +80,8 @@ SEGMENTS = [
     ("hardware node set_motors callback", "hw_cb_start", "hw_cb_end"),
     ("callback end -> response on the gateway's future", "hw_cb_end", "gw_resp"),
     ("future -> asyncio coroutine resumes", "gw_resp", "gw_resumed"),
-    ("gateway: finish command, encode, write reply", "gw_resumed", "gw_tx"),
-    ("reply written -> client has decoded it", "gw_tx", "recv"),
+    ("gateway: finish command, encode reply", "gw_resumed", "gw_tx"),
+    ("write reply -> client has decoded it", "gw_tx", "recv"),
 ]
 
 
@@ -463,6 +463,7 @@ def measure_breakdown(deployment, a, logdir, env, ns):
     seg = {name: [] for name, _, _ in SEGMENTS}
     total = []
     complete = 0
+    missing = {}
     for t0, t1 in windows:
         lo, hi = bisect.bisect_left(times, t0), bisect.bisect_right(times, t1)
         # follow the path: each mark is the first of its name after the one before
@@ -476,6 +477,8 @@ def measure_breakdown(deployment, a, logdir, env, ns):
                 break
             at[k1] = window[j][0]
         if len(at) != len(SEGMENTS) + 1:
+            first_missing = next(k1 for _, _, k1 in SEGMENTS if k1 not in at)
+            missing[first_missing] = missing.get(first_missing, 0) + 1
             continue
         complete += 1
         for name, k0, k1 in SEGMENTS:
@@ -489,7 +492,7 @@ def measure_breakdown(deployment, a, logdir, env, ns):
               "cpu_pct": 100.0 * s["ns"] / 1e9 / span if span > 0 else 0.0}
     return {"segments": {k: summary(v) for k, v in seg.items() if v},
             "total": summary(total) if total else None, "complete": complete,
-            "windows": len(windows), "states": st}
+            "windows": len(windows), "missing": missing, "states": st}
 
 
 # ------------------------------------------------------------------ report
@@ -508,6 +511,12 @@ def print_report(a, codec, runs, breakdowns, load):
                              ("bridge", a.bridge if a.bridge != "private" else None)) if v}
     if exp:
         print("Experiment: " + ", ".join(f"{k} {v}" for k, v in exp.items()) + ".\n")
+    if runs:
+        print_figures(codec, runs)
+    print_breakdowns(breakdowns)
+
+
+def print_figures(codec, runs):
     print("| path | deployment | p50 | p99 | p99.9 | floor | floor p50 / p99 / p99.9 "
           "| ratio p50 / p99 / p99.9 |")
     print("|---|---|---|---|---|---|---|---|")
@@ -544,9 +553,13 @@ def print_report(a, codec, runs, breakdowns, load):
               f"{DEPLOY_NAMES[d]}: " + ", ".join(
                   f"{k} {r['idle_cpu'][k]:.0f} / {r['busy_cpu'][k]:.0f}" for k in r["idle_cpu"])
               for d, r in runs.items()) + ".\n")
+
+
+def print_breakdowns(breakdowns):
     for dep, b in breakdowns.items():
         print(f"Breakdown of an acked Set Motor, {DEPLOY_NAMES[dep]}, tracer on "
-              f"({b['complete']} of {b['windows']} round trips with every mark; the tracer "
+              f"({b['complete']} of {b['windows']} round trips with every mark, first mark missing in "
+              f"the others: {b['missing'] or 'none'}; the tracer "
               f"adds a few us per mark):\n")
         print("| segment | p50 | p99 | mean |")
         print("|---|---|---|---|")
@@ -574,6 +587,7 @@ def main(argv=None):
     ap.add_argument("--deployments", default="one,per-node")
     ap.add_argument("--floor-executors", default="single,multi")
     ap.add_argument("--no-breakdown", action="store_true")
+    ap.add_argument("--breakdown-only", action="store_true")
     ap.add_argument("--breakdown-samples", type=int, default=1000)
     ap.add_argument("--idle-s", type=float, default=2.0,
                     help="s of idle CPU measurement before sampling")
@@ -610,12 +624,14 @@ def main(argv=None):
     floors = None
     runs, breakdowns = {}, {}
     try:
-        floors = Floors(logdir, env, kinds, ns)
-        for d in deployments:
+        if not a.breakdown_only:
+            floors = Floors(logdir, env, kinds, ns)
+        for d in ([] if a.breakdown_only else deployments):
             runs[d] = measure_deployment(d, a, floors, logdir, env,
                                          f"{ns}_{d.replace('-', '_')}")
-        floors.stop()
-        floors = None
+        if floors is not None:
+            floors.stop()
+            floors = None
         if not a.no_breakdown:
             for d in deployments:
                 breakdowns[d] = measure_breakdown(d, a, logdir, env,
@@ -623,7 +639,8 @@ def main(argv=None):
     finally:
         if floors is not None:
             floors.stop()
-    codec["sonar_decode"] = sonar_decode_cost(next(iter(runs.values()))["sonar_reply"])
+    codec["sonar_decode"] = (sonar_decode_cost(next(iter(runs.values()))["sonar_reply"])
+                             if runs else float("nan"))
     load1 = os.getloadavg()
     print_report(a, codec, runs, breakdowns, (f"{load0[0]:.2f}", f"{load1[0]:.2f}"))
     print(f"Whole run {time.monotonic() - started:.0f} s on {os.cpu_count()} cores, "

@@ -14,7 +14,7 @@ Marks (in path order):
   hw_cb_end    hardware node: callback returned (response not yet sent)
   gw_resp      gateway: executor thread sets the response on the rclpy future
   gw_resumed   gateway: the asyncio coroutine has the response
-  gw_tx        gateway: reply packet written to the socket
+  gw_tx        gateway: reply packet encoded, about to be written to the socket
 Plus totals: the gateway's device_states callbacks (count, ns inside).
 """
 
@@ -102,11 +102,15 @@ def install(path: str) -> None:
         rci_gateway.RosRobotPort._on_states = traced_on_states
 
         from bsal_ros.rci import session
-        send = session.RciSession._send
 
         def traced_send(self, pkt):
-            send(self, pkt)
+            # RciSession._send with the mark between encoding and the write
+            # (after the write the client may already have the reply)
+            if self._closed or self._ending:
+                return
+            data = session.encode_rci(pkt, self._bo)
             _mark("gw_tx")
+            self.writer.write(data)
         session.RciSession._send = traced_send
 
     from bsal_ros.nodes import hardware_node
