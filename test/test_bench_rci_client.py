@@ -39,6 +39,8 @@ def test_quick_run_measures_both_deployments_and_breaks_an_acked_command_down(tm
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+    print(out)                          # shown by pytest when an assertion fails
+    print(err[-3000:], file=sys.stderr)
     assert proc.returncode == 0, err[-3000:]
     assert "| 12-sonar group Get (CGtSnIq -> CGtSnRp) | one process" in out
     assert "| Set Motor + RQ_ACK (CStMt -> CCnAc) | a process per node" in out
