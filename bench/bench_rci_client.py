@@ -302,6 +302,10 @@ class Bridge:
             return o
 
         if deployment == "one":
+            # brak_bringup passes one set of ROS arguments to all its nodes: the
+            # gateway's watchdog goes in a params file of its own
+            watchdog = Path(logdir) / "bench_watchdog.yaml"
+            watchdog.write_text("/**/rci_gateway:\n  ros__parameters:\n    watchdog_s: 30.0\n")
             o = opts("one")
             own = []
             if o["executor"] in ("single", "multi"):
@@ -309,7 +313,7 @@ class Bridge:
             cmd = wrapped("brak_bringup", o) + own + [
                 "--namespace", ns, "--config", config, "--gateways-config", gateways,
                 "--rci-port", "0", "--rdi-realtime-port", "0", "--rdi-ca-port", "0",
-                "--", "--ros-args", "-p", "rci_gateway:watchdog_s:=30.0"]
+                "--", "--ros-args", "--params-file", str(watchdog)]
             self.gateway = self._start("bringup", cmd, logdir, env)
             self.port = int(self.gateway.wait_log(r"RCI [0-9.]+:(\d+)", 60).group(1))
         else:
@@ -523,12 +527,11 @@ def print_figures(codec, runs):
     for dep, r in runs.items():
         s = {k: summary(v) for k, v in r["samples"].items()}
         rows = [("12-sonar group Get (CGtSnIq -> CGtSnRp)", "sonar", "tcp_sonar",
-                 "TCP echo, same sizes"),
-                ("Set Motor + RQ_ACK (CStMt -> CCnAc)", "motor", "trigger_single",
-                 "rclpy Trigger, 2 processes, single-threaded")]
-        if "trigger_multi" in s:
-            rows.append(("Set Motor + RQ_ACK (CStMt -> CCnAc)", "motor", "trigger_multi",
-                         "rclpy Trigger, 2 processes, multi-threaded"))
+                 "TCP echo, same sizes")]
+        for kind, label in (("single", "single-threaded"), ("multi", "multi-threaded"),
+                            ("events", "EventsExecutor")):
+            rows.append(("Set Motor + RQ_ACK (CStMt -> CCnAc)", "motor", f"trigger_{kind}",
+                         f"rclpy Trigger, 2 processes, {label}"))
         rows.append(("Set Motor + RQ_ACK (CStMt -> CCnAc)", "motor", "tcp_motor",
                      "TCP echo, same sizes"))
         for label, k, fk, fl in rows:

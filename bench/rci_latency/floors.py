@@ -72,18 +72,24 @@ def trigger(role: str, kind: str, namespace: str) -> int:
     from std_srvs.srv import Trigger
     rclpy.init()
     node = rclpy.create_node(f"bench_trigger_{role}", namespace=namespace)
+    if role == "server":
+        def answer(req, resp):
+            resp.success = True
+            return resp
+        node.create_service(Trigger, "bench_trigger", answer)
+    else:
+        cli = node.create_client(Trigger, "bench_trigger")
     ex = _executor(kind, rclpy.get_default_context())
-    ex.add_node(node)
+    ex.add_node(node)     # after the entities: an EventsExecutor registers them here
     try:
         if role == "server":
-            def answer(req, resp):
-                resp.success = True
-                return resp
-            node.create_service(Trigger, "bench_trigger", answer)
             print("TRIGGER SERVER READY", flush=True)
-            ex.spin()
+            # a spin_once loop: EventsExecutor.spin() of rclpy 9.1.2 left requests
+            # from other processes unanswered here (spin_once serves them)
+            context = rclpy.get_default_context()
+            while context.ok():
+                ex.spin_once(timeout_sec=0.2)
             return 0
-        cli = node.create_client(Trigger, "bench_trigger")
         if not cli.wait_for_service(timeout_sec=20.0):
             print("no trigger server", file=sys.stderr, flush=True)
             return 2

@@ -33,6 +33,23 @@ ENTRIES = {
 }
 
 
+class SpinOnceLoop:
+    """An EventsExecutor whose spin() is a spin_once loop: in rclpy 9.1.2 its own
+    spin() left requests from other processes unanswered here (measured with a
+    bare Trigger server), while spin_once served them."""
+
+    def __init__(self, executor, context):
+        self._ex = executor
+        self._context = context
+
+    def spin(self):
+        while self._context.ok():
+            self._ex.spin_once(timeout_sec=0.2)
+
+    def __getattr__(self, name):
+        return getattr(self._ex, name)
+
+
 def _executor_factory(kind):
     import rclpy
     from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
@@ -40,7 +57,8 @@ def _executor_factory(kind):
     def make(*args, context=None, **kwargs):
         if kind == "events":
             from rclpy.experimental.events_executor import EventsExecutor
-            return EventsExecutor(context=context or rclpy.get_default_context())
+            context = context or rclpy.get_default_context()
+            return SpinOnceLoop(EventsExecutor(context=context), context)
         if kind == "multi":
             return MultiThreadedExecutor(num_threads=kwargs.get("num_threads", 4),
                                          context=context)
