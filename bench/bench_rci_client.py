@@ -591,6 +591,8 @@ def main(argv=None):
     ap.add_argument("--floor-executors", default="single,multi")
     ap.add_argument("--no-breakdown", action="store_true")
     ap.add_argument("--breakdown-only", action="store_true")
+    ap.add_argument("--breakdown-deployments",
+                    help="deployments to trace (default: those of --deployments)")
     ap.add_argument("--breakdown-samples", type=int, default=1000)
     ap.add_argument("--idle-s", type=float, default=2.0,
                     help="s of idle CPU measurement before sampling")
@@ -636,7 +638,8 @@ def main(argv=None):
             floors.stop()
             floors = None
         if not a.no_breakdown:
-            for d in deployments:
+            traced = (a.breakdown_deployments or a.deployments).split(",")
+            for d in [d for d in traced if d]:
                 breakdowns[d] = measure_breakdown(d, a, logdir, env,
                                                   f"{ns}_{d.replace('-', '_')}_traced")
     finally:

@@ -30,7 +30,8 @@ def test_quick_run_measures_both_deployments_and_breaks_an_acked_command_down(tm
     report = tmp_path / "report.json"
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "bench" / "bench_rci_client.py"), "--quick",
-         "--floor-executors", "single", "--json", str(report)],
+         "--floor-executors", "single", "--breakdown-deployments", "per-node",
+         "--json", str(report)],
         cwd=ROOT, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     try:
@@ -45,8 +46,8 @@ def test_quick_run_measures_both_deployments_and_breaks_an_acked_command_down(tm
     assert "| 12-sonar group Get (CGtSnIq -> CGtSnRp) | one process" in out
     assert "| Set Motor + RQ_ACK (CStMt -> CCnAc) | a process per node" in out
     data = json.loads(report.read_text())
-    # echo + Trigger server + client, then bringup + 3 nodes, measured and traced
-    assert len(data["child_pids"]) == 3 + 2 * 4
+    # echo + Trigger server + client, bringup, 3 nodes, 3 nodes traced
+    assert len(data["child_pids"]) == 3 + 1 + 3 + 3
     assert [p for p in data["child_pids"] if _alive(p)] == []
     assert set(data["runs"]) == {"one", "per-node"}
     for run in data["runs"].values():
@@ -55,6 +56,7 @@ def test_quick_run_measures_both_deployments_and_breaks_an_acked_command_down(tm
             assert s["n"] == 50
             assert 0 < s["p50"] <= s["p99"] <= s["p999"]
         assert run["sizes"]["motor"] == [8, 4]
+    assert list(data["breakdown"]) == ["per-node"]
     for dep, b in data["breakdown"].items():
         assert b["complete"] > 0, dep
         assert len(b["segments"]) == 9, dep
