@@ -47,6 +47,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import socket
 import statistics
 import struct
@@ -606,6 +607,8 @@ def main(argv=None):
     ap.add_argument("--gw-executor", choices=["single", "multi", "events"])
     ap.add_argument("--bridge", choices=["private", "public"], default="private")
     a = ap.parse_args(argv)
+    # SIGTERM (e.g. `timeout`) unwinds through the finally blocks: children stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if a.quick:
         a.samples, a.warmup, a.blocks = min(a.samples, 50), 10, 2
         a.breakdown_samples, a.idle_s = 50, 0.3
