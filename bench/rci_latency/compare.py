@@ -30,9 +30,10 @@ def med(xs):
 def main(argv):
     variants = [a.split("=", 1) for a in argv]
     print("| variant | deployment | runs | load (1 min) | sonar p50 / p99 | Set Motor p50 / p99 "
-          "(p50 range) | rclpy floor (single) p50 / p99 | TCP floor p50 / p99 | "
+          "(p50 range) | rclpy floor (single) p50 / p99 | rclpy floor (events) p50 / p99 | "
+          "TCP floor p50 / p99 | "
           "traced: req -> hw cb / hw cb / hw cb -> gw future / future -> asyncio (p50) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for label, pattern in variants:
         runs = []
         for path in sorted(glob.glob(pattern)):
@@ -41,7 +42,7 @@ def main(argv):
             except (OSError, ValueError):
                 continue
         if not runs:
-            print(f"| {label} | - | 0 | | | | | | |")
+            print(f"| {label} | - | 0 | | | | | | | |")
             continue
         load = med([r["load"][0] for r in runs])
         for dep in DEPLOY:
@@ -60,6 +61,7 @@ def main(argv):
                   f"| {m('motor', 'p50'):.3f} / {m('motor', 'p99'):.3f} "
                   f"({min(p50s):.3f}-{max(p50s):.3f}) "
                   f"| {m('trigger_single', 'p50'):.3f} / {m('trigger_single', 'p99'):.3f} "
+                  f"| {m('trigger_events', 'p50'):.3f} / {m('trigger_events', 'p99'):.3f} "
                   f"| {m('tcp_sonar', 'p50'):.3f} / {m('tcp_sonar', 'p99'):.3f} | {segs} |")
     return 0
 

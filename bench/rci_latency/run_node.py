@@ -14,6 +14,10 @@ process only, from outside the package (nothing in bsal_ros is edited):
                        asyncio through Future.add_done_callback only (public
                        API; the callback runs as an executor task)
   --trace FILE         timestamps along the acked-command path (tracemarks.py)
+  --no-states          the RCI gateway does not subscribe to device_states (its
+                       topic is renamed to one nobody publishes): what the
+                       gateway pays for deserialising them; Get inquiries then
+                       go through the get_device_states service
 """
 
 from __future__ import annotations
@@ -107,6 +111,7 @@ def main(argv=None) -> int:
     ap.add_argument("--executor", choices=["single", "multi", "events"])
     ap.add_argument("--bridge", choices=["private", "public"], default="private")
     ap.add_argument("--trace")
+    ap.add_argument("--no-states", action="store_true")
     a = ap.parse_args(argv)
     if a.switch_interval:
         sys.setswitchinterval(a.switch_interval)
@@ -125,6 +130,15 @@ def main(argv=None) -> int:
     if a.bridge == "public":
         from bsal_ros.nodes import rci_gateway
         rci_gateway._Bridge.wait = _public_wait
+    if a.no_states:
+        from bsal_ros.nodes import rci_gateway
+        subscribe = rci_gateway.RciGatewayNode.create_subscription
+
+        def create_subscription(self, msg_type, topic, *args, **kwargs):
+            if topic.endswith("device_states"):
+                topic += "_bench_unused"
+            return subscribe(self, msg_type, topic, *args, **kwargs)
+        rci_gateway.RciGatewayNode.create_subscription = create_subscription
     if a.trace:
         from tracemarks import install  # this directory is sys.path[0]
         install(a.trace)

@@ -25,7 +25,7 @@ import json
 import time
 
 _marks: list = []
-_states = {"n": 0, "ns": 0, "first": None, "last": None}
+_states = {"n": 0, "ns": 0, "items": 0, "first": None, "last": None}
 _clock = time.perf_counter_ns
 
 
@@ -97,6 +97,7 @@ def install(path: str) -> None:
             s = _states
             s["n"] += 1
             s["ns"] += t1 - t0
+            s["items"] += len(msg.states)
             s["first"] = s["first"] or t0
             s["last"] = t1
         rci_gateway.RosRobotPort._on_states = traced_on_states
