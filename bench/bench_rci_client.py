@@ -4,7 +4,7 @@ deployments, floors measured in the same run.
     scripts/with_env.sh python bench/bench_rci_client.py [--samples 2000]
         [--deployments one,per-node] [--no-breakdown] [--json FILE]
         [--switch-interval S] [--executor K] [--hw-executor K] [--gw-executor K]
-        [--bridge public] [--quick]
+        [--bridge public] [--gw-no-states] [--max-seconds 290] [--quick]
 
 This process is the control application: plain sockets and bsal_ros.protocol,
 no rclpy. It starts, as child processes (stopped by PID at the end):
@@ -15,9 +15,9 @@ no rclpy. It starts, as child processes (stopped by PID at the end):
            with the parameters the launch file gives them (as `ros2 launch`);
 * the floors: a loopback TCP server that answers each request with a reply of
   the RCI path's own sizes, and a std_srvs/Trigger server and client, each in
-  its own rclpy process, once with SingleThreadedExecutors (what brak_bringup
-  uses on the simulated bus) and once with MultiThreadedExecutors (what the
-  nodes' own main()s use).
+  its own rclpy process, with SingleThreadedExecutors (what brak_bringup
+  uses on the simulated bus), with MultiThreadedExecutors (what the nodes'
+  own main()s use) and with rclpy's experimental EventsExecutor (the fastest).
 
 Paths: (a) a 12-sonar group Get Sensor inquiry CGtSnIq -> CGtSnRp, against
 the TCP floor; (b) Set Motor with RQ_ACK, CStMt -> CCnAc, against the rclpy
@@ -600,7 +600,10 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=300)
     ap.add_argument("--blocks", type=int, default=10)
     ap.add_argument("--deployments", default="one,per-node")
-    ap.add_argument("--floor-executors", default="single,multi")
+    ap.add_argument("--floor-executors", default="single,multi,events",
+                    help="rclpy floors to take: single, multi, events (comma-separated)")
+    ap.add_argument("--max-seconds", type=float, default=290.0,
+                    help="the whole run stops (children stopped, exit 3) after this long")
     ap.add_argument("--no-breakdown", action="store_true")
     ap.add_argument("--breakdown-only", action="store_true")
     ap.add_argument("--breakdown-deployments",
@@ -623,6 +626,13 @@ def main(argv=None):
     a = ap.parse_args(argv)
     # SIGTERM (e.g. `timeout`) unwinds through the finally blocks: children stopped
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+    def out_of_time(*_):
+        print(f"bench_rci_client: over --max-seconds {a.max_seconds:.0f}; stopping",
+              file=sys.stderr, flush=True)
+        sys.exit(3)
+    signal.signal(signal.SIGALRM, out_of_time)
+    signal.alarm(max(1, int(a.max_seconds)))
     if a.quick:
         a.samples, a.warmup, a.blocks = min(a.samples, 50), 10, 2
         a.breakdown_samples, a.idle_s = 50, 0.3
