@@ -62,9 +62,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
 from bsal_ros.paths import shipped  # noqa: E402
-from bsal_ros.protocol.constants import GetSensorStatus, MotorType, RciCode, SensorType  # noqa: E402
-from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStMt, MotorCommand,  # noqa: E402
-                                   MotorCommandKind, RciDecoder, encode_rci)
+from bsal_ros.protocol.constants import (GetSensorStatus, MotorType, RciCode,  # noqa: E402
+                                         SensorType)
+from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStMt,  # noqa: E402
+                                   MotorCommand, MotorCommandKind, RciDecoder, encode_rci)
 from bsal_ros.protocol.values import speedval_pack  # noqa: E402
 from bsal_ros.rci.client import RciClient  # noqa: E402
 from bsal_ros.rci.users import DEMO_KEY  # noqa: E402
@@ -572,8 +573,8 @@ def print_figures(codec, runs):
 def print_breakdowns(breakdowns):
     for dep, b in breakdowns.items():
         print(f"Breakdown of an acked Set Motor, {DEPLOY_NAMES[dep]}, tracer on "
-              f"({b['complete']} of {b['windows']} round trips with every mark, first mark missing in "
-              f"the others: {b['missing'] or 'none'}; the tracer "
+              f"({b['complete']} of {b['windows']} round trips with every mark, first mark "
+              f"missing in the others: {b['missing'] or 'none'}; the tracer "
               f"adds a few us per mark):\n")
         print("| segment | p50 | p99 | mean |")
         print("|---|---|---|---|")
