@@ -1,0 +1,697 @@
+"""RCI latency as a legacy program sees it: a separate client process, both
+deployments, floors measured in the same run.
+
+    scripts/with_env.sh python bench/bench_rci_client.py [--samples 2000]
+        [--deployments one,per-node] [--no-breakdown] [--json FILE]
+        [--switch-interval S] [--executor K] [--hw-executor K] [--gw-executor K]
+        [--bridge public] [--gw-no-states] [--max-seconds 290] [--quick]
+
+This process is the control application: plain sockets and bsal_ros.protocol,
+no rclpy. It starts, as child processes (stopped by PID at the end):
+
+* the bridge, one deployment at a time:
+  one      `brak_bringup` (every node in one process, as `make run`);
+  per-node `hardware_node`, `rci_gateway`, `rdi_gateway`, one process each
+           with the parameters the launch file gives them (as `ros2 launch`);
+* the floors: a loopback TCP server that answers each request with a reply of
+  the RCI path's own sizes, and a std_srvs/Trigger server and client, each in
+  its own rclpy process, with SingleThreadedExecutors (what brak_bringup
+  uses on the simulated bus), with MultiThreadedExecutors (what the nodes'
+  own main()s use) and with rclpy's experimental EventsExecutor (the fastest).
+
+Paths: (a) a 12-sonar group Get Sensor inquiry CGtSnIq -> CGtSnRp, against
+the TCP floor; (b) Set Motor with RQ_ACK, CStMt -> CCnAc, against the rclpy
+floor. Samples are taken in interleaved blocks (path, floor, path, ...), so
+the machine's load hits both alike. The client's own protocol cost is
+measured apart and printed; the request is encoded before the clock starts,
+the reply decoded before it stops.
+
+The breakdown (on by default) repeats (b) with timestamps taken inside the
+gateway and the hardware node (bench/rci_latency/tracemarks.py, installed from
+outside the package by bench/rci_latency/run_node.py): every segment of an
+acked command, measured on one CLOCK_MONOTONIC time line.
+
+Experiment options (each changes only the bridge's processes, from outside the
+package): --switch-interval, --executor (both deployments; for `one`, single
+and multi are brak_bringup's own --executor), --hw-executor / --gw-executor
+(per-node only), --bridge public (see run_node.py).
+
+Prints Markdown (bench/run_all.py collects it into docs/BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import struct
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+
+from bsal_ros.paths import shipped  # noqa: E402
+from bsal_ros.protocol.constants import (GetSensorStatus, MotorType, RciCode,  # noqa: E402
+                                         SensorType)
+from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStMt,  # noqa: E402
+                                   MotorCommand, MotorCommandKind, RciDecoder, encode_rci)
+from bsal_ros.protocol.values import speedval_pack  # noqa: E402
+from bsal_ros.rci.client import RciClient  # noqa: E402
+from bsal_ros.rci.users import DEMO_KEY  # noqa: E402
+from rci_latency.procs import STARTED, Child  # noqa: E402
+
+clock = time.perf_counter_ns       # CLOCK_MONOTONIC on Linux, as in tracemarks.py
+RUNNER = ROOT / "bench" / "rci_latency" / "run_node.py"
+FLOORS = ROOT / "bench" / "rci_latency" / "floors.py"
+SEGMENTS = [
+    ("client send -> gateway reads the bytes", "send", "gw_rx"),
+    ("gateway: decode, session, port -> call_async", "gw_rx", "gw_call"),
+    ("gateway: call_async (serialise, publish request)", "gw_call", "gw_sent"),
+    ("request -> hardware node callback starts", "gw_sent", "hw_cb_start"),
+    ("hardware node set_motors callback", "hw_cb_start", "hw_cb_end"),
+    ("callback end -> response on the gateway's future", "hw_cb_end", "gw_resp"),
+    ("future -> asyncio coroutine resumes", "gw_resp", "gw_resumed"),
+    ("gateway: finish command, encode reply", "gw_resumed", "gw_tx"),
+    ("write reply -> client has decoded it", "gw_tx", "recv"),
+]
+
+
+# ------------------------------------------------------------------ statistics
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q / 100.0 * (len(xs) - 1))))]
+
+
+def summary(ns):
+    """p50 / p99 / p99.9 / mean in ms of a list of ns."""
+    return {"n": len(ns), "p50": pct(ns, 50) / 1e6, "p99": pct(ns, 99) / 1e6,
+            "p999": pct(ns, 99.9) / 1e6, "mean": statistics.fmean(ns) / 1e6}
+
+
+def f3(x):
+    return f"{x:.3f}"
+
+
+def cpu_seconds(pid):
+    """utime + stime of a process, s (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# ------------------------------------------------------------------ the client
+class Client:
+    """The control application: one RCI session on a plain blocking socket."""
+
+    def __init__(self, port):
+        self.rci = RciClient("127.0.0.1", port, timeout=10)
+        self.rci.handshake("demo", DEMO_KEY)
+        self.sock = self.rci.sock
+        self.sock.settimeout(10)
+        self.dec = self.rci.decoder
+        self.reply_sizes = {}
+
+    def request(self, pkt, data=None):
+        """(t_send_ns, t_recv_ns, reply) of one request; data: pkt pre-encoded."""
+        dec = self.dec
+        if type(pkt) is CGtSnIq:
+            dec.expect_reply(pkt)
+        if data is None:
+            data = encode_rci(pkt)
+        sock = self.sock
+        got = 0
+        t0 = clock()
+        sock.sendall(data)
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                raise EOFError("gateway closed the session")
+            got += len(chunk)
+            out = dec.feed(chunk)
+            if out:
+                break
+        t1 = clock()
+        self.reply_sizes[type(pkt)] = got
+        return t0, t1, out[0]
+
+    def raw_reply(self, pkt):
+        """The bytes of one reply (untimed), to time the client's decoding apart."""
+        self.dec.expect_reply(pkt)
+        self.sock.sendall(encode_rci(pkt))
+        buf = b""
+        while not self.dec.feed(chunk := self.sock.recv(65536)):
+            buf += chunk
+        return buf + chunk
+
+    def close(self):
+        self.rci.close()
+
+
+def sonar_inquiry():
+    return CGtSnIq.group(SensorType.ULTRASONIC, 0, [GetSensorStatus.DATA] * 12)
+
+
+def motor_commands():
+    """The two Set Motor packets the bench alternates (DC 0, duty 10 % / 12 %)."""
+    return [CStMt.one(MotorType.DC, 0, MotorCommand(MotorCommandKind.SPVAL,
+                                                     speedval_pack(True, v)), rq_ack=True)
+            for v in (10.0, 12.0)]
+
+
+def client_codec_cost(n=20000):
+    """ns per request of the client's own protocol work, per path."""
+    inq = sonar_inquiry()
+    cmds = motor_commands()
+    out = {}
+    dec = RciDecoder("big", role="client")
+    t0 = clock()
+    for _ in range(n):
+        encode_rci(inq)
+    out["sonar_encode"] = (clock() - t0) / n
+    t0 = clock()
+    for i in range(n):
+        encode_rci(cmds[i & 1])
+    out["motor_encode"] = (clock() - t0) / n
+    ack = encode_rci(CCnAc(RciCode.CStMt))
+    t0 = clock()
+    for _ in range(n):
+        dec.feed(ack)
+    out["motor_decode"] = (clock() - t0) / n
+    return out
+
+
+def sonar_decode_cost(reply_bytes, n=5000):
+    dec = RciDecoder("big", role="client")
+    inq = sonar_inquiry()
+    t0 = clock()
+    for _ in range(n):
+        dec.expect_reply(inq)
+        dec.feed(reply_bytes)
+    return (clock() - t0) / n
+
+
+# ------------------------------------------------------------------ floors
+class EchoLink:
+    """One connection to the sized echo server: request size in, reply size out."""
+
+    def __init__(self, port, req_size, rep_size):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock.sendall(struct.pack("!II", req_size, rep_size))
+        self.req = b"\xaa" * req_size
+        self.rep_size = rep_size
+
+    def sample(self, n):
+        out = []
+        sock, req, size = self.sock, self.req, self.rep_size
+        for _ in range(n):
+            t0 = clock()
+            sock.sendall(req)
+            got = 0
+            while got < size:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    raise EOFError("echo server closed")
+                got += len(chunk)
+            out.append(clock() - t0)
+        return out
+
+    def close(self):
+        self.sock.close()
+
+
+class Floors:
+    """The floor processes: echo server, Trigger server + client per executor."""
+
+    def __init__(self, logdir, env, kinds, ns):
+        self.children = []
+        self.trigger = {}
+        py = sys.executable
+        self.echo = self._start("echo", [py, str(FLOORS), "echo"], logdir, env)
+        for kind in kinds:
+            fns = f"{ns}_floor_{kind}"
+            self._start(f"trigger-server-{kind}", [py, str(FLOORS), "trigger-server",
+                                                   "--executor", kind, "--namespace", fns],
+                        logdir, env)
+            self.trigger[kind] = self._start(
+                f"trigger-client-{kind}", [py, str(FLOORS), "trigger-client", "--executor", kind,
+                                           "--namespace", fns], logdir, env, pipes=True)
+        self.echo_port = int(self.echo.wait_log(r"ECHO PORT (\d+)", 30).group(1))
+        for kind, child in self.trigger.items():
+            child.wait_log("TRIGGER CLIENT READY", 60)
+
+    def _start(self, name, cmd, logdir, env, pipes=False):
+        c = Child(name, cmd, logdir, ROOT, env, pipes=pipes)
+        self.children.append(c)
+        return c
+
+    def trigger_sample(self, kind, n):
+        return json.loads(self.trigger[kind].ask(str(n)))
+
+    def stop(self):
+        for c in reversed(self.children):
+            c.stop()
+
+
+# ------------------------------------------------------------------ the bridge
+def wrapped(entry, opts):
+    """The command of one entry point: the console script, or run_node.py when
+    an experiment or the tracer changes the process."""
+    flags = []
+    for key in ("switch_interval", "executor", "bridge", "trace"):
+        v = opts.get(key)
+        if v not in (None, "", "private"):
+            flags += [f"--{key.replace('_', '-')}", str(v)]
+    if opts.get("no_states"):
+        flags.append("--no-states")
+    if not flags:
+        exe = shutil.which(entry)
+        if exe is None:
+            raise RuntimeError(f"console script {entry} not on PATH (run via scripts/with_env.sh)")
+        return [exe]
+    return [sys.executable, str(RUNNER), entry] + flags + ["--"]
+
+
+class Bridge:
+    """One deployment of the bridge as child processes."""
+
+    def __init__(self, deployment, a, logdir, env, ns, trace_dir=None):
+        self.children = []
+        self.traces = []
+        config = str(shipped("config", "brak.yaml"))
+        gateways = str(shipped("config", "gateways.yaml"))
+        # 30 s watchdog: a floor block between two requests is no silence to stop for
+        gw_params = ["-p", "watchdog_s:=30.0"]
+
+        def opts(role):
+            o = {"switch_interval": a.switch_interval, "bridge": a.bridge}
+            o["executor"] = {"hw": a.hw_executor, "gw": a.gw_executor}.get(role) or a.executor
+            o["no_states"] = a.gw_no_states and role in ("gw", "one")
+            if trace_dir is not None:
+                path = str(Path(trace_dir) / f"trace-{deployment}-{role}.json")
+                o["trace"] = path
+                self.traces.append(path)
+            return o
+
+        if deployment == "one":
+            # brak_bringup passes one set of ROS arguments to all its nodes: the
+            # gateway's watchdog goes in a params file of its own
+            watchdog = Path(logdir) / "bench_watchdog.yaml"
+            watchdog.write_text("/**/rci_gateway:\n  ros__parameters:\n    watchdog_s: 30.0\n")
+            o = opts("one")
+            own = []
+            if o["executor"] in ("single", "multi"):
+                own = ["--executor", o.pop("executor")]
+            cmd = wrapped("brak_bringup", o) + own + [
+                "--namespace", ns, "--config", config, "--gateways-config", gateways,
+                "--rci-port", "0", "--rdi-realtime-port", "0", "--rdi-ca-port", "0",
+                "--", "--ros-args", "--params-file", str(watchdog)]
+            self.gateway = self._start("bringup", cmd, logdir, env)
+            self.port = int(self.gateway.wait_log(r"RCI [0-9.]+:(\d+)", 60).group(1))
+        else:
+            ros = ["--ros-args", "-r", f"__ns:={ns}"]
+            self.hardware = self._start("hardware_node", wrapped("hardware_node", opts("hw")) + ros
+                                        + ["--params-file", config, "-p", "bus_backend:=sim"],
+                                        logdir, env)
+            self.gateway = self._start("rci_gateway", wrapped("rci_gateway", opts("gw")) + ros + [
+                "--params-file", gateways, "-p", "port:=0"] + gw_params, logdir, env)
+            self._start("rdi_gateway", wrapped("rdi_gateway", {}) + ros + [
+                "--params-file", gateways, "-p", "realtime_port:=0", "-p", "ca_port:=0"],
+                logdir, env)
+            self.port = int(self.gateway.wait_log(r"RCI gateway ready on [0-9.]+:(\d+)",
+                                                  60).group(1))
+
+    def _start(self, name, cmd, logdir, env):
+        c = Child(name, cmd, logdir, ROOT, env)
+        self.children.append(c)
+        return c
+
+    def pids(self):
+        return {c.name: c.pid for c in self.children}
+
+    def stop(self):
+        # gateways first: their safety stops are calls to the hardware node
+        for c in reversed(self.children):
+            c.stop()
+
+
+def wait_ready(client, timeout=60.0):
+    """Until the gateway answers the sonar group from its cache and DC motor 0
+    is switched on."""
+    inq = sonar_inquiry()
+    deadline = time.monotonic() + timeout
+    while True:
+        _, _, rp = client.request(inq)
+        if isinstance(rp, CGtSnRp) and len(rp.items) == 12:
+            break
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no sonar data from the gateway: {rp!r}")
+        time.sleep(0.1)
+    # right after start-up the gateway may not see the hardware node's services yet
+    while True:
+        rp = client.request(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True))[2]
+        if rp == CCnAc(RciCode.CAcMt):
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"DC motor 0 not switched on: {rp!r}")
+        time.sleep(0.2)
+
+
+def measure_deployment(deployment, a, floors, logdir, env, ns):
+    """Interleaved blocks of both paths and all floors on one deployment."""
+    bridge = Bridge(deployment, a, logdir, env, ns)
+    client = None
+    try:
+        client = Client(bridge.port)
+        wait_ready(client)
+        inq = sonar_inquiry()
+        inq_bytes = encode_rci(inq)
+        cmds = motor_commands()
+        cmd_bytes = [encode_rci(c) for c in cmds]
+        client.request(inq, inq_bytes)
+        client.request(cmds[0], cmd_bytes[0])
+        sizes = {"sonar": (len(inq_bytes), client.reply_sizes[CGtSnIq]),
+                 "motor": (len(cmd_bytes[0]), client.reply_sizes[CStMt])}
+        echo = {k: EchoLink(floors.echo_port, *v) for k, v in sizes.items()}
+
+        def sonar(n):
+            out = []
+            for _ in range(n):
+                t0, t1, rp = client.request(inq, inq_bytes)
+                if type(rp) is not CGtSnRp:
+                    raise RuntimeError(f"sonar inquiry answered {rp!r}")
+                out.append(t1 - t0)
+            return out
+
+        ok = CCnAc(RciCode.CStMt)
+
+        def motor(n):
+            out = []
+            for i in range(n):
+                t0, t1, rp = client.request(cmds[i & 1], cmd_bytes[i & 1])
+                if rp != ok:
+                    raise RuntimeError(f"Set Motor answered {rp!r}")
+                out.append(t1 - t0)
+            return out
+
+        samplers = {"sonar": sonar, "tcp_sonar": echo["sonar"].sample,
+                    "motor": motor, "tcp_motor": echo["motor"].sample}
+        for kind in floors.trigger:
+            samplers[f"trigger_{kind}"] = (lambda k: lambda n: floors.trigger_sample(k, n))(kind)
+        # idle CPU of the bridge's processes (device_states and timers, no client)
+        pids = bridge.pids()
+        c0 = {k: cpu_seconds(p) for k, p in pids.items()}
+        t0 = time.monotonic()
+        time.sleep(a.idle_s)
+        dt = time.monotonic() - t0
+        idle_cpu = {k: 100.0 * (cpu_seconds(p) - c0[k]) / dt for k, p in pids.items()}
+        for f in samplers.values():
+            f(a.warmup)
+        res = {k: [] for k in samplers}
+        per_block = max(1, a.samples // a.blocks)
+        c0 = {k: cpu_seconds(p) for k, p in pids.items()}
+        t0 = time.monotonic()
+        for _ in range(a.blocks):
+            for k, f in samplers.items():
+                res[k] += f(per_block)
+        dt = time.monotonic() - t0
+        busy_cpu = {k: 100.0 * (cpu_seconds(p) - c0[k]) / dt for k, p in pids.items()}
+        sonar_reply = client.raw_reply(inq)
+        client.request(CStMt.one(MotorType.DC, 0, MotorCommand(
+            MotorCommandKind.SPVAL, speedval_pack(True, 0.0)), rq_ack=True))
+        for e in echo.values():
+            e.close()
+        return {"samples": res, "sizes": sizes, "idle_cpu": idle_cpu, "busy_cpu": busy_cpu,
+                "sonar_reply": sonar_reply}
+    finally:
+        if client is not None:
+            client.close()
+        bridge.stop()
+
+
+def measure_breakdown(deployment, a, logdir, env, ns):
+    """Acked Set Motors with the tracer in the bridge: per-segment times."""
+    bridge = Bridge(deployment, a, logdir, env, ns, trace_dir=logdir)
+    client = None
+    windows = []
+    try:
+        client = Client(bridge.port)
+        wait_ready(client)
+        cmds = motor_commands()
+        cmd_bytes = [encode_rci(c) for c in cmds]
+        n = a.warmup + a.breakdown_samples
+        for i in range(n):
+            t0, t1, rp = client.request(cmds[i & 1], cmd_bytes[i & 1])
+            if i >= a.warmup:
+                windows.append((t0, t1))
+        client.request(CStMt.one(MotorType.DC, 0, MotorCommand(
+            MotorCommandKind.SPVAL, speedval_pack(True, 0.0)), rq_ack=True))
+    finally:
+        if client is not None:
+            client.close()
+        bridge.stop()
+    marks, states = [], []
+    for path in bridge.traces:
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, ValueError) as exc:
+            raise RuntimeError(f"no trace from {path}: {exc}") from None
+        marks += [tuple(m) for m in data["marks"]]
+        if data["states"]["n"]:
+            states.append(data["states"])
+    marks.sort()
+    times = [m[0] for m in marks]
+    seg = {name: [] for name, _, _ in SEGMENTS}
+    total = []
+    complete = 0
+    missing = {}
+    for t0, t1 in windows:
+        lo, hi = bisect.bisect_left(times, t0), bisect.bisect_right(times, t1)
+        # follow the path: each mark is the first of its name after the one before
+        at = {"send": t0, "recv": t1}
+        window = marks[lo:hi]
+        j = 0
+        for _, _, k1 in SEGMENTS[:-1]:
+            while j < len(window) and window[j][1] != k1:
+                j += 1
+            if j == len(window):
+                break
+            at[k1] = window[j][0]
+        if len(at) != len(SEGMENTS) + 1:
+            first_missing = next(k1 for _, _, k1 in SEGMENTS if k1 not in at)
+            missing[first_missing] = missing.get(first_missing, 0) + 1
+            continue
+        complete += 1
+        for name, k0, k1 in SEGMENTS:
+            seg[name].append(at[k1] - at[k0])
+        total.append(t1 - t0)
+    st = None
+    if states:
+        s = states[0]
+        span = (s["last"] - s["first"]) / 1e9
+        st = {"rate_hz": s["n"] / span if span > 0 else 0.0, "us_per_msg": s["ns"] / s["n"] / 1e3,
+              "states_per_msg": s.get("items", 0) / s["n"],
+              "cpu_pct": 100.0 * s["ns"] / 1e9 / span if span > 0 else 0.0}
+    return {"segments": {k: summary(v) for k, v in seg.items() if v},
+            "total": summary(total) if total else None, "complete": complete,
+            "windows": len(windows), "missing": missing, "states": st}
+
+
+# ------------------------------------------------------------------ report
+DEPLOY_NAMES = {"one": "one process (`brak_bringup`)",
+                "per-node": "a process per node (as the launch file)"}
+
+
+def print_report(a, codec, runs, breakdowns, load):
+    print(f"{a.samples} samples per figure after {a.warmup} warm-up round trips, in "
+          f"{a.blocks} interleaved blocks (path, floors, path, ...); the client is a separate "
+          f"process (plain socket + bsal_ros.protocol). Times in ms. Load average at the start: "
+          f"{load[0]}, at the end: {load[1]}.\n")
+    exp = {k: v for k, v in (("switch interval", a.switch_interval), ("executor", a.executor),
+                             ("hardware node executor", a.hw_executor),
+                             ("gateway executor", a.gw_executor),
+                             ("bridge", a.bridge if a.bridge != "private" else None),
+                             ("gateway without device_states", a.gw_no_states)) if v}
+    if exp:
+        print("Experiment: " + ", ".join(f"{k} {v}" for k, v in exp.items()) + ".\n")
+    if runs:
+        print_figures(codec, runs)
+    print_breakdowns(breakdowns)
+
+
+def print_figures(codec, runs):
+    print("| path | deployment | p50 | p99 | p99.9 | floor | floor p50 / p99 / p99.9 "
+          "| ratio p50 / p99 / p99.9 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for dep, r in runs.items():
+        s = {k: summary(v) for k, v in r["samples"].items()}
+        rows = [("12-sonar group Get (CGtSnIq -> CGtSnRp)", "sonar", "tcp_sonar",
+                 "TCP echo, same sizes")]
+        for kind, label in (("single", "single-threaded"), ("multi", "multi-threaded"),
+                            ("events", "EventsExecutor")):
+            rows.append(("Set Motor + RQ_ACK (CStMt -> CCnAc)", "motor", f"trigger_{kind}",
+                         f"rclpy Trigger, 2 processes, {label}"))
+        rows.append(("Set Motor + RQ_ACK (CStMt -> CCnAc)", "motor", "tcp_motor",
+                     "TCP echo, same sizes"))
+        for label, k, fk, fl in rows:
+            if fk not in s:
+                continue
+            m, f = s[k], s[fk]
+            print(f"| {label} | {DEPLOY_NAMES[dep]} | {f3(m['p50'])} | {f3(m['p99'])} "
+                  f"| {f3(m['p999'])} | {fl} | {f3(f['p50'])} / {f3(f['p99'])} / "
+                  f"{f3(f['p999'])} | {m['p50'] / f['p50']:.1f}x / {m['p99'] / f['p99']:.1f}x / "
+                  f"{m['p999'] / f['p999']:.1f}x |")
+    print()
+    any_run = next(iter(runs.values()))
+    sz = any_run["sizes"]
+    print(f"Sizes (request / reply bytes): sonar {sz['sonar'][0]} / {sz['sonar'][1]}, "
+          f"Set Motor {sz['motor'][0]} / {sz['motor'][1]}. Client's own protocol work per "
+          f"request (measured apart): sonar encode {codec['sonar_encode'] / 1e3:.1f} us + "
+          f"decode {codec['sonar_decode'] / 1e3:.1f} us (decode inside the timed round trip), "
+          f"Set Motor encode {codec['motor_encode'] / 1e3:.1f} us + decode "
+          f"{codec['motor_decode'] / 1e3:.1f} us.\n")
+    print("CPU of the bridge's processes, % of one core: idle (connected, no requests) / "
+          "while sampling: " + "; ".join(
+              f"{DEPLOY_NAMES[d]}: " + ", ".join(
+                  f"{k} {r['idle_cpu'][k]:.0f} / {r['busy_cpu'][k]:.0f}" for k in r["idle_cpu"])
+              for d, r in runs.items()) + ".\n")
+
+
+def print_breakdowns(breakdowns):
+    for dep, b in breakdowns.items():
+        print(f"Breakdown of an acked Set Motor, {DEPLOY_NAMES[dep]}, tracer on "
+              f"({b['complete']} of {b['windows']} round trips with every mark, first mark "
+              f"missing in the others: {b['missing'] or 'none'}; the tracer "
+              f"adds a few us per mark):\n")
+        print("| segment | p50 | p99 | mean |")
+        print("|---|---|---|---|")
+        for name, _, _ in SEGMENTS:
+            v = b["segments"].get(name)
+            if v:
+                print(f"| {name} | {f3(v['p50'])} | {f3(v['p99'])} | {f3(v['mean'])} |")
+        if b["total"]:
+            t = b["total"]
+            print(f"| whole round trip (traced) | {f3(t['p50'])} | {f3(t['p99'])} "
+                  f"| {f3(t['mean'])} |")
+        print()
+        if b["states"]:
+            s = b["states"]
+            print(f"Gateway's device_states callback: {s['rate_hz']:.0f} messages/s of "
+                  f"{s.get('states_per_msg', 0):.1f} states, "
+                  f"{s['us_per_msg']:.0f} us each in the Python callback "
+                  f"({s['cpu_pct']:.1f} % of one core; deserialisation not included).\n")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--samples", type=int, default=2000, help="per figure, after warm-up")
+    ap.add_argument("--warmup", type=int, default=300)
+    ap.add_argument("--blocks", type=int, default=10)
+    ap.add_argument("--deployments", default="one,per-node")
+    ap.add_argument("--floor-executors", default="single,multi,events",
+                    help="rclpy floors to take: single, multi, events (comma-separated)")
+    ap.add_argument("--max-seconds", type=float, default=290.0,
+                    help="the whole run stops (children stopped, exit 3) after this long")
+    ap.add_argument("--no-breakdown", action="store_true")
+    ap.add_argument("--breakdown-only", action="store_true")
+    ap.add_argument("--breakdown-deployments",
+                    help="deployments to trace (default: those of --deployments)")
+    ap.add_argument("--breakdown-samples", type=int, default=1000)
+    ap.add_argument("--idle-s", type=float, default=2.0,
+                    help="s of idle CPU measurement before sampling")
+    ap.add_argument("--quick", action="store_true",
+                    help="a smoke run: few samples (tests); figures mean little")
+    ap.add_argument("--json", help="also write every figure to this file")
+    ap.add_argument("--logdir", help="keep the children's logs here (default: a temp dir)")
+    ap.add_argument("--switch-interval", type=float, help="sys.setswitchinterval in the bridge")
+    ap.add_argument("--executor", choices=["single", "multi", "events"])
+    ap.add_argument("--hw-executor", choices=["single", "multi", "events"])
+    ap.add_argument("--gw-executor", choices=["single", "multi", "events"])
+    ap.add_argument("--bridge", choices=["private", "public"], default="private")
+    ap.add_argument("--gw-no-states", action="store_true",
+                    help="the RCI gateway takes no device_states (what deserialising them costs "
+                         "the acked path; sonar Gets then go through a service call)")
+    a = ap.parse_args(argv)
+    # SIGTERM (e.g. `timeout`) unwinds through the finally blocks: children stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+    def out_of_time(*_):
+        print(f"bench_rci_client: over --max-seconds {a.max_seconds:.0f}; stopping",
+              file=sys.stderr, flush=True)
+        sys.exit(3)
+    signal.signal(signal.SIGALRM, out_of_time)
+    signal.alarm(max(1, int(a.max_seconds)))
+    if a.quick:
+        a.samples, a.warmup, a.blocks = min(a.samples, 50), 10, 2
+        a.breakdown_samples, a.idle_s = 50, 0.3
+    deployments = [d for d in a.deployments.split(",") if d]
+    for d in deployments:
+        if d not in DEPLOY_NAMES:
+            ap.error(f"unknown deployment {d}")
+    kinds = [k for k in a.floor_executors.split(",") if k]
+    env = dict(os.environ)
+    ns = f"/bench_rci_{os.getpid()}"
+    tmp = None
+    if a.logdir:
+        logdir = Path(a.logdir)
+        logdir.mkdir(parents=True, exist_ok=True)
+    else:
+        tmp = tempfile.TemporaryDirectory(prefix="bench_rci_")
+        logdir = Path(tmp.name)
+    load0 = os.getloadavg()
+    started = time.monotonic()
+    codec = client_codec_cost(2000 if a.quick else 20000)
+    floors = None
+    runs, breakdowns = {}, {}
+    try:
+        if not a.breakdown_only:
+            floors = Floors(logdir, env, kinds, ns)
+        for d in ([] if a.breakdown_only else deployments):
+            runs[d] = measure_deployment(d, a, floors, logdir, env,
+                                         f"{ns}_{d.replace('-', '_')}")
+        if floors is not None:
+            floors.stop()
+            floors = None
+        if not a.no_breakdown:
+            traced = (a.breakdown_deployments or a.deployments).split(",")
+            for d in [d for d in traced if d]:
+                breakdowns[d] = measure_breakdown(d, a, logdir, env,
+                                                  f"{ns}_{d.replace('-', '_')}_traced")
+    finally:
+        if floors is not None:
+            floors.stop()
+    codec["sonar_decode"] = (sonar_decode_cost(next(iter(runs.values()))["sonar_reply"])
+                             if runs else float("nan"))
+    load1 = os.getloadavg()
+    print_report(a, codec, runs, breakdowns, (f"{load0[0]:.2f}", f"{load1[0]:.2f}"))
+    print(f"Whole run {time.monotonic() - started:.0f} s on {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}.")
+    if a.json:
+        out = {"load": [load0[0], load1[0]], "codec_ns": {k: v for k, v in codec.items()
+                                                          if not k.startswith("_")},
+               "args": {k: v for k, v in vars(a).items()},
+               "runs": {d: {"summary": {k: summary(v) for k, v in r["samples"].items()},
+                            "idle_cpu": r["idle_cpu"], "busy_cpu": r["busy_cpu"],
+                            "sizes": r["sizes"]} for d, r in runs.items()},
+               "breakdown": breakdowns, "child_pids": STARTED}
+        Path(a.json).write_text(json.dumps(out, indent=1))
+    if tmp is not None:
+        tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,132 @@
+"""The two floors of bench/bench_rci_client.py, each a process of its own.
+
+    python bench/rci_latency/floors.py echo
+        Loopback TCP server: on each connection the client first sends two
+        big-endian uint32 (request size, reply size); then for every request
+        of that size it answers that many bytes (asyncio, like the gateway).
+        Prints "ECHO PORT <n>".
+    python bench/rci_latency/floors.py trigger-server --executor single|multi
+        std_srvs/Trigger server node. Prints "TRIGGER SERVER READY".
+    python bench/rci_latency/floors.py trigger-client --executor single|multi
+        Client node; reads "<n>" lines on stdin, answers one JSON line with n
+        round-trip times (ns), each call_async + spin_until_future_complete.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import struct
+import sys
+import time
+
+
+class _SizedEcho(asyncio.Protocol):
+    def connection_made(self, transport):
+        self.t = transport
+        transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buf = b""
+        self.sizes = None
+
+    def data_received(self, data):
+        self.buf += data
+        if self.sizes is None:
+            if len(self.buf) < 8:
+                return
+            self.sizes = struct.unpack("!II", self.buf[:8])
+            self.reply = b"\x55" * self.sizes[1]
+            self.buf = self.buf[8:]
+        req = self.sizes[0]
+        while len(self.buf) >= req:
+            self.buf = self.buf[req:]
+            self.t.write(self.reply)
+
+
+def echo() -> int:
+    async def serve():
+        server = await asyncio.get_running_loop().create_server(_SizedEcho, "127.0.0.1", 0)
+        print(f"ECHO PORT {server.sockets[0].getsockname()[1]}", flush=True)
+        await server.serve_forever()
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _executor(kind, context):
+    from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+    if kind == "events":
+        from rclpy.experimental.events_executor import EventsExecutor
+        return EventsExecutor(context=context)
+    if kind == "multi":
+        return MultiThreadedExecutor(num_threads=4, context=context)
+    return SingleThreadedExecutor(context=context)
+
+
+def trigger(role: str, kind: str, namespace: str) -> int:
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+    from std_srvs.srv import Trigger
+    rclpy.init()
+    node = rclpy.create_node(f"bench_trigger_{role}", namespace=namespace)
+    if role == "server":
+        def answer(req, resp):
+            resp.success = True
+            return resp
+        node.create_service(Trigger, "bench_trigger", answer)
+    else:
+        cli = node.create_client(Trigger, "bench_trigger")
+    ex = _executor(kind, rclpy.get_default_context())
+    ex.add_node(node)     # after the entities: an EventsExecutor registers them here
+    try:
+        if role == "server":
+            print("TRIGGER SERVER READY", flush=True)
+            # a spin_once loop: EventsExecutor.spin() of rclpy 9.1.2 left requests
+            # from other processes unanswered here (spin_once serves them)
+            context = rclpy.get_default_context()
+            while context.ok():
+                ex.spin_once(timeout_sec=0.2)
+            return 0
+        if not cli.wait_for_service(timeout_sec=20.0):
+            print("no trigger server", file=sys.stderr, flush=True)
+            return 2
+        print("TRIGGER CLIENT READY", file=sys.stderr, flush=True)
+        req = Trigger.Request()
+        clock = time.perf_counter_ns
+        for line in sys.stdin:
+            n = int(line)
+            out = []
+            for _ in range(n):
+                t0 = clock()
+                fut = cli.call_async(req)
+                ex.spin_until_future_complete(fut, timeout_sec=5.0)
+                out.append(clock() - t0)
+                if not fut.done() or not fut.result().success:
+                    print("trigger call failed", file=sys.stderr, flush=True)
+                    return 2
+            print(json.dumps(out), flush=True)
+        return 0
+    except (KeyboardInterrupt, ExternalShutdownException):
+        return 0
+    finally:
+        ex.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("what", choices=["echo", "trigger-server", "trigger-client"])
+    ap.add_argument("--executor", choices=["single", "multi", "events"], default="single")
+    ap.add_argument("--namespace", default="/bench_floor")
+    a = ap.parse_args(argv)
+    if a.what == "echo":
+        return echo()
+    return trigger(a.what.split("-")[1], a.executor, a.namespace)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,98 @@
+"""Child processes of the benchmark: log file, PID, bounded waits, stop by PID."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+try:
+    _prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl
+except (OSError, AttributeError):   # not Linux: cleanup relies on the finally blocks
+    _prctl = None
+
+
+def _die_with_parent():
+    # PR_SET_PDEATHSIG: a child gets SIGTERM if the benchmark dies, even by SIGKILL.
+    if _prctl is not None:
+        _prctl(1, signal.SIGTERM)
+
+
+#: PIDs of every child started by this process (the bench reports them)
+STARTED: list[int] = []
+
+
+class Child:
+    """A process we started; output goes to a log file we can search."""
+
+    def __init__(self, name: str, cmd: list[str], logdir: Path, cwd: Path, env: dict | None = None,
+                 pipes: bool = False):
+        self.name = name
+        self.cmd = cmd
+        self.log_path = logdir / f"{name}.log"
+        self._logf = open(self.log_path, "wb")
+        self.popen = subprocess.Popen(
+            cmd, cwd=cwd, env=env,
+            stdin=subprocess.PIPE if pipes else subprocess.DEVNULL,
+            stdout=subprocess.PIPE if pipes else self._logf, stderr=self._logf,
+            preexec_fn=_die_with_parent, text=pipes, bufsize=1 if pipes else -1)
+        self.pid = self.popen.pid
+        STARTED.append(self.pid)
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def text(self) -> str:
+        try:
+            return self.log_path.read_text("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def wait_log(self, pattern: str, timeout: float) -> re.Match:
+        """First match of ``pattern`` in the log; RuntimeError on timeout or death."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while True:
+            m = rx.search(self.text())
+            if m:
+                return m
+            if not self.alive():
+                raise RuntimeError(f"{self.name} exited ({self.popen.returncode}) before "
+                                   f"/{pattern}/; log tail:\n{self.text()[-2000:]}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.name}: no /{pattern}/ within {timeout:.0f} s; "
+                                   f"log tail:\n{self.text()[-2000:]}")
+            time.sleep(0.05)
+
+    def ask(self, line: str, timeout: float = 60.0) -> str:
+        """One request line to a piped child, one answer line back."""
+        self.popen.stdin.write(line + "\n")
+        self.popen.stdin.flush()
+        got = self.popen.stdout.readline()
+        if not got:
+            raise RuntimeError(f"{self.name} closed its output; log tail:\n{self.text()[-2000:]}")
+        return got
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """SIGTERM by PID, SIGKILL after ``timeout``; returns the exit status."""
+        if self.popen.poll() is None:
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+                self.popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.kill(self.pid, signal.SIGKILL)
+                self.popen.wait(5)
+            except ProcessLookupError:
+                pass
+        for f in (self.popen.stdin, self.popen.stdout):
+            if f is not None:
+                try:
+                    f.close()
+                except OSError:
+                    pass
+        self._logf.close()
+        return self.popen.returncode

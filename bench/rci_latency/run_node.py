@@ -1,0 +1,150 @@
+"""Start one of bsal_ros's console entry points with opt-in experiments.
+
+    python bench/rci_latency/run_node.py ENTRY [--switch-interval S]
+        [--executor single|multi|events] [--bridge public] [--trace FILE]
+        -- <the entry point's own arguments>
+
+ENTRY: hardware_node, rci_gateway, rdi_gateway or brak_bringup. Without
+options this is the same as the console script. The options change this
+process only, from outside the package (nothing in bsal_ros is edited):
+  --switch-interval S  sys.setswitchinterval(S) (Python's default: 0.005 s)
+  --executor K         the executor main() builds (single, multi, or rclpy's
+                       experimental EventsExecutor)
+  --bridge public      the RCI gateway's _Bridge.wait hands the response to
+                       asyncio through Future.add_done_callback only (public
+                       API; the callback runs as an executor task)
+  --trace FILE         timestamps along the acked-command path (tracemarks.py)
+  --no-states          the RCI gateway does not subscribe to device_states (its
+                       topic is renamed to one nobody publishes): what the
+                       gateway pays for deserialising them; Get inquiries then
+                       go through the get_device_states service
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+ENTRIES = {
+    "hardware_node": "bsal_ros.nodes.hardware_node",
+    "rci_gateway": "bsal_ros.nodes.rci_gateway",
+    "rdi_gateway": "bsal_ros.nodes.rdi_gateway",
+    "brak_bringup": "bsal_ros.nodes.bringup",
+}
+
+
+class SpinOnceLoop:
+    """An EventsExecutor whose spin() is a spin_once loop: in rclpy 9.1.2 its own
+    spin() left requests from other processes unanswered here (measured with a
+    bare Trigger server), while spin_once served them."""
+
+    def __init__(self, executor, context):
+        self._ex = executor
+        self._context = context
+
+    def spin(self):
+        while self._context.ok():
+            self._ex.spin_once(timeout_sec=0.2)
+
+    def __getattr__(self, name):
+        return getattr(self._ex, name)
+
+
+def _executor_factory(kind):
+    import rclpy
+    from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+
+    def make(*args, context=None, **kwargs):
+        if kind == "events":
+            from rclpy.experimental.events_executor import EventsExecutor
+            context = context or rclpy.get_default_context()
+            return SpinOnceLoop(EventsExecutor(context=context), context)
+        if kind == "multi":
+            return MultiThreadedExecutor(num_threads=kwargs.get("num_threads", 4),
+                                         context=context)
+        return SingleThreadedExecutor(context=context)
+    return make
+
+
+async def _public_wait(self, rfut, timeout: float, what: str):
+    """_Bridge.wait on the public API only: a done callback (an executor task)
+    hands the result to the asyncio loop."""
+    from bsal_ros.rci import port as P
+    loop = self.loop
+    afut = loop.create_future()
+
+    def transfer(f):
+        if afut.done():
+            return
+        exc = f.exception()
+        if exc is not None:
+            afut.set_exception(P.PortUnavailable(f"{what}: {exc!r}"))
+        else:
+            afut.set_result(f.result())
+
+    def hand_over(f):
+        try:
+            loop.call_soon_threadsafe(transfer, f)
+        except RuntimeError:       # gateway stopped: the loop is closed
+            pass
+    rfut.add_done_callback(hand_over)
+    try:
+        return await asyncio.wait_for(afut, timeout)
+    except asyncio.TimeoutError:
+        rfut.cancel()
+        raise P.PortUnavailable(f"{what}: no answer within {timeout:.2f} s") from None
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    rest = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, rest = argv[:i], argv[i + 1:]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("entry", choices=sorted(ENTRIES))
+    ap.add_argument("--switch-interval", type=float)
+    ap.add_argument("--executor", choices=["single", "multi", "events"])
+    ap.add_argument("--bridge", choices=["private", "public"], default="private")
+    ap.add_argument("--trace")
+    ap.add_argument("--no-states", action="store_true")
+    a = ap.parse_args(argv)
+    if a.switch_interval:
+        sys.setswitchinterval(a.switch_interval)
+    import importlib
+
+    import rclpy.executors
+    if a.executor:
+        make = _executor_factory(a.executor)
+        rclpy.executors.MultiThreadedExecutor = make
+        rclpy.executors.SingleThreadedExecutor = make
+    module = importlib.import_module(ENTRIES[a.entry])
+    if a.executor:
+        for name in ("MultiThreadedExecutor", "SingleThreadedExecutor"):
+            if hasattr(module, name):
+                setattr(module, name, make)
+    if a.bridge == "public":
+        from bsal_ros.nodes import rci_gateway
+        rci_gateway._Bridge.wait = _public_wait
+    if a.no_states:
+        from bsal_ros.nodes import rci_gateway
+        subscribe = rci_gateway.RciGatewayNode.create_subscription
+
+        def create_subscription(self, msg_type, topic, *args, **kwargs):
+            if topic.endswith("device_states"):
+                topic += "_bench_unused"
+            return subscribe(self, msg_type, topic, *args, **kwargs)
+        rci_gateway.RciGatewayNode.create_subscription = create_subscription
+    if a.trace:
+        from tracemarks import install  # this directory is sys.path[0]
+        install(a.trace)
+    sys.argv = [a.entry] + rest
+    return module.main() or 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,126 @@
+"""Opt-in timestamps along the acked-command path, patched in from outside.
+
+Installed only by run_node.py --trace FILE (so the nodes' code is unchanged and
+costs nothing when not traced). Every mark is (perf_counter_ns, name); the
+clock is CLOCK_MONOTONIC, shared by all processes of the machine, so marks of
+the gateway, the hardware node and the client can be put on one time line.
+At exit the marks go to FILE as JSON.
+
+Marks (in path order):
+  gw_rx        gateway: bytes from the socket handed to the RCI decoder
+  gw_call      gateway: Client.call_async(set_motors) entered
+  gw_sent      gateway: call_async returned (request published)
+  hw_cb_start  hardware node: set_motors service callback entered
+  hw_cb_end    hardware node: callback returned (response not yet sent)
+  gw_resp      gateway: executor thread sets the response on the rclpy future
+  gw_resumed   gateway: the asyncio coroutine has the response
+  gw_tx        gateway: reply packet encoded, about to be written to the socket
+Plus totals: the gateway's device_states callbacks (count, ns inside).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import time
+
+_marks: list = []
+_states = {"n": 0, "ns": 0, "items": 0, "first": None, "last": None}
+_clock = time.perf_counter_ns
+
+
+def _mark(name: str) -> None:
+    _marks.append((_clock(), name))
+
+
+def _dump(path: str) -> None:
+    with open(path, "w") as f:
+        json.dump({"marks": _marks, "states": _states}, f)
+
+
+def install(path: str) -> None:
+    """Patch the gateway and hardware-node classes of this process."""
+    from rclpy.client import Client
+    from rclpy.task import Future
+
+    from bsal_ros.protocol.rci import RciDecoder
+
+    atexit.register(_dump, path)
+
+    feed = RciDecoder.feed
+
+    def traced_feed(self, data):
+        _mark("gw_rx")
+        return feed(self, data)
+    RciDecoder.feed = traced_feed
+
+    call_async = Client.call_async
+
+    def traced_call_async(self, request):
+        if not self.srv_name.endswith("set_motors"):
+            return call_async(self, request)
+        _mark("gw_call")
+        fut = call_async(self, request)
+        _mark("gw_sent")
+        fut._bench_traced = True
+        return fut
+    Client.call_async = traced_call_async
+
+    set_result = Future.set_result
+
+    def traced_set_result(self, result):
+        if getattr(self, "_bench_traced", False):
+            _mark("gw_resp")
+        return set_result(self, result)
+    Future.set_result = traced_set_result
+
+    try:
+        from bsal_ros.nodes import rci_gateway
+    except ImportError:
+        rci_gateway = None
+    if rci_gateway is not None:
+        wait = rci_gateway._Bridge.wait
+
+        async def traced_wait(self, rfut, timeout, what):
+            res = await wait(self, rfut, timeout, what)
+            if what.endswith("set_motors"):
+                _mark("gw_resumed")
+            return res
+        rci_gateway._Bridge.wait = traced_wait
+
+        on_states = rci_gateway.RosRobotPort._on_states
+
+        def traced_on_states(self, msg):
+            t0 = _clock()
+            on_states(self, msg)
+            t1 = _clock()
+            s = _states
+            s["n"] += 1
+            s["ns"] += t1 - t0
+            s["items"] += len(msg.states)
+            s["first"] = s["first"] or t0
+            s["last"] = t1
+        rci_gateway.RosRobotPort._on_states = traced_on_states
+
+        from bsal_ros.rci import session
+
+        def traced_send(self, pkt):
+            # RciSession._send with the mark between encoding and the write
+            # (after the write the client may already have the reply)
+            if self._closed or self._ending:
+                return
+            data = session.encode_rci(pkt, self._bo)
+            _mark("gw_tx")
+            self.writer.write(data)
+        session.RciSession._send = traced_send
+
+    from bsal_ros.nodes import hardware_node
+    srv = hardware_node.HardwareNode._srv_set_motors
+
+    def traced_srv(self, req, resp):
+        _mark("hw_cb_start")
+        try:
+            return srv(self, req, resp)
+        finally:
+            _mark("hw_cb_end")
+    hardware_node.HardwareNode._srv_set_motors = traced_srv

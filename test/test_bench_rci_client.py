@@ -1,0 +1,64 @@
+"""bench/bench_rci_client.py end to end in its smoke mode (--quick): both
+deployments come up as child processes, a separate client process gets
+answers on both RCI paths, the floors answer, the tracer's marks add up to a
+breakdown, and no child is left behind. Only outcomes are asserted, no times."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_quick_run_measures_both_deployments_and_breaks_an_acked_command_down(tmp_path):
+    report = tmp_path / "report.json"
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "bench_rci_client.py"), "--quick",
+         "--floor-executors", "single", "--breakdown-deployments", "per-node",
+         "--json", str(report)],
+        cwd=ROOT, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    print(out)                          # shown by pytest when an assertion fails
+    print(err[-3000:], file=sys.stderr)
+    assert proc.returncode == 0, err[-3000:]
+    assert "| 12-sonar group Get (CGtSnIq -> CGtSnRp) | one process" in out
+    assert "| Set Motor + RQ_ACK (CStMt -> CCnAc) | a process per node" in out
+    data = json.loads(report.read_text())
+    # echo + Trigger server + client, bringup, 3 nodes, 3 nodes traced
+    assert len(data["child_pids"]) == 3 + 1 + 3 + 3
+    assert [p for p in data["child_pids"] if _alive(p)] == []
+    assert set(data["runs"]) == {"one", "per-node"}
+    for run in data["runs"].values():
+        for key in ("sonar", "motor", "tcp_sonar", "tcp_motor", "trigger_single"):
+            s = run["summary"][key]
+            assert s["n"] == 50
+            assert 0 < s["p50"] <= s["p99"] <= s["p999"]
+        assert run["sizes"]["motor"] == [8, 4]
+    assert list(data["breakdown"]) == ["per-node"]
+    for dep, b in data["breakdown"].items():
+        assert b["complete"] > 0, dep
+        assert len(b["segments"]) == 9, dep
+        assert b["segments"]["hardware node set_motors callback"]["p50"] > 0
+        assert b["states"]["rate_hz"] > 0
