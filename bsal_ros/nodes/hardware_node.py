@@ -474,10 +474,26 @@ class HardwareNode(Node):
             if st["done"] or st["failed"]:
                 self._auto_homing = False
                 r.homing_finished(0)
+                outcome = "done" if st["done"] else "failed: " + self._homing_failure(st)
                 self._log("info" if st["done"] else "error",
-                          f"auto-home {'done' if st['done'] else 'failed: ' + st['reason']} "
-                          f"(steering at {st['angle']:.3f} rad)")
+                          f"auto-home {outcome} (steering at {st['angle']:.3f} rad)")
         self._log_events()
+
+    def _homing_failure(self, st: dict) -> str:
+        """Why the start-up homing failed, never empty: the robot's reason, else
+        what the steering board's phase and state say."""
+        if st["reason"]:
+            return st["reason"]
+        res, snaps = self.robot.get_states("pservo_motor", [0])
+        fault = getattr(snaps[0], "fault", "") if res.ok and snaps else ""
+        if not st["up"]:
+            why = "the steering board stopped answering"
+        elif st["phase"] == "cancelled":
+            why = ("the steering board cancelled homing (its command watchdog expired, "
+                   "its motor was switched off, or homing was aborted)")
+        else:
+            why = f"homing ended in phase {st['phase']!r}"
+        return f"{why}; board: {fault}" if fault else why
 
     # ---- subscriptions -------------------------------------------------------------
     def _on_cmd_vel(self, msg: Twist) -> None:
@@ -653,24 +669,20 @@ class HardwareNode(Node):
                 self._homing_goal = None
 
 
-def main(args=None) -> None:
-    from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = HardwareNode()
-        executor = MultiThreadedExecutor(num_threads=4)
-        executor.add_node(node)
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.close()
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+def main(args=None) -> int:
+    """Run the hardware node until SIGINT/SIGTERM; exit code 0 (2: bad parameter).
+    Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
+    from bsal_ros.nodes.runtime import StartupError, run
+
+    def build(nodes) -> None:
+        try:
+            node = HardwareNode(context=nodes.context)
+        except (ValueError, DescriptionError) as exc:   # bad parameter or robot description
+            raise StartupError(f"hardware node: {exc}") from None
+        nodes.add(node, close=node.close)
+
+    return run("hardware_node", build, args=args, executor="multi", num_threads=4)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
