@@ -83,7 +83,7 @@ def compose(nodes, args) -> dict:
         from bsal_ros.nodes.rci_gateway import RciGatewayNode
         rci = RciGatewayNode(namespace=ns, context=context, parameter_overrides=overrides([
             ('host', args.rci_host), ('port', args.rci_port)]))
-        nodes.add(rci, stop=rci.stop)
+        nodes.add(rci, stop=rci.stop_serving, close=rci.stop)
     if not args.no_rdi:
         from bsal_ros.nodes.rdi_gateway import RdiGatewayNode
         rdi = RdiGatewayNode(namespace=ns, context=context, parameter_overrides=overrides([

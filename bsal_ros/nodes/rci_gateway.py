@@ -502,10 +502,10 @@ class RciGatewayNode(Node):
                 have = False
             await asyncio.sleep(0.5 if have else 0.1)
 
-    def stop(self, timeout: float = 3.0) -> None:
-        """Close the server (sessions end with their safety stops, answered
-        while the caller's executor still spins) within ``timeout`` s, stop
-        the asyncio thread, then the lease keeper and the ca_states publisher."""
+    def stop_serving(self, timeout: float = 3.0) -> None:
+        """Close the TCP server and every session within ``timeout`` s and join
+        the asyncio thread. The sessions' safety stops are service calls:
+        the caller's executor must still spin meanwhile. Idempotent."""
         server = self.server
         closing = server.close if server is not None else None
         if not self._loop_thread.stop(closing, timeout):
@@ -513,6 +513,12 @@ class RciGatewayNode(Node):
         elif self._loop_thread.close_error is not None:
             self.get_logger().warning(f"RCI gateway: closing: {self._loop_thread.close_error!r}")
             self._loop_thread.close_error = None
+
+    def stop(self, timeout: float = 3.0) -> None:
+        """``stop_serving``, then the lease keeper (its timer and client are
+        destroyed: call this once no executor spins the node any more, or
+        rclpy's executor may use them meanwhile) and the ca_states publisher."""
+        self.stop_serving(timeout)
         self.robot.close()
 
     def destroy_node(self):
@@ -530,7 +536,7 @@ def main(args=None) -> int:
             node = RciGatewayNode(context=nodes.context)
         except (UsersFileError, ValueError) as exc:
             raise StartupError(str(exc)) from None
-        nodes.add(node, stop=node.stop)
+        nodes.add(node, stop=node.stop_serving, close=node.stop)
         try:
             port = node.start()
         except OSError as exc:

@@ -2,7 +2,8 @@
 
     def main(args=None) -> int:
         def build(nodes: Composition) -> None:
-            node = nodes.add(RdiGatewayNode(context=nodes.context), stop=lambda: node.stop())
+            node = RdiGatewayNode(context=nodes.context)
+            nodes.add(node, stop=node.stop)     # raises Stopping if a signal came meanwhile
             node.start()
         return run("rdi_gateway", build, args=args, executor="multi", num_threads=2)
 
@@ -52,9 +53,18 @@ The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
   (a safety stop) waits on an rclpy future that only the executor completes;
   stopping the executor first left it to time out (the stop unanswered).
   Fix: step 2 runs while the executor still serves.
+* An entity (timer, client) destroyed while an executor in another thread
+  has it in its wait set or runs its callback: rclpy raises
+  ``InvalidHandle: cannot use Destroyable because destruction was
+  requested`` inside a task nobody retrieves ("The following exception was
+  never retrieved"). Fix: the steps that destroy entities (the RCI lease
+  keeper) are ``close`` steps, run after the executor stopped serving.
 * ``Executor.shutdown()`` of a MultiThreadedExecutor joins its worker
   threads without a bound; it runs last, after the nodes whose callbacks
   could still be running are gone, and the watchdog bounds it.
+* Python's finalisation resets Python-handled signals to SIG_DFL: a second
+  signal during the exit killed the process (exit -15). Fix: after the clean
+  stop both are ignored (``ignore_late_signals``).
 * A Python signal handler runs between two bytecodes of the main thread,
   possibly inside a lock or a write to stdout that the handler would need
   again (a deadlock or ``RuntimeError: reentrant call``). Fix: the handler
@@ -124,12 +134,27 @@ def install_signal_handlers(stop: StopRequest) -> Callable[[], None]:
     return restore
 
 
+def ignore_late_signals() -> None:
+    """Once everything is stopped: SIGINT and SIGTERM are ignored until the
+    process has exited. Python's finalisation puts SIG_DFL back for every
+    signal with a Python handler (not for SIG_IGN), so without this a
+    second Ctrl-C during the exit (DDS teardown) killed the process by the
+    signal (exit -15 / a KeyboardInterrupt traceback)."""
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+
+
 class Composition:
     """Nodes spun by one executor and stopped in a safe order (module docstring).
 
-    ``add(node, stop=..., close=...)``: ``stop`` runs while the executor still
-    serves (a gateway's sessions and their safety stops), ``close`` after it
-    (the hardware node's board reset). Both must be idempotent."""
+    ``add(node, stop=..., close=...)``: ``stop`` steps run in the order of
+    ``add`` while the executor still serves (a gateway's sessions and their
+    safety stops); ``close`` steps run in the reverse order once it no longer
+    does (the hardware node's board reset, and anything that destroys a
+    timer, client or subscription: rclpy's executor, spinning in another
+    thread, would otherwise use the entity while it is destroyed and fail
+    with "cannot use Destroyable because destruction was requested"). Both
+    must be idempotent; ``destroy_node`` follows, in the reverse order."""
 
     def __init__(self, context=None, stop: StopRequest | None = None,
                  executor: str = "single", num_threads: int = 2):
@@ -213,7 +238,7 @@ class Composition:
         self._closed = True
         if self._stops:
             self._serve_while(self._run_steps, self._stops, "stopping")
-        self._run_steps(self._closes, "closing")
+        self._run_steps(reversed(self._closes), "closing")
         executor = self._executor
         for node in reversed(self.nodes):
             if executor is not None:
@@ -309,6 +334,7 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
     stop = StopRequest()
     install_signal_handlers(stop)     # first: no signal may find Python's default
     import rclpy
+    import rclpy.logging
     from rclpy.signals import SignalHandlerOptions
     code = 0
     composition = None
@@ -343,6 +369,5 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
                 composition.close()
         finally:
             rclpy.try_shutdown()
-        # Our handlers stay installed: a late Ctrl-C during the interpreter's
-        # exit must not raise KeyboardInterrupt (a traceback) either.
+            ignore_late_signals()
     return code

@@ -10,7 +10,7 @@ import argparse
 import sys
 import time
 
-from bsal_ros.nodes.runtime import StopRequest, install_signal_handlers
+from bsal_ros.nodes.runtime import StopRequest, ignore_late_signals, install_signal_handlers
 
 
 def main(argv=None):
@@ -63,6 +63,7 @@ def main(argv=None):
     finally:
         node.destroy_node()
         rclpy.try_shutdown()
+        ignore_late_signals()
 
 
 if __name__ == '__main__':
