@@ -231,3 +231,52 @@ def test_gateway_stopped_with_a_driving_client_answers_its_safety_stop(sig, tmp_
             client.close()
         gw.kill()
         hw.kill()
+
+
+def test_hardware_node_stopped_during_a_homing_goal(tmp_path):
+    """A home_steering goal is running when the signal comes: it is aborted
+    and answered before the node is destroyed (a goal left pending had its
+    coroutine closed after the action server was gone: a traceback)."""
+    import rclpy
+    import rclpy.context
+    from rclpy.action import ActionClient
+    from rclpy.executors import SingleThreadedExecutor
+    from bsal_interfaces.action import HomeSteering
+    rng = random.Random(f'{SEED}-homing')
+    sig = rng.choice([signal.SIGINT, signal.SIGTERM])
+    ns = f'sd_homing_{uuid.uuid4().hex[:8]}'
+    p = Proc('hardware_node', tmp_path, *command('hardware_node', ns), '-p', 'auto_home:=false')
+    p.ns = ns
+    context = rclpy.context.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('homing_client', namespace=p.ns, context=context)
+    client = ActionClient(node, HomeSteering, 'home_steering')
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    try:
+        deadline = time.monotonic() + 60
+        while not client.server_is_ready():
+            assert time.monotonic() < deadline, p.text()
+            executor.spin_once(timeout_sec=0.1)
+        sent = client.send_goal_async(HomeSteering.Goal(id=0, timeout_s=30.0))
+        while not sent.done():
+            assert time.monotonic() < deadline, p.text()
+            executor.spin_once(timeout_sec=0.1)
+        assert sent.result().accepted
+        result = sent.result().get_result_async()
+        p.wait_for(r'home_steering 0: started')
+        time.sleep(rng.uniform(0.0, 1.0))
+        rc, took = p.signal_and_wait(sig)
+        log = p.text()
+        assert rc == 0 and took < SHUTDOWN_BOUND_S, f'{sig.name}: exit {rc} after {took:.2f} s\n{log}'
+        assert not UNCLEAN.search(log), log
+        assert 'home_steering 0 aborted' in log, log
+        deadline = time.monotonic() + 5
+        while not result.done() and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.1)
+        assert result.done(), 'the goal was never answered'
+    finally:
+        p.kill()
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.shutdown(context=context)

@@ -67,7 +67,7 @@ def compose(nodes, args) -> dict:
     hardware = HardwareNode(namespace=ns, context=context, parameter_overrides=overrides([
         ('bus_backend', args.bus_backend), ('i2c_bus', args.i2c_bus),
         ('frame_prefix', args.frame_prefix)]))
-    nodes.add(hardware, close=hardware.close)
+    nodes.add(hardware, stop=hardware.end_homing_goals, close=hardware.close)
     # Polling runs in the hardware node's own thread and sockets in the
     # gateways' asyncio threads; what runs in callbacks is short, except a
     # command service's register writes, which on a real, sick I2C bus can

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 
 import rclpy
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
@@ -255,6 +256,22 @@ class HardwareNode(Node):
                       f"auto-home: {res.message}" if res.ok
                       else f"auto-home not started: {res.message}")
         self.poller.start()
+
+    def end_homing_goals(self, timeout: float = 1.0) -> None:
+        """Shutdown step, run while the executor still spins: abort a running
+        home_steering goal and wait (at most ``timeout`` s) until its execute
+        callback has answered the client. A goal left pending when the node
+        is destroyed has its coroutine closed by the garbage collector, and
+        its clean-up then uses the destroyed action server (a traceback)."""
+        with self._homing_lock:
+            goal = self._homing_goal
+        if goal is None or goal == "reserved":
+            return
+        res = self.robot.abort_homing(goal.request.id)
+        self.log.info(f"shutting down: home_steering {goal.request.id} aborted ({res.message})")
+        deadline = time.monotonic() + timeout
+        while self._homing_goal is not None and time.monotonic() < deadline:
+            time.sleep(0.02)
 
     def close(self) -> None:
         if self._closed:
@@ -679,7 +696,7 @@ def main(args=None) -> int:
             node = HardwareNode(context=nodes.context)
         except (ValueError, DescriptionError) as exc:   # bad parameter or robot description
             raise StartupError(f"hardware node: {exc}") from None
-        nodes.add(node, close=node.close)
+        nodes.add(node, stop=node.end_homing_goals, close=node.close)
 
     return run("hardware_node", build, args=args, executor="multi", num_threads=4)
 

@@ -53,6 +53,12 @@ The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
   (a safety stop) waits on an rclpy future that only the executor completes;
   stopping the executor first left it to time out (the stop unanswered).
   Fix: step 2 runs while the executor still serves.
+* A coroutine callback still pending when its node is destroyed (a
+  home_steering goal): the garbage collector closes the coroutine and its
+  clean-up uses the destroyed action server ("Exception ignored in
+  <coroutine ActionServer._execute_goal>", RCLError "feedback publisher is
+  invalid"). Fix: the hardware node's stop step aborts the homing and waits
+  until the goal has answered, while the executor still serves.
 * An entity (timer, client) destroyed while an executor in another thread
   has it in its wait set or runs its callback: rclpy raises
   ``InvalidHandle: cannot use Destroyable because destruction was
@@ -147,8 +153,9 @@ def ignore_late_signals() -> None:
 class Composition:
     """Nodes spun by one executor and stopped in a safe order (module docstring).
 
-    ``add(node, stop=..., close=...)``: ``stop`` steps run in the order of
-    ``add`` while the executor still serves (a gateway's sessions and their
+    ``add(node, stop=..., close=...)``: ``stop`` steps run in the reverse
+    order of ``add`` (the gateways before the hardware node they call) while
+    the executor still serves (a gateway's sessions and their
     safety stops); ``close`` steps run in the reverse order once it no longer
     does (the hardware node's board reset, and anything that destroys a
     timer, client or subscription: rclpy's executor, spinning in another
@@ -237,7 +244,7 @@ class Composition:
             return
         self._closed = True
         if self._stops:
-            self._serve_while(self._run_steps, self._stops, "stopping")
+            self._serve_while(self._run_steps, reversed(self._stops), "stopping")
         self._run_steps(reversed(self._closes), "closing")
         executor = self._executor
         for node in reversed(self.nodes):
