@@ -161,6 +161,9 @@ def _one_run(node, sig, phase, delay, tmp_path, results):
 
 
 def check(results):
+    # shown with `pytest -rP`: how long the stops took (the bound's margin)
+    for node, sig, phase, delay, rc, took, _, _ in sorted(results, key=lambda r: -r[5])[:3]:
+        print(f'{node} {sig} {phase}+{delay} s: exit {rc} after {took} s')
     bad = []
     for node, sig, phase, delay, rc, took, during_startup, log in results:
         limit = SHUTDOWN_BOUND_S + (STARTUP_ALLOWANCE_S if during_startup else 0.0)
