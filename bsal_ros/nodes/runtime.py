@@ -16,13 +16,15 @@ one order (``Composition.close``):
 
 1. leave the spin loop (at most ``SPIN_PERIOD_S`` after the signal, or when
    the callback running then returns);
-2. run every node's ``stop`` step (the gateways: sessions end, their safety
-   stops are service calls to the hardware node, sockets close, asyncio
-   threads are joined) while a helper thread keeps the executor serving, so
-   those calls are answered in the one-process bring-up;
-3. run every ``close`` step (the hardware node: poller joined, every board
-   reset, motors off), then destroy the nodes, shut the executor down and
-   shut the context down, last.
+2. run every node's ``stop`` step, gateways first (sessions end, their
+   safety stops are service calls to the hardware node, sockets close,
+   asyncio threads are joined; the hardware node aborts a running
+   home_steering goal and lets it answer) while a helper thread keeps the
+   executor serving, so those calls are answered in the one-process bring-up;
+3. run every ``close`` step (the RCI lease keeper's timer and client
+   destroyed; the hardware node: poller joined, every board reset, motors
+   off), then destroy the nodes, shut the executor down and shut the
+   context down, last.
 
 Bound: the process exits within ``SHUTDOWN_BOUND_S`` (5 s) of the signal, or
 of the end of start-up when the signal came during it (a node under
@@ -46,6 +48,10 @@ The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
   too. Fix: ``rclpy.init(signal_handler_options=SignalHandlerOptions.NO)``
   and our own handlers that only set a flag; the context is shut down by us,
   after every user of it has stopped.
+* Our handler cannot wake an executor blocked in ``rcl_wait`` (a Python
+  handler runs only when the main thread is back in Python), and an idle
+  gateway's wait may not return for long. Fix: the spin loop is
+  ``spin_once(timeout_sec=SPIN_PERIOD_S)`` and looks at the flag after each.
 * ``ExternalShutdownException`` (rclpy's way to say "someone else shut the
   context down") out of ``spin_once``: cannot come from a signal any more;
   if some other code does it, the spin loop ends as on a signal.
@@ -65,9 +71,11 @@ The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
   requested`` inside a task nobody retrieves ("The following exception was
   never retrieved"). Fix: the steps that destroy entities (the RCI lease
   keeper) are ``close`` steps, run after the executor stopped serving.
-* ``Executor.shutdown()`` of a MultiThreadedExecutor joins its worker
-  threads without a bound; it runs last, after the nodes whose callbacks
-  could still be running are gone, and the watchdog bounds it.
+* ``Executor.shutdown(timeout_sec)`` of this rclpy does not wait for the
+  callbacks still running (it sets its shut-down flag before testing it),
+  and a MultiThreadedExecutor's then joins its worker threads without a
+  bound. So it runs last, after every node is destroyed, and the watchdog
+  bounds it.
 * Python's finalisation resets Python-handled signals to SIG_DFL: a second
   signal during the exit killed the process (exit -15). Fix: after the clean
   stop both are ignored (``ignore_late_signals``).
