@@ -21,10 +21,10 @@ one order (``Composition.close``):
    asyncio threads are joined; the hardware node aborts a running
    home_steering goal and lets it answer) while a helper thread keeps the
    executor serving, so those calls are answered in the one-process bring-up;
-3. run every ``close`` step (the RCI lease keeper's timer and client
-   destroyed; the hardware node: poller joined, every board reset, motors
-   off), then destroy the nodes, shut the executor down and shut the
-   context down, last.
+3. shut the executor down (its worker threads joined), run every ``close``
+   step (the RCI lease keeper's timer and client destroyed; the hardware
+   node: poller joined, every board reset, motors off), destroy the nodes,
+   and shut the context down, last.
 
 Bound: the process exits within ``SHUTDOWN_BOUND_S`` (5 s) of the signal, or
 of the end of start-up when the signal came during it (a node under
@@ -70,12 +70,13 @@ The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
   ``InvalidHandle: cannot use Destroyable because destruction was
   requested`` inside a task nobody retrieves ("The following exception was
   never retrieved"). Fix: the steps that destroy entities (the RCI lease
-  keeper) are ``close`` steps, run after the executor stopped serving.
+  keeper) are ``close`` steps, run after the executor stopped serving and
+  was shut down (a MultiThreadedExecutor's pool may still be running a
+  callback it was handed while serving: ``shutdown`` joins the workers).
 * ``Executor.shutdown(timeout_sec)`` of this rclpy does not wait for the
-  callbacks still running (it sets its shut-down flag before testing it),
-  and a MultiThreadedExecutor's then joins its worker threads without a
-  bound. So it runs last, after every node is destroyed, and the watchdog
-  bounds it.
+  callbacks still running (it sets its shut-down flag before testing it);
+  a MultiThreadedExecutor's then joins its worker threads, without a bound:
+  the watchdog bounds it.
 * Python's finalisation resets Python-handled signals to SIG_DFL: a second
   signal during the exit killed the process (exit -15). Fix: after the clean
   stop both are ignored (``ignore_late_signals``).
@@ -247,20 +248,20 @@ class Composition:
 
     # ---------------------------------------------------------------- close
     def close(self) -> None:
-        """Stop steps while serving, then close steps, destroy, executor shutdown."""
+        """Stop steps while serving, executor shutdown, close steps, destroy."""
         if self._closed:
             return
         self._closed = True
         if self._stops:
             self._serve_while(self._run_steps, reversed(self._stops), "stopping")
+        if self._executor is not None:
+            # Before the close steps destroy timers and clients: a
+            # MultiThreadedExecutor's pool may still run a callback handed to
+            # it while serving; shutdown() joins its workers.
+            self._executor.shutdown(timeout_sec=1.0)
         self._run_steps(reversed(self._closes), "closing")
-        executor = self._executor
         for node in reversed(self.nodes):
-            if executor is not None:
-                _quietly(lambda n=node: executor.remove_node(n), node, "removing")
             _quietly(node.destroy_node, node, "destroying")
-        if executor is not None:
-            executor.shutdown(timeout_sec=1.0)
 
     def _serve_while(self, work, *args) -> None:
         """Run ``work(*args)`` while a helper thread spins the executor."""
