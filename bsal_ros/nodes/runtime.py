@@ -65,18 +65,19 @@ The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
   <coroutine ActionServer._execute_goal>", RCLError "feedback publisher is
   invalid"). Fix: the hardware node's stop step aborts the homing and waits
   until the goal has answered, while the executor still serves.
-* An entity (timer, client) destroyed while an executor in another thread
-  has it in its wait set or runs its callback: rclpy raises
-  ``InvalidHandle: cannot use Destroyable because destruction was
-  requested`` inside a task nobody retrieves ("The following exception was
-  never retrieved"). Fix: the steps that destroy entities (the RCI lease
-  keeper) are ``close`` steps, run after the executor stopped serving and
-  was shut down (a MultiThreadedExecutor's pool may still be running a
-  callback it was handed while serving: ``shutdown`` joins the workers).
-* ``Executor.shutdown(timeout_sec)`` of this rclpy does not wait for the
-  callbacks still running (it sets its shut-down flag before testing it);
-  a MultiThreadedExecutor's then joins its worker threads, without a bound:
-  the watchdog bounds it.
+* An entity destroyed while a callback that uses it still runs: rclpy
+  raises ``InvalidHandle: cannot use Destroyable because destruction was
+  requested`` inside the callback's task, which nobody retrieves ("The
+  following exception was never retrieved"). Two ways, both seen: (a) a
+  node's timer or client destroyed (the RCI lease keeper) while a
+  MultiThreadedExecutor's pool still runs its callback; (b)
+  ``Executor.shutdown()``, which destroys the executor's guard condition
+  *before* it joins the pool, while a callback in the pool is about to
+  trigger that guard (every rclpy callback does, when it ends). This
+  rclpy's ``shutdown(timeout_sec)`` does not wait for running callbacks (it
+  sets its shut-down flag before testing it). Fix: after serving, the
+  runtime drains the pool (``Composition._drain_pool``), then shuts the
+  executor down, then runs the ``close`` steps that destroy entities.
 * Python's finalisation resets Python-handled signals to SIG_DFL: a second
   signal during the exit killed the process (exit -15). Fix: after the clean
   stop both are ignored (``ignore_late_signals``).
@@ -255,13 +256,46 @@ class Composition:
         if self._stops:
             self._serve_while(self._run_steps, reversed(self._stops), "stopping")
         if self._executor is not None:
-            # Before the close steps destroy timers and clients: a
-            # MultiThreadedExecutor's pool may still run a callback handed to
-            # it while serving; shutdown() joins its workers.
+            # Before the close steps destroy timers and clients, and before
+            # shutdown() destroys the executor's guard condition: no callback
+            # may still run in a MultiThreadedExecutor's pool.
+            if self.executor_kind == "multi":
+                self._drain_pool(self._executor, self.num_threads, 1.0)
             self._executor.shutdown(timeout_sec=1.0)
         self._run_steps(reversed(self._closes), "closing")
         for node in reversed(self.nodes):
             _quietly(node.destroy_node, node, "destroying")
+
+    @staticmethod
+    def _drain_pool(executor, num_threads: int, timeout: float) -> bool:
+        """Return once no callback runs in the executor's thread pool (False:
+        ``timeout`` passed first). The nodes are removed, so nothing new is
+        handed out; then one task per worker thread is handed to the pool
+        and all of them meet at a barrier: the pool takes work in order and
+        each worker finishes a callback (guard trigger included) before it
+        takes the next one, so when every worker holds one of these tasks,
+        no earlier callback is running any more. Public rclpy API only."""
+        for node in list(executor.get_nodes()):
+            executor.remove_node(node)
+        barrier = threading.Barrier(num_threads + 1)
+
+        def occupy_one_worker():
+            try:
+                barrier.wait(timeout)
+            except threading.BrokenBarrierError:
+                pass
+        tasks = [executor.create_task(occupy_one_worker) for _ in range(num_threads)]
+        deadline = time.monotonic() + timeout
+        while (not all(t.executing() or t.done() for t in tasks)
+               and time.monotonic() < deadline):
+            executor.spin_once(timeout_sec=0.02)     # hands the tasks to the pool
+        try:
+            barrier.wait(max(0.0, deadline - time.monotonic()))
+        except threading.BrokenBarrierError:
+            return False
+        while not all(t.done() for t in tasks) and time.monotonic() < deadline + timeout:
+            time.sleep(0.005)
+        return True
 
     def _serve_while(self, work, *args) -> None:
         """Run ``work(*args)`` while a helper thread spins the executor."""
