@@ -115,6 +115,7 @@ class LoopThread:
         return self._running.is_set() and not self._stopping
 
     def in_loop_thread(self) -> bool:
+        """True when called from the loop's own thread (waiting on it there would deadlock)."""
         return self._thread is not None and threading.current_thread() is self._thread
 
     # ---------------------------------------------------------------- work

@@ -10,39 +10,39 @@ gateway and the RDI gateway share one MultiThreadedExecutor.
     brak_bringup --namespace brak2 --frame-prefix brak2/ --rci-port 7660 \
                  --rdi-realtime-port 7661 --rdi-ca-port 7662   # a second robot
     brak_bringup --duration 30                    # stop by itself after 30 s
-    brak_bringup -- --ros-args -p hardware_node:rate_scale:=2.0   # raw ROS args
+    brak_bringup --ros-args --params-file my_brak.yaml            # ROS arguments, as anywhere
 """
 import argparse
 import sys
 
+from bsal_ros.nodes.cli import ROS_ARGS, split_ros_args
 from bsal_ros.paths import shipped
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog='brak_bringup', description=__doc__.split('\n\n')[0])
-    p.add_argument('--namespace', default='', help='ROS namespace of every node')
-    p.add_argument('--config', default=str(shipped('config', 'brak.yaml')),
-                   help='hardware node params file (robot description)')
-    p.add_argument('--gateways-config', default=str(shipped('config', 'gateways.yaml')),
-                   help='RCI/RDI gateway params file')
-    p.add_argument('--bus-backend', choices=['sim', 'smbus2'], help='I2C backend')
-    p.add_argument('--i2c-bus', type=int, help='N of /dev/i2c-N (smbus2 backend)')
-    p.add_argument('--frame-prefix', help='prefix of every frame id (e.g. brak2/)')
-    p.add_argument('--rci-host', help='RCI gateway bind address')
-    p.add_argument('--rci-port', type=int, help='RCI gateway TCP port (0: any free)')
-    p.add_argument('--rdi-host', help='RDI gateway bind address')
-    p.add_argument('--rdi-realtime-port', type=int, help='RDI real-time stream port')
-    p.add_argument('--rdi-ca-port', type=int, help='RDI control-application stream port')
-    p.add_argument('--no-rci', action='store_true', help='do not start the RCI gateway')
-    p.add_argument('--no-rdi', action='store_true', help='do not start the RDI gateway')
-    p.add_argument('--executor', choices=['auto', 'single', 'multi'], default='auto',
-                   help='rclpy executor of the composed nodes; auto: single on the '
-                        'simulated bus (lower latency), multi on smbus2 (a slow I2C '
-                        'write in a command service must not stall the other callbacks)')
-    p.add_argument('--duration', type=float, default=0.0,
-                   help='seconds to run, then stop cleanly (0: until Ctrl-C)')
-    p.add_argument('ros_args', nargs=argparse.REMAINDER,
-                   help='after "--": arguments for rclpy (--ros-args ...)')
+    """Our options (ROS arguments already split off: :mod:`bsal_ros.nodes.cli`)."""
+    p = argparse.ArgumentParser(prog="brak_bringup", description=__doc__.split("\n\n")[0])
+    p.add_argument("--namespace", default="", help="ROS namespace of every node")
+    p.add_argument("--config", default=str(shipped("config", "brak.yaml")),
+                   help="hardware node params file (robot description)")
+    p.add_argument("--gateways-config", default=str(shipped("config", "gateways.yaml")),
+                   help="RCI/RDI gateway params file")
+    p.add_argument("--bus-backend", choices=["sim", "smbus2"], help="I2C backend")
+    p.add_argument("--i2c-bus", type=int, help="N of /dev/i2c-N (smbus2 backend)")
+    p.add_argument("--frame-prefix", help="prefix of every frame id (e.g. brak2/)")
+    p.add_argument("--rci-host", help="RCI gateway bind address")
+    p.add_argument("--rci-port", type=int, help="RCI gateway TCP port (0: any free)")
+    p.add_argument("--rdi-host", help="RDI gateway bind address")
+    p.add_argument("--rdi-realtime-port", type=int, help="RDI real-time stream port")
+    p.add_argument("--rdi-ca-port", type=int, help="RDI control-application stream port")
+    p.add_argument("--no-rci", action="store_true", help="do not start the RCI gateway")
+    p.add_argument("--no-rdi", action="store_true", help="do not start the RDI gateway")
+    p.add_argument("--executor", choices=["auto", "single", "multi"], default="auto",
+                   help="rclpy executor of the composed nodes; auto: single on the "
+                        "simulated bus (lower latency), multi on smbus2 (a slow I2C "
+                        "write in a command service must not stall the other callbacks)")
+    p.add_argument("--duration", type=float, default=0.0,
+                   help="seconds to run, then stop cleanly (0: until Ctrl-C)")
     return p.parse_args(argv)
 
 
@@ -65,45 +65,45 @@ def compose(nodes, args) -> dict:
     ns = args.namespace or None
     context = nodes.context
     hardware = HardwareNode(namespace=ns, context=context, parameter_overrides=overrides([
-        ('bus_backend', args.bus_backend), ('i2c_bus', args.i2c_bus),
-        ('frame_prefix', args.frame_prefix)]))
+        ("bus_backend", args.bus_backend), ("i2c_bus", args.i2c_bus),
+        ("frame_prefix", args.frame_prefix)]))
     nodes.add(hardware, stop=hardware.homing.end_goals, close=hardware.close)
     # Polling runs in the hardware node's own thread and sockets in the
     # gateways' asyncio threads; what runs in callbacks is short, except a
     # command service's register writes, which on a real, sick I2C bus can
     # take retries. rclpy's single-threaded executor answers a service
     # about 3x faster than its thread pool on this 2-core class of machine.
-    choice = getattr(args, 'executor', 'auto')
-    if choice == 'auto':
-        choice = 'multi' if hardware.p['bus_backend'] == 'smbus2' else 'single'
+    choice = getattr(args, "executor", "auto")
+    if choice == "auto":
+        choice = "multi" if hardware.p["bus_backend"] == "smbus2" else "single"
     nodes.executor_kind = choice
     nodes.num_threads = 4
     rci = rdi = None
     if not args.no_rci:
         from bsal_ros.nodes.rci_gateway import RciGatewayNode
         rci = RciGatewayNode(namespace=ns, context=context, parameter_overrides=overrides([
-            ('host', args.rci_host), ('port', args.rci_port)]))
+            ("host", args.rci_host), ("port", args.rci_port)]))
         nodes.add(rci, stop=rci.stop_serving, close=rci.stop)
     if not args.no_rdi:
         from bsal_ros.nodes.rdi_gateway import RdiGatewayNode
         rdi = RdiGatewayNode(namespace=ns, context=context, parameter_overrides=overrides([
-            ('host', args.rdi_host), ('realtime_port', args.rdi_realtime_port),
-            ('ca_port', args.rdi_ca_port)]))
+            ("host", args.rdi_host), ("realtime_port", args.rdi_realtime_port),
+            ("ca_port", args.rdi_ca_port)]))
         nodes.add(rdi, stop=rdi.stop)
     ports = {}
     if rci is not None:
-        ports['rci'] = rci.start()
+        ports["rci"] = rci.start()
         nodes.check()
     if rdi is not None:
-        ports['rdi'] = rdi.start()
+        ports["rdi"] = rdi.start()
     parts = [f'namespace {args.namespace or "/"}', f'bus {hardware.p["bus_backend"]}',
-             f'{choice}-threaded executor']
-    if 'rci' in ports:
+             f"{choice}-threaded executor"]
+    if "rci" in ports:
         parts.append(f'RCI {rci.p["host"]}:{ports["rci"]}')
-    if 'rdi' in ports:
-        streams = ', '.join(f'{name} :{port}' for name, port in ports['rdi'].items())
+    if "rdi" in ports:
+        streams = ", ".join(f"{name} :{port}" for name, port in ports["rdi"].items())
         parts.append(f'RDI {rdi.p["host"]} ({streams})')
-    hardware.get_logger().info('Brak is up: ' + ', '.join(parts) + ' (Ctrl-C stops it)')
+    hardware.get_logger().info("Brak is up: " + ", ".join(parts) + " (Ctrl-C stops it)")
     return ports
 
 
@@ -111,24 +111,22 @@ def main(argv=None) -> int:
     """Run the composed bridge until SIGINT/SIGTERM or ``--duration``; exit code 0
     (2: it cannot start). Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
     from bsal_ros.nodes.runtime import StartupError, run
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    extra = [a for a in args.ros_args if a != '--']
-    if extra[:1] == ['--ros-args']:
-        extra = extra[1:]
+    ours, extra = split_ros_args(sys.argv[1:] if argv is None else argv)
+    args = parse_args(ours)
 
     def build(nodes) -> None:
         try:
             compose(nodes, args)
         except OSError as exc:
-            raise StartupError(f'cannot open a gateway port: {exc}') from None
+            raise StartupError(f"cannot open a gateway port: {exc}") from None
         except ValueError as exc:        # a bad parameter or robot description
             raise StartupError(str(exc)) from None
 
-    return run('brak_bringup', build,
-               args=['brak_bringup', '--ros-args', '--params-file', args.config,
-                     '--params-file', args.gateways_config] + extra,
-               duration=args.duration, stop_message='stopping: motors off, sockets closed')
+    return run("brak_bringup", build,
+               args=["brak_bringup", ROS_ARGS, "--params-file", args.config,
+                     "--params-file", args.gateways_config] + extra,
+               duration=args.duration, stop_message="stopping: motors off, sockets closed")
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     raise SystemExit(main())

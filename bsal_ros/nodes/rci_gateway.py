@@ -161,6 +161,7 @@ class RciGatewayNode(Node):
         self.robot.close()
 
     def destroy_node(self):
+        """Stop serving and close the port, then destroy the node."""
         self.stop()
         return super().destroy_node()
 

@@ -107,6 +107,7 @@ class RdiGatewayNode(Node):
 
     # ------------------------------------------------------------ life cycle
     def start(self, timeout: float = 10.0) -> dict[str, int]:
+        """Open both streams; returns {stream name: bound port}."""
         self.ports = self.gateway.start(timeout)
         self.get_logger().info(f"RDI gateway: real-time stream on {self.p['host']}:"
                                f"{self.ports[REALTIME]}, control-application stream on "
@@ -114,9 +115,11 @@ class RdiGatewayNode(Node):
         return self.ports
 
     def stop(self) -> None:
+        """Close every stream and join the loop thread (idempotent)."""
         self.gateway.stop()
 
     def destroy_node(self):
+        """Stop the streams, then destroy the node."""
         self.stop()
         return super().destroy_node()
 

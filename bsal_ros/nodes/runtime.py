@@ -33,10 +33,11 @@ is ``ros2 launch``'s default ``sigterm_timeout``, so a clean stop is never cut
 short by launch's SIGTERM. Should a step hang (a wedged I2C driver), a
 watchdog prints the stacks of every thread and ends the process with exit
 code 1 at the bound (a Python thread, backed by faulthandler's C timer for a
-deadlock that holds the GIL); after the clean stop the process ends with
-``os._exit``, skipping the interpreter's teardown, where no watchdog runs; the motors are then stopped by the leases and the
-boards' own command watchdogs. A signal before ``main()`` runs (while Python
-imports the node's modules) still has Python's default effect.
+deadlock that holds the GIL; the motors are then stopped by the command
+leases and the boards' own command watchdogs). After the clean stop the
+process ends with ``os._exit``, skipping the interpreter's teardown, where no
+watchdog runs. A signal before ``main()`` runs (while Python imports the
+node's modules) still has Python's default effect.
 
 The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
 
@@ -54,13 +55,11 @@ The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
   handler runs only when the main thread is back in Python), and an idle
   gateway's wait may not return for long. Fix: the spin loop is
   ``spin_once(timeout_sec=SPIN_PERIOD_S)`` and looks at the flag after each.
-* ``ExternalShutdownException`` (rclpy's way to say "someone else shut the
-  context down") out of ``spin_once``: cannot come from a signal any more;
-  if some other code does it, the spin loop ends as on a signal.
-* Executor shutdown while a future is pending: a gateway's service call
-  (a safety stop) waits on an rclpy future that only the executor completes;
-  stopping the executor first left it to time out (the stop unanswered).
-  Fix: step 2 runs while the executor still serves.
+* ``ExternalShutdownException`` out of ``spin_once`` (other code shut the
+  context down; no longer a signal): the spin loop ends as on a signal.
+* Executor shutdown while a future is pending: a gateway's safety stop waits
+  on an rclpy future only the executor completes; stopping the executor
+  first left it unanswered. Fix: step 2 runs while the executor still serves.
 * A coroutine callback still pending when its node is destroyed (a
   home_steering goal): the garbage collector closes the coroutine and its
   clean-up uses the destroyed action server ("Exception ignored in
@@ -83,10 +82,9 @@ The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
 * Python's finalisation resets Python-handled signals to SIG_DFL: a second
   signal during the exit killed the process (exit -15). Fix: after the clean
   stop both are ignored (``ignore_late_signals``).
-* A Python signal handler runs between two bytecodes of the main thread,
-  possibly inside a lock or a write to stdout that the handler would need
-  again (a deadlock or ``RuntimeError: reentrant call``). Fix: the handler
-  only assigns attributes (``StopRequest``); the logging happens later.
+* A Python signal handler runs between two bytecodes, possibly inside a lock
+  or a stdout write it would need again (deadlock, ``RuntimeError: reentrant
+  call``). Fix: the handler only assigns attributes (``StopRequest``).
 """
 
 from __future__ import annotations
@@ -120,12 +118,14 @@ class StopRequest:
         self.when: float | None = None
 
     def request(self, reason: str) -> None:
+        """Ask for a stop; the first reason wins (signal-handler safe)."""
         if self.reason is None:
             self.when = time.monotonic()
             self.reason = reason
 
     @property
     def requested(self) -> bool:
+        """True once a stop was asked for."""
         return self.reason is not None
 
 
@@ -211,6 +211,7 @@ class Composition:
 
     @property
     def executor(self):
+        """The composition's executor, made on first use in the composition's context."""
         if self._executor is None:
             from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
             if self.executor_kind == "multi":
