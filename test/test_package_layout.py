@@ -39,7 +39,9 @@ def imported_modules(*folders):
 
 
 def rosdep_keys(modules):
-    own = {'bsal_ros', 'bench'} | {f.stem for f in (ROOT / 'test').glob('*.py')}
+    own = ({'bsal_ros', 'bench'} | {f.stem for f in (ROOT / 'test').glob('*.py')}
+           | {f.stem for f in (ROOT / 'bench').rglob('*.py')}
+           | {d.name for d in (ROOT / 'bench').iterdir() if d.is_dir()})   # bench scripts import their siblings
     third_party = {m for m in modules
                    if m not in own and (m not in sys.stdlib_module_names or m in SPLIT_STDLIB)}
     return {ROSDEP_KEYS.get(m, m) for m in third_party}
