@@ -1,4 +1,4 @@
-"""bsal_ros.protocol is pure: no ROS, no sockets, no event loops (TEAM_NOTES rule)."""
+"""bsal_ros.protocol is pure: no ROS, no sockets, no event loops (docs/DEVELOPING.md, Layers)."""
 
 import ast
 import pathlib
