@@ -4,7 +4,7 @@ deployments, floors measured in the same run.
     scripts/with_env.sh python bench/bench_rci_client.py [--samples 2000]
         [--deployments one,per-node] [--no-breakdown] [--json FILE]
         [--switch-interval S] [--executor K] [--hw-executor K] [--gw-executor K]
-        [--bridge public] [--gw-no-states] [--max-seconds 290] [--quick]
+        [--gw-no-states] [--max-seconds 290] [--quick]
 
 This process is the control application: plain sockets and bsal_ros.protocol,
 no rclpy. It starts, as child processes (stopped by PID at the end):
@@ -34,7 +34,7 @@ acked command, measured on one CLOCK_MONOTONIC time line.
 Experiment options (each changes only the bridge's processes, from outside the
 package): --switch-interval, --executor (both deployments; for `one`, single
 and multi are brak_bringup's own --executor), --hw-executor / --gw-executor
-(per-node only), --bridge public (see run_node.py).
+(per-node only), --gw-no-states (see run_node.py).
 
 Prints Markdown (bench/run_all.py collects it into docs/BENCHMARKS.md).
 """
@@ -271,9 +271,9 @@ def wrapped(entry, opts):
     """The command of one entry point: the console script, or run_node.py when
     an experiment or the tracer changes the process."""
     flags = []
-    for key in ("switch_interval", "executor", "bridge", "trace"):
+    for key in ("switch_interval", "executor", "trace"):
         v = opts.get(key)
-        if v not in (None, "", "private"):
+        if v not in (None, ""):
             flags += [f"--{key.replace('_', '-')}", str(v)]
     if opts.get("no_states"):
         flags.append("--no-states")
@@ -297,7 +297,7 @@ class Bridge:
         gw_params = ["-p", "watchdog_s:=30.0"]
 
         def opts(role):
-            o = {"switch_interval": a.switch_interval, "bridge": a.bridge}
+            o = {"switch_interval": a.switch_interval}
             o["executor"] = {"hw": a.hw_executor, "gw": a.gw_executor}.get(role) or a.executor
             o["no_states"] = a.gw_no_states and role in ("gw", "one")
             if trace_dir is not None:
@@ -523,7 +523,6 @@ def print_report(a, codec, runs, breakdowns, load):
     exp = {k: v for k, v in (("switch interval", a.switch_interval), ("executor", a.executor),
                              ("hardware node executor", a.hw_executor),
                              ("gateway executor", a.gw_executor),
-                             ("bridge", a.bridge if a.bridge != "private" else None),
                              ("gateway without device_states", a.gw_no_states)) if v}
     if exp:
         print("Experiment: " + ", ".join(f"{k} {v}" for k, v in exp.items()) + ".\n")
@@ -620,7 +619,6 @@ def main(argv=None):
     ap.add_argument("--executor", choices=["single", "multi", "events"])
     ap.add_argument("--hw-executor", choices=["single", "multi", "events"])
     ap.add_argument("--gw-executor", choices=["single", "multi", "events"])
-    ap.add_argument("--bridge", choices=["private", "public"], default="private")
     ap.add_argument("--gw-no-states", action="store_true",
                     help="the RCI gateway takes no device_states (what deserialising them costs "
                          "the acked path; sonar Gets then go through a service call)")
