@@ -562,6 +562,12 @@ def print_figures(codec, runs):
           f"decode {codec['sonar_decode'] / 1e3:.1f} us (decode inside the timed round trip), "
           f"Set Motor encode {codec['motor_encode'] / 1e3:.1f} us + decode "
           f"{codec['motor_decode'] / 1e3:.1f} us.\n")
+    # Issue 15 item 4: the codec is a figure, not a goal; this is its weight.
+    fastest = min(summary(r["samples"]["sonar"])["p50"] for r in runs.values())
+    codec_us = (codec["sonar_encode"] + codec["sonar_decode"]) / 1e3
+    print(f"Codec share of the fastest round trip (12-sonar group Get p50, {f3(fastest)} ms): "
+          f"the client's encode + decode, {codec_us:.1f} us, is {codec_us / 10 / fastest:.0f} %; "
+          f"the gateway's mirror work (decode the inquiry, encode the reply) about as much.\n")
     print("CPU of the bridge's processes, % of one core: idle (connected, no requests) / "
           "while sampling: " + "; ".join(
               f"{DEPLOY_NAMES[d]}: " + ", ".join(
