@@ -58,7 +58,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
 from bsal_ros.paths import shipped  # noqa: E402
@@ -69,7 +68,7 @@ from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStMt,  # noq
 from bsal_ros.protocol.values import speedval_pack  # noqa: E402
 from bsal_ros.rci.client import RciClient  # noqa: E402
 from bsal_ros.rci.users import DEMO_KEY  # noqa: E402
-from rci_latency.procs import STARTED, Child  # noqa: E402
+from bench.rci_latency.procs import STARTED, Child  # noqa: E402
 
 clock = time.perf_counter_ns       # CLOCK_MONOTONIC on Linux, as in tracemarks.py
 RUNNER = ROOT / "bench" / "rci_latency" / "run_node.py"

@@ -103,7 +103,7 @@ def main(argv=None) -> int:
             return subscribe(self, msg_type, topic, *args, **kwargs)
         rci_gateway.RciGatewayNode.create_subscription = create_subscription
     if a.trace:
-        from tracemarks import install  # this directory is sys.path[0]
+        from bench.rci_latency.tracemarks import install
         install(a.trace)
     sys.argv = [a.entry] + rest
     return module.main() or 0
