@@ -18,22 +18,9 @@ PACKAGE = ROOT / "bsal_ros"
 MAX_MODULE_LINES = 450
 MAX_CLASS_LINES = 300
 
-SHUTDOWN = "branch shutdown rewrites this"
 # (file relative to bsal_ros/, dotted name or "*" for the whole file) -> why no docstring
-NO_DOCSTRING = {
-    ("nodes/bringup.py", "*"): SHUTDOWN,
-    ("tools/drive.py", "*"): SHUTDOWN,
-    ("nodes/hardware_node.py", "main"): SHUTDOWN,
-    ("nodes/rci_gateway.py", "main"): SHUTDOWN,
-    ("nodes/rci_gateway.py", "RciGatewayNode.stop"): SHUTDOWN,
-    ("nodes/rci_gateway.py", "RciGatewayNode.destroy_node"): SHUTDOWN,
-    ("nodes/rdi_gateway.py", "main"): SHUTDOWN,
-    ("nodes/rdi_gateway.py", "RdiGatewayNode.start"): SHUTDOWN,
-    ("nodes/rdi_gateway.py", "RdiGatewayNode.stop"): SHUTDOWN,
-    ("nodes/rdi_gateway.py", "RdiGatewayNode.destroy_node"): SHUTDOWN,
-}
-# ruff would also report these files; they are excluded for the same reason
-NO_QUOTE_CHECK = {"nodes/bringup.py": SHUTDOWN, "tools/drive.py": SHUTDOWN}
+NO_DOCSTRING: dict = {}
+NO_QUOTE_CHECK: dict = {}
 
 
 def modules():

@@ -281,24 +281,20 @@ class HardwareNode(Node):
         return self._answer(resp, res, f"sim_control {req.command}")
 
 
-def main(args=None) -> None:
-    from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = HardwareNode()
-        executor = MultiThreadedExecutor(num_threads=4)
-        executor.add_node(node)
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.close()
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+def main(args=None) -> int:
+    """Run the hardware node until SIGINT/SIGTERM; exit code 0 (2: bad parameter).
+    Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
+    from bsal_ros.nodes.runtime import StartupError, run
+
+    def build(nodes) -> None:
+        try:
+            node = HardwareNode(context=nodes.context)
+        except (ValueError, DescriptionError) as exc:   # bad parameter or robot description
+            raise StartupError(f"hardware node: {exc}") from None
+        nodes.add(node, stop=node.homing.end_goals, close=node.close)
+
+    return run("hardware_node", build, args=args, executor="multi", num_threads=4)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

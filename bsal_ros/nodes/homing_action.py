@@ -11,6 +11,7 @@ log line from :meth:`HomingSupervisor.check_auto_home`).
 from __future__ import annotations
 
 import threading
+import time
 
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -57,9 +58,42 @@ class HomingSupervisor:
         if st["done"] or st["failed"]:
             self.auto_homing = False
             r.homing_finished(0)
+            outcome = "done" if st["done"] else "failed: " + self.failure_reason(st, 0)
             self.node.log_at("info" if st["done"] else "error",
-                             f"auto-home {'done' if st['done'] else 'failed: ' + st['reason']} "
-                             f"(steering at {st['angle']:.3f} rad)")
+                             f"auto-home {outcome} (steering at {st['angle']:.3f} rad)")
+
+    def failure_reason(self, st: dict, dev_id: int) -> str:
+        """Why a homing failed, never empty: the robot's reason, else what the
+        steering board's phase and state say (a board that cancels homing
+        gives no reason of its own)."""
+        if st["reason"]:
+            return st["reason"]
+        res, states = self.robot.get_states("pservo_motor", [dev_id])
+        fault = states[0].fault if res.ok and states else ""
+        if not st["up"]:
+            why = "the steering board stopped answering"
+        elif st["phase"] == "cancelled":
+            why = ("the steering board cancelled homing (its command watchdog expired, "
+                   "its motor was switched off, or homing was aborted)")
+        else:
+            why = f"homing ended in phase {st['phase']!r}"
+        return f"{why}; board: {fault}" if fault else why
+
+    def end_goals(self, timeout: float = 1.0) -> None:
+        """Shutdown step, run while the executor still spins: abort a running
+        home_steering goal and wait (at most ``timeout`` s) until its execute
+        callback has answered the client. A goal left pending when the node is
+        destroyed has its coroutine closed by the garbage collector, whose
+        clean-up then uses the destroyed action server (a traceback)."""
+        with self._lock:
+            goal = self._goal_handle
+        if goal is None or goal == "reserved":
+            return
+        res = self.robot.abort_homing(goal.request.id)
+        self.log.info(f"shutting down: home_steering {goal.request.id} aborted ({res.message})")
+        deadline = time.monotonic() + timeout
+        while self._goal_handle is not None and time.monotonic() < deadline:
+            time.sleep(0.02)
 
     # ---- home_steering action ---------------------------------------------------------
     def _goal(self, goal) -> GoalResponse:
@@ -132,8 +166,9 @@ class HomingSupervisor:
                 self.node.destroy_timer(timer)
             result.angle = float(st["angle"])
             result.duration_s = float(r.clock() - t0)
-            result.result = result_msg(self._conclude(goal_handle, outcome, st, timeout,
-                                                      result.duration_s))
+            reason = self.failure_reason(st, req.id) if outcome == "failed" else ""
+            result.result = result_msg(self._conclude(goal_handle, outcome, reason, st,
+                                                      timeout, result.duration_s))
             self.node.log_at("info" if outcome == "done" else "warn",
                              f"home_steering {req.id}: {outcome}: {result.result.message}")
             return result
@@ -143,7 +178,7 @@ class HomingSupervisor:
                 self._goal_handle = None
 
     @staticmethod
-    def _conclude(goal_handle, outcome: str, st: dict, timeout: float,
+    def _conclude(goal_handle, outcome: str, reason: str, st: dict, timeout: float,
                   duration_s: float) -> Result:
         """End the goal as its outcome says; the Result the client gets."""
         if outcome == "done":
@@ -155,4 +190,4 @@ class HomingSupervisor:
         goal_handle.abort()
         if outcome == "timeout":
             return Result(HARDWARE_FAULT, f"homing timed out after {timeout:.1f} s")
-        return Result(HARDWARE_FAULT, st["reason"] or "homing failed")
+        return Result(HARDWARE_FAULT, reason)

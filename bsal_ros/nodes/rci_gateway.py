@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import threading
 from pathlib import Path
 
-import rclpy
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rcl_interfaces.msg import SetParametersResult
 
+from bsal_ros.loop_thread import LoopThread
 from bsal_ros.nodes.gateway_params import RciGatewayParams
 from bsal_ros.nodes.rci_ros_port import RosRobotPort
 from bsal_ros.nodes.ros_logging import python_logger_for
@@ -52,9 +50,7 @@ class RciGatewayNode(Node):
         self.robot = RosRobotPort(self, self.p)
         self.server: RciServer | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
+        self._loop_thread = LoopThread("rci-asyncio")
         self._pylog = python_logger_for(self, "bsal_ros.rci")
         # after the declaration: rclpy calls these callbacks for declarations too
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -68,7 +64,7 @@ class RciGatewayNode(Node):
             return SetParametersResult(successful=False, reason=why)
         if changes:
             self.p = dataclasses.replace(self.p, **changes)
-            loop = self.loop   # None: _run_loop has not read self.p yet
+            loop = self.loop   # None: _open has not read self.p yet
             if loop is not None:
                 try:
                     loop.call_soon_threadsafe(self._apply_to_server, changes)
@@ -100,19 +96,12 @@ class RciGatewayNode(Node):
 
     # --------------------------------------------------------------- asyncio side
     def start(self, timeout: float = 10.0) -> int:
-        """Start the TCP server thread; returns the bound port."""
-        self._thread = threading.Thread(target=self._run_loop, name="rci-asyncio", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(timeout):
-            raise RuntimeError("RCI gateway did not start")
-        if self._error is not None:
-            raise self._error
-        return self.server.bound_port
+        """Start the asyncio thread and the TCP server in it; returns the bound port."""
+        return self._loop_thread.start(self._open(), timeout)
 
-    def _run_loop(self) -> None:
-        loop = asyncio.new_event_loop()
+    async def _open(self) -> int:
+        loop = asyncio.get_running_loop()
         self.loop = loop
-        asyncio.set_event_loop(loop)
         self.robot.bind_loop(loop)
         p = self.p
         cfg = SessionConfig(byteorder=p["byteorder"], watchdog_s=p["watchdog_s"],
@@ -126,28 +115,11 @@ class RciGatewayNode(Node):
                             max_pending_per_address=int(p["max_pending_per_address"]),
                             init_quiet_s=float(p["init_quiet_s"]),
                             idle_limit_s=float(p["idle_limit_s"]))
-        try:
-            self.server = RciServer(self.robot, self.users, self.p["host"], self.p["port"], cfg,
-                                    self._pylog)
-            loop.run_until_complete(self.server.start())
-        except BaseException as exc:   # noqa: BLE001 - reported to start()
-            self._error = exc
-            self._ready.set()
-            loop.close()
-            return
+        self.server = RciServer(self.robot, self.users, self.p["host"], self.p["port"], cfg,
+                                self._pylog)
+        await self.server.start()
         loop.create_task(self._device_list_task())
-        self._ready.set()
-        try:
-            loop.run_forever()
-        finally:
-            try:
-                loop.run_until_complete(self.server.close())
-                tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
-                for t in tasks:
-                    t.cancel()
-                loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-            finally:
-                loop.close()
+        return self.server.bound_port
 
     async def _device_list_task(self) -> None:
         """Learn the device list; retry until the hardware node answers, and
@@ -169,40 +141,49 @@ class RciGatewayNode(Node):
                 have = False
             await asyncio.sleep(0.5 if have else 0.1)
 
-    def stop(self) -> None:
-        if self.loop is not None and self._thread is not None and self._thread.is_alive():
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self._thread.join(10.0)
+    def stop_serving(self, timeout: float = 3.0) -> None:
+        """Close the TCP server and every session within ``timeout`` s and join
+        the asyncio thread. The sessions' safety stops are service calls:
+        the caller's executor must still spin meanwhile. Idempotent."""
+        server = self.server
+        closing = server.close if server is not None else None
+        if not self._loop_thread.stop(closing, timeout):
+            self.get_logger().warning("RCI gateway: the asyncio thread did not end")
+        elif self._loop_thread.close_error is not None:
+            self.get_logger().warning(f"RCI gateway: closing: {self._loop_thread.close_error!r}")
+            self._loop_thread.close_error = None
+
+    def stop(self, timeout: float = 3.0) -> None:
+        """``stop_serving``, then the lease keeper (its timer and client are
+        destroyed: call this once no executor spins the node any more, or
+        rclpy's executor may use them meanwhile) and the ca_states publisher."""
+        self.stop_serving(timeout)
         self.robot.close()
 
     def destroy_node(self):
+        """Stop serving and close the port, then destroy the node."""
         self.stop()
         return super().destroy_node()
 
 
 def main(args=None) -> int:
-    rclpy.init(args=args)
-    node = None
-    executor = MultiThreadedExecutor(num_threads=2)
-    try:
+    """Run the RCI gateway until SIGINT/SIGTERM; exit code 0 (2: it cannot start).
+    Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
+    from bsal_ros.nodes.runtime import StartupError, run
+
+    def build(nodes) -> None:
         try:
-            node = RciGatewayNode()
-        except UsersFileError as exc:
-            rclpy.logging.get_logger("rci_gateway").fatal(str(exc))
-            return 2
-        executor.add_node(node)
-        port = node.start()
+            node = RciGatewayNode(context=nodes.context)
+        except (UsersFileError, ValueError) as exc:
+            raise StartupError(str(exc)) from None
+        nodes.add(node, stop=node.stop_serving, close=node.stop)
+        try:
+            port = node.start()
+        except OSError as exc:
+            raise StartupError(f"cannot open the RCI port: {exc}") from None
         node.get_logger().info(f"RCI gateway ready on {node.p['host']}:{port}")
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        executor.shutdown()
-        if rclpy.ok():
-            rclpy.shutdown()
-    return 0
+
+    return run("rci_gateway", build, args=args, executor="multi", num_threads=2)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
@@ -108,6 +107,7 @@ class RdiGatewayNode(Node):
 
     # ------------------------------------------------------------ life cycle
     def start(self, timeout: float = 10.0) -> dict[str, int]:
+        """Open both streams; returns {stream name: bound port}."""
         self.ports = self.gateway.start(timeout)
         self.get_logger().info(f"RDI gateway: real-time stream on {self.p['host']}:"
                                f"{self.ports[REALTIME]}, control-application stream on "
@@ -115,9 +115,11 @@ class RdiGatewayNode(Node):
         return self.ports
 
     def stop(self) -> None:
+        """Close every stream and join the loop thread (idempotent)."""
         self.gateway.stop()
 
     def destroy_node(self):
+        """Stop the streams, then destroy the node."""
         self.stop()
         return super().destroy_node()
 
@@ -169,31 +171,22 @@ class RdiGatewayNode(Node):
 
 
 def main(args=None) -> int:
-    rclpy.init(args=args)
-    node = None
-    executor = MultiThreadedExecutor(num_threads=2)
-    try:
+    """Run the RDI gateway until SIGINT/SIGTERM; exit code 0 (2: it cannot start).
+    Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
+    from bsal_ros.nodes.runtime import StartupError, run
+
+    def build(nodes) -> None:
         try:
-            node = RdiGatewayNode()
+            node = RdiGatewayNode(context=nodes.context)
         except ValueError as exc:
-            rclpy.logging.get_logger("rdi_gateway").fatal(f"bad parameter: {exc}")
-            return 2
-        executor.add_node(node)
+            raise StartupError(f"bad parameter: {exc}") from None
+        nodes.add(node, stop=node.stop)
         try:
             node.start()
         except OSError as exc:
-            node.get_logger().fatal(f"cannot open the RDI streams: {exc}")
-            return 2
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        executor.shutdown()
-        if rclpy.ok():
-            rclpy.shutdown()
-    return 0
+            raise StartupError(f"cannot open the RDI streams: {exc}") from None
+
+    return run("rdi_gateway", build, args=args, executor="multi", num_threads=2)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..protocol import RdiBaseTime, encode_rdi, encode_rdi_frame
+from ..loop_thread import LoopThread
 from .fanout import ClientQueue, FanOut, Frame
 from .state import PSERVO_RDI_ID_OFFSET, StreamState
 
@@ -299,60 +300,32 @@ class RdiGateway:
         self.states = states or {c.name: StreamState(pservo_id_offset) for c in configs}
         self.log = log or logging.getLogger("bsal_ros.rdi")
         self.servers: dict[str, RdiStreamServer] = {}
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
-        self._stop: asyncio.Event | None = None
+        self._loop = LoopThread("rdi-asyncio")
         # calls made before the loop runs (e.g. a latched ROS message delivered
         # while the node starts) are kept, in order, and applied in the loop
         self._early_lock = threading.Lock()
         self._early: list | None = []
 
     def start(self, timeout: float = 10.0) -> dict[str, int]:
-        """Start the loop thread; returns {stream name: bound port}."""
-        self._thread = threading.Thread(target=self._run, name="rdi-asyncio", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(timeout):
-            raise RuntimeError("RDI gateway did not start")
-        if self._error is not None:
-            raise self._error
-        return {n: s.bound_port for n, s in self.servers.items()}
+        """Start the loop thread and open every stream; returns {stream name: bound port}."""
+        return self._loop.start(self._open(), timeout)
 
-    def _run(self) -> None:
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        self.loop = loop
-        try:
-            loop.run_until_complete(self._main())
-        except BaseException as exc:   # noqa: BLE001
-            self._error = exc
-            self._ready.set()
-        finally:
-            try:
-                loop.run_until_complete(loop.shutdown_asyncgens())
-            finally:
-                loop.close()
-
-    async def _main(self) -> None:
-        self._stop = asyncio.Event()
+    async def _open(self) -> dict[str, int]:
         try:
             for name, cfg in self.configs.items():
                 srv = RdiStreamServer(self.states[name], cfg, self.log)
                 await srv.start()
                 self.servers[name] = srv
-        except BaseException as exc:
-            self._error = exc
-            for s in self.servers.values():
-                await s.stop()
-            self._ready.set()
-            return
+        except BaseException:
+            await self._close()
+            raise
         with self._early_lock:
             early, self._early = self._early, None
         for stream, method, args in early or ():
             getattr(self.states[stream], method)(*args)
-        self._ready.set()
-        await self._stop.wait()
+        return {n: s.bound_port for n, s in self.servers.items()}
+
+    async def _close(self) -> None:
         for s in self.servers.values():
             await s.stop()
 
@@ -365,13 +338,7 @@ class RdiGateway:
                     if len(self._early) < 10000:        # bounded
                         self._early.append((stream, method, args))
                     return
-        loop = self.loop
-        if loop is None or loop.is_closed():
-            return
-        try:
-            loop.call_soon_threadsafe(fn, *args)
-        except RuntimeError:     # loop closing
-            pass
+        self._loop.call_soon(fn, *args)     # dropped once the loop has stopped
 
     def call_all(self, method: str, *args) -> None:
         """``call`` on every stream."""
@@ -380,11 +347,9 @@ class RdiGateway:
 
     def run_sync(self, fn, timeout: float = 5.0):
         """Run ``fn()`` in the loop thread and return its result (for stats/tests)."""
-        loop = self.loop
-        if loop is None or loop.is_closed():
+        if not self._loop.running:
             raise RuntimeError("RDI gateway not running")
-        fut = asyncio.run_coroutine_threadsafe(self._call(fn), loop)
-        return fut.result(timeout)
+        return self._loop.run(self._call(fn), timeout)
 
     @staticmethod
     async def _call(fn):
@@ -394,13 +359,6 @@ class RdiGateway:
         """Counters of every stream (from the loop thread)."""
         return self.run_sync(lambda: {n: s.stats() for n, s in self.servers.items()})
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop the streams and end the loop thread."""
-        loop, stop = self.loop, self._stop
-        if loop is not None and stop is not None and not loop.is_closed():
-            try:
-                loop.call_soon_threadsafe(stop.set)
-            except RuntimeError:
-                pass
-        if self._thread is not None:
-            self._thread.join(timeout)
+    def stop(self, timeout: float = 3.0) -> None:
+        """Close every stream (at most ``timeout`` s), then stop and join the loop thread."""
+        self._loop.stop(self._close, timeout)

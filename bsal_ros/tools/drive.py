@@ -2,6 +2,7 @@
 
     brak_drive 0.2 0.0 --seconds 3            # 0.2 m/s straight ahead for 3 s
     brak_drive 0.15 0.3 --seconds 5 --namespace brak2
+    brak_drive 0.2 0.0 --ros-args -r __ns:=/brak2   # ROS arguments, as anywhere
 
 The hardware node stops the robot by itself 0.5 s after the last cmd_vel;
 this tool publishes at 10 Hz and sends a final zero Twist when it ends.
@@ -10,55 +11,66 @@ import argparse
 import sys
 import time
 
-import rclpy
-from geometry_msgs.msg import Twist
-from rclpy.signals import SignalHandlerOptions
+from bsal_ros.nodes.cli import ROS_ARGS, split_ros_args
+from bsal_ros.nodes.runtime import StopRequest, ignore_late_signals, install_signal_handlers
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(prog='brak_drive', description=__doc__.split('\n\n')[0])
-    p.add_argument('linear', type=float, help='forward speed, m/s')
-    p.add_argument('angular', type=float, help='turn rate, rad/s (positive: left)')
-    p.add_argument('--seconds', type=float, default=3.0, help='how long to drive')
-    p.add_argument('--namespace', default='', help='the robot\'s namespace')
-    p.add_argument('--rate', type=float, default=10.0, help='messages per second')
-    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+def main(argv=None) -> int:
+    """Publish the Twist for ``--seconds``, then a zero Twist; exit code 0
+    (1: nobody subscribes to cmd_vel)."""
+    p = argparse.ArgumentParser(prog="brak_drive", description=__doc__.split("\n\n")[0])
+    p.add_argument("linear", type=float, help="forward speed, m/s")
+    p.add_argument("angular", type=float, help="turn rate, rad/s (positive: left)")
+    p.add_argument("--seconds", type=float, default=3.0, help="how long to drive")
+    p.add_argument("--namespace", default="", help="the robot\'s namespace")
+    p.add_argument("--rate", type=float, default=10.0, help="messages per second")
+    ours, ros_args = split_ros_args(sys.argv[1:] if argv is None else argv)
+    args = p.parse_args(ours)
 
-    # Our own Ctrl-C handling (KeyboardInterrupt): rclpy's would invalidate the
-    # context before the final zero Twist could be published.
-    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
-    node = rclpy.create_node('brak_drive', namespace=args.namespace or None)
-    pub = node.create_publisher(Twist, 'cmd_vel', 10)
-    cmd = Twist()
-    cmd.linear.x = args.linear
-    cmd.angular.z = args.angular
-    log = node.get_logger()
-    # Give discovery a moment so the first messages are not lost.
-    deadline = time.monotonic() + 2.0
-    while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if pub.get_subscription_count() == 0:
-        log.error(f'no subscriber on {pub.topic_name}: is the hardware node running '
-                  f'(same ROS_DOMAIN_ID)?')
-        rclpy.shutdown()
-        return 1
-    log.info(f'driving {args.linear:.2f} m/s, {args.angular:.2f} rad/s '
-             f'for {args.seconds:.1f} s on {pub.topic_name}')
-    end = time.monotonic() + args.seconds
+    # SIGINT and SIGTERM only set a flag (bsal_ros.nodes.runtime): rclpy's own
+    # handlers would invalidate the context before the final zero Twist.
+    stop = StopRequest()
+    install_signal_handlers(stop)
+    import rclpy
+    from geometry_msgs.msg import Twist
+    from rclpy.signals import SignalHandlerOptions
+    rclpy.init(args=["brak_drive", ROS_ARGS, *ros_args] if ros_args else None,
+               signal_handler_options=SignalHandlerOptions.NO)
+    node = rclpy.create_node("brak_drive", namespace=args.namespace or None)
     try:
-        while time.monotonic() < end:
-            pub.publish(cmd)
-            time.sleep(1.0 / args.rate)
-    except KeyboardInterrupt:
-        pass
+        pub = node.create_publisher(Twist, "cmd_vel", 10)
+        cmd = Twist()
+        cmd.linear.x = args.linear
+        cmd.angular.z = args.angular
+        log = node.get_logger()
+        # Give discovery a moment so the first messages are not lost.
+        deadline = time.monotonic() + 2.0
+        while (pub.get_subscription_count() == 0 and time.monotonic() < deadline
+               and not stop.requested):
+            time.sleep(0.05)
+        if pub.get_subscription_count() == 0:
+            if stop.requested:
+                return 0
+            log.error(f"no subscriber on {pub.topic_name}: is the hardware node running "
+                      f"(same ROS_DOMAIN_ID)?")
+            return 1
+        log.info(f"driving {args.linear:.2f} m/s, {args.angular:.2f} rad/s "
+                 f"for {args.seconds:.1f} s on {pub.topic_name}")
+        end = time.monotonic() + args.seconds
+        try:
+            while time.monotonic() < end and not stop.requested:
+                pub.publish(cmd)
+                time.sleep(1.0 / args.rate)
+        finally:
+            pub.publish(Twist())
+            log.info("stopped (zero Twist sent)" + (f" on {stop.reason}" if stop.requested else ""))
+            time.sleep(0.2)
+        return 0
     finally:
-        pub.publish(Twist())
-        log.info('stopped (zero Twist sent)')
-        time.sleep(0.2)
         node.destroy_node()
         rclpy.try_shutdown()
-    return 0
+        ignore_late_signals()
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     raise SystemExit(main())

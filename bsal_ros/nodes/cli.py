@@ -1,0 +1,31 @@
+"""Command lines of our own executables: options of ours, plus ROS arguments.
+
+Like every ROS executable, ``brak_bringup`` and ``brak_drive`` take ROS
+arguments anywhere on the command line, each block opened by ``--ros-args``
+and closed by ``--`` or the end of the line (rcl's grammar). No rclpy here:
+the tools parse their options before rclpy is imported, so a signal during
+the import cannot leave a half-initialised context.
+"""
+
+from __future__ import annotations
+
+ROS_ARGS = "--ros-args"
+
+
+def split_ros_args(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Split ``argv`` (without the program name) into (our arguments, ROS
+    arguments); the ROS arguments come back as one list without the
+    ``--ros-args`` markers, ready to follow a single ``--ros-args``."""
+    ours: list[str] = []
+    ros: list[str] = []
+    inside = False
+    for arg in argv:
+        if arg == ROS_ARGS:
+            inside = True
+        elif inside and arg == "--":
+            inside = False
+        elif inside:
+            ros.append(arg)
+        else:
+            ours.append(arg)
+    return ours, ros

@@ -1,0 +1,450 @@
+"""Start, spin and stop nodes: the one way every ``main()`` and ``brak_bringup`` run.
+
+    def main(args=None) -> int:
+        def build(nodes: Composition) -> None:
+            node = RdiGatewayNode(context=nodes.context)
+            nodes.add(node, stop=node.stop)     # raises Stopping if a signal came meanwhile
+            node.start()
+        return run("rdi_gateway", build, args=args, executor="multi", num_threads=2)
+
+What it guarantees: SIGINT (Ctrl-C, ``ros2 launch``) and SIGTERM (systemd,
+``docker stop``, a supervisor) at any moment after ``main()`` starts end the
+process with exit code 0 and no traceback: before the node exists, during its
+construction, during the hardware node's start-up homing, while a gateway's
+asyncio thread starts or closes, with a client connected. Stopping follows
+one order (``Composition.close``):
+
+1. leave the spin loop (at most ``SPIN_PERIOD_S`` after the signal, or when
+   the callback running then returns);
+2. run every node's ``stop`` step, gateways first (sessions end, their
+   safety stops are service calls to the hardware node, sockets close,
+   asyncio threads are joined; the hardware node aborts a running
+   home_steering goal and lets it answer) while a helper thread keeps the
+   executor serving, so those calls are answered in the one-process bring-up;
+3. shut the executor down (its worker threads joined), run every ``close``
+   step (the RCI lease keeper's timer and client destroyed; the hardware
+   node: poller joined, every board reset, motors off), destroy the nodes,
+   and shut the context down, last.
+
+Bound: the process exits within ``SHUTDOWN_BOUND_S`` (5 s) of the signal, or
+of the end of start-up when the signal came during it (a node under
+construction finishes constructing; the next ones are not built). The value
+is ``ros2 launch``'s default ``sigterm_timeout``, so a clean stop is never cut
+short by launch's SIGTERM. Should a step hang (a wedged I2C driver), a
+watchdog prints the stacks of every thread and ends the process with exit
+code 1 at the bound (a Python thread, backed by faulthandler's C timer for a
+deadlock that holds the GIL; the motors are then stopped by the command
+leases and the boards' own command watchdogs). After the clean stop the
+process ends with ``os._exit``, skipping the interpreter's teardown, where no
+watchdog runs. A signal before ``main()`` runs (while Python imports the
+node's modules) still has Python's default effect.
+
+The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
+
+* rclpy's signal handlers (``rclpy.init`` installs them for SIGINT and
+  SIGTERM on the default context) shut the context down from the signal,
+  asynchronously to every thread using it. An executor between its
+  ``context.ok()`` check and building its wait set then raises ``RCLError:
+  failed to initialize wait set: the given context is not valid`` out of
+  ``spin()`` (hardware_node during auto-home, both gateways on Ctrl-C), and
+  the gateways' asyncio threads and the poller thread hit the dead context
+  too. Fix: ``rclpy.init(signal_handler_options=SignalHandlerOptions.NO)``
+  and our own handlers that only set a flag; the context is shut down by us,
+  after every user of it has stopped.
+* Our handler cannot wake an executor blocked in ``rcl_wait`` (a Python
+  handler runs only when the main thread is back in Python), and an idle
+  gateway's wait may not return for long. Fix: the spin loop is
+  ``spin_once(timeout_sec=SPIN_PERIOD_S)`` and looks at the flag after each.
+* ``ExternalShutdownException`` out of ``spin_once`` (other code shut the
+  context down; no longer a signal): the spin loop ends as on a signal.
+* Executor shutdown while a future is pending: a gateway's safety stop waits
+  on an rclpy future only the executor completes; stopping the executor
+  first left it unanswered. Fix: step 2 runs while the executor still serves.
+* A coroutine callback still pending when its node is destroyed (a
+  home_steering goal): the garbage collector closes the coroutine and its
+  clean-up uses the destroyed action server ("Exception ignored in
+  <coroutine ActionServer._execute_goal>", RCLError "feedback publisher is
+  invalid"). Fix: the hardware node's stop step aborts the homing and waits
+  until the goal has answered, while the executor still serves.
+* An entity destroyed while a callback that uses it still runs: rclpy
+  raises ``InvalidHandle: cannot use Destroyable because destruction was
+  requested`` inside the callback's task, which nobody retrieves ("The
+  following exception was never retrieved"). Two ways, both seen: (a) a
+  node's timer or client destroyed (the RCI lease keeper) while a
+  MultiThreadedExecutor's pool still runs its callback; (b)
+  ``Executor.shutdown()``, which destroys the executor's guard condition
+  *before* it joins the pool, while a callback in the pool is about to
+  trigger that guard (every rclpy callback does, when it ends). This
+  rclpy's ``shutdown(timeout_sec)`` does not wait for running callbacks (it
+  sets its shut-down flag before testing it). Fix: after serving, the
+  runtime drains the pool (``Composition._drain_pool``), then shuts the
+  executor down, then runs the ``close`` steps that destroy entities.
+* Python's finalisation resets Python-handled signals to SIG_DFL: a second
+  signal during the exit killed the process (exit -15). Fix: after the clean
+  stop both are ignored (``ignore_late_signals``).
+* A Python signal handler runs between two bytecodes, possibly inside a lock
+  or a stdout write it would need again (deadlock, ``RuntimeError: reentrant
+  call``). Fix: the handler only assigns attributes (``StopRequest``).
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Callable
+
+#: seconds from the stop request (or the end of start-up) to the end of the process
+SHUTDOWN_BOUND_S = 5.0
+#: seconds the spin loop waits for work before it looks at the stop request again
+SPIN_PERIOD_S = 0.1
+#: seconds a gateway's stop step may take (its sessions' safety stops included)
+GATEWAY_STOP_S = 3.0
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class StopRequest:
+    """Set by a signal, a timer or code: the process should stop.
+
+    Safe in a signal handler: ``request`` only assigns attributes (no lock, no
+    I/O), so it cannot deadlock with the code the signal interrupted."""
+
+    def __init__(self):
+        self.reason: str | None = None
+        self.when: float | None = None
+
+    def request(self, reason: str) -> None:
+        """Ask for a stop; the first reason wins (signal-handler safe)."""
+        if self.reason is None:
+            self.when = time.monotonic()
+            self.reason = reason
+
+    @property
+    def requested(self) -> bool:
+        """True once a stop was asked for."""
+        return self.reason is not None
+
+
+class Stopping(Exception):
+    """Raised by ``Composition.add`` when a stop was requested during start-up:
+    the nodes not built yet are not built."""
+
+
+def install_signal_handlers(stop: StopRequest) -> Callable[[], None]:
+    """SIGINT and SIGTERM set ``stop`` (a second signal changes nothing: the
+    clean stop is already under way and bounded). Returns a function that
+    puts the previous handlers back."""
+    previous = {}
+
+    def handler(signum, frame):     # noqa: ARG001 - signal handler signature
+        stop.request(signal.Signals(signum).name)
+
+    for sig in STOP_SIGNALS:
+        previous[sig] = signal.signal(sig, handler)
+
+    def restore() -> None:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+    return restore
+
+
+def ignore_late_signals() -> None:
+    """Once everything is stopped: SIGINT and SIGTERM are ignored until the
+    process has exited. Python's finalisation puts SIG_DFL back for every
+    signal with a Python handler (not for SIG_IGN), so without this a
+    second Ctrl-C during the exit (DDS teardown) killed the process by the
+    signal (exit -15 / a KeyboardInterrupt traceback)."""
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+
+
+class Composition:
+    """Nodes spun by one executor and stopped in a safe order (module docstring).
+
+    ``add(node, stop=..., close=...)``: ``stop`` steps run in the reverse
+    order of ``add`` (the gateways before the hardware node they call) while
+    the executor still serves (a gateway's sessions and their
+    safety stops); ``close`` steps run in the reverse order once it no longer
+    does (the hardware node's board reset, and anything that destroys a
+    timer, client or subscription: rclpy's executor, spinning in another
+    thread, would otherwise use the entity while it is destroyed and fail
+    with "cannot use Destroyable because destruction was requested"). Both
+    must be idempotent; ``destroy_node`` follows, in the reverse order."""
+
+    def __init__(self, context=None, stop: StopRequest | None = None,
+                 executor: str = "single", num_threads: int = 2):
+        self.context = context
+        self.stop_request = stop or StopRequest()
+        #: "single" or "multi"; may be changed until the executor is first used
+        self.executor_kind = executor
+        self.num_threads = num_threads
+        self.nodes: list = []
+        self._stops: list[tuple[object, Callable[[], None]]] = []
+        self._closes: list[tuple[object, Callable[[], None]]] = []
+        self._executor = None
+        self._closed = False
+
+    # ---------------------------------------------------------------- build
+    def add(self, node, *, stop: Callable[[], None] | None = None,
+            close: Callable[[], None] | None = None):
+        """Register ``node`` (returned). Raises ``Stopping`` if a stop was
+        requested meanwhile: the node is closed with the others, nothing more
+        is built."""
+        self.nodes.append(node)
+        if stop is not None:
+            self._stops.append((node, stop))
+        if close is not None:
+            self._closes.append((node, close))
+        if self._executor is not None:
+            self._executor.add_node(node)
+        self.check()
+        return node
+
+    def check(self) -> None:
+        """Raise ``Stopping`` if a stop was requested (between start-up steps)."""
+        if self.stop_request.requested:
+            raise Stopping(self.stop_request.reason)
+
+    @property
+    def executor(self):
+        """The composition's executor, made on first use in the composition's context."""
+        if self._executor is None:
+            from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+            if self.executor_kind == "multi":
+                self._executor = MultiThreadedExecutor(num_threads=self.num_threads,
+                                                       context=self.context)
+            else:
+                self._executor = SingleThreadedExecutor(context=self.context)
+            for node in self.nodes:
+                self._executor.add_node(node)
+        return self._executor
+
+    # ----------------------------------------------------------------- spin
+    def spin(self) -> None:
+        """Serve callbacks until a stop is requested (or the context is shut
+        down by someone else)."""
+        from rclpy.executors import ExternalShutdownException
+        executor = self.executor
+        stop = self.stop_request
+        while not stop.requested:
+            try:
+                executor.spin_once(timeout_sec=SPIN_PERIOD_S)
+            except ExternalShutdownException:
+                stop.request("context shut down")
+            except Exception:
+                # RCLError "the given context is not valid" when another code
+                # path shut the context down between rclpy's context.ok()
+                # check and the wait set: end as on a signal. Anything else
+                # with a valid context is a defect in a callback: raised.
+                if self._context_ok():
+                    raise
+                stop.request("context shut down")
+
+    def _context_ok(self) -> bool:
+        if self.context is not None:
+            return self.context.ok()
+        import rclpy
+        return rclpy.ok()
+
+    # ---------------------------------------------------------------- close
+    def close(self) -> None:
+        """Stop steps while serving, executor shutdown, close steps, destroy."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._stops:
+            self._serve_while(self._run_steps, reversed(self._stops), "stopping")
+        if self._executor is not None:
+            # Before the close steps destroy timers and clients, and before
+            # shutdown() destroys the executor's guard condition: no callback
+            # may still run in a MultiThreadedExecutor's pool.
+            if self.executor_kind == "multi":
+                self._drain_pool(self._executor, self.num_threads, 1.0)
+            self._executor.shutdown(timeout_sec=1.0)
+        self._run_steps(reversed(self._closes), "closing")
+        for node in reversed(self.nodes):
+            _quietly(node.destroy_node, node, "destroying")
+
+    @staticmethod
+    def _drain_pool(executor, num_threads: int, timeout: float) -> bool:
+        """Return once no callback runs in the executor's thread pool (False:
+        ``timeout`` passed first). The nodes are removed, so nothing new is
+        handed out; then one task per worker thread is handed to the pool
+        and all of them meet at a barrier: the pool takes work in order and
+        each worker finishes a callback (guard trigger included) before it
+        takes the next one, so when every worker holds one of these tasks,
+        no earlier callback is running any more. Public rclpy API only."""
+        for node in list(executor.get_nodes()):
+            executor.remove_node(node)
+        barrier = threading.Barrier(num_threads + 1)
+
+        def occupy_one_worker():
+            try:
+                barrier.wait(timeout)
+            except threading.BrokenBarrierError:
+                pass
+        tasks = [executor.create_task(occupy_one_worker) for _ in range(num_threads)]
+        deadline = time.monotonic() + timeout
+        while (not all(t.executing() or t.done() for t in tasks)
+               and time.monotonic() < deadline):
+            executor.spin_once(timeout_sec=0.02)     # hands the tasks to the pool
+        try:
+            barrier.wait(max(0.0, deadline - time.monotonic()))
+        except threading.BrokenBarrierError:
+            return False
+        while not all(t.done() for t in tasks) and time.monotonic() < deadline + timeout:
+            time.sleep(0.005)
+        return True
+
+    def _serve_while(self, work, *args) -> None:
+        """Run ``work(*args)`` while a helper thread spins the executor."""
+        serving = threading.Event()
+        serving.set()
+        executor = self.executor
+
+        def serve():
+            reported = False
+            while serving.is_set():
+                try:
+                    executor.spin_once(timeout_sec=0.05)
+                except Exception as exc:   # noqa: BLE001 - keep serving the safety stops
+                    if not self._context_ok():
+                        return
+                    if not reported:
+                        reported = True
+                        _report(f"a callback failed while stopping: {exc!r}")
+        server = threading.Thread(target=serve, name="runtime-serve-while-stopping", daemon=True)
+        server.start()
+        try:
+            work(*args)
+        finally:
+            serving.clear()
+            server.join(2.0)
+
+    @staticmethod
+    def _run_steps(steps, what: str) -> None:
+        for node, step in steps:
+            _quietly(step, node, what)
+
+
+def _node_name(node) -> str:
+    try:
+        return node.get_name()
+    except Exception:   # noqa: BLE001 - a node half destroyed
+        return type(node).__name__
+
+
+def _quietly(step: Callable[[], object], node, what: str) -> None:
+    """Run one closing step; a failure is logged (one line) and the others still run."""
+    try:
+        step()
+    except Exception as exc:   # noqa: BLE001 - keep closing the others
+        _report(f"{what} {_node_name(node)}: {exc!r}")
+
+
+def _report(line: str) -> None:
+    print(f"[runtime] {line}", file=sys.stderr, flush=True)
+
+
+class _Watchdog:
+    """Ends the process (exit code 1, every thread's stack on stderr) if the
+    clean stop has not ended it by ``deadline`` (time.monotonic())."""
+
+    def __init__(self, deadline: float, name: str):
+        self.deadline = deadline
+        self.name = name
+        thread = threading.Thread(target=self._watch, name="runtime-shutdown-watchdog",
+                                  daemon=True)
+        thread.start()
+        # The same from faulthandler's C thread, which needs no GIL: it also
+        # fires if a thread deadlocks while holding the GIL (this Python
+        # thread could never run then).
+        faulthandler.dump_traceback_later(max(0.1, deadline - time.monotonic()) + 0.5,
+                                          exit=True, file=sys.__stderr__)
+
+    @staticmethod
+    def cancel() -> None:
+        faulthandler.cancel_dump_traceback_later()
+
+    def _watch(self) -> None:
+        time.sleep(max(0.0, self.deadline - time.monotonic()))
+        # os.write: a thread stuck inside print() may hold sys.stderr's lock
+        os.write(2, (f"[runtime] {self.name}: not stopped within {SHUTDOWN_BOUND_S:g} s; "
+                     f"forcing exit. Threads:\n").encode())
+        faulthandler.dump_traceback(file=sys.__stderr__, all_threads=True)
+        os._exit(1)
+
+
+class StartupError(Exception):
+    """A node cannot start (bad parameter, port in use, users file): logged
+    as one fatal line, exit code 2, no traceback."""
+
+
+def run(name: str, build: Callable[[Composition], None], *, args: list[str] | None = None,
+        executor: str = "single", num_threads: int = 2,
+        duration: float = 0.0, stop_message: str = "stopping", hard_exit: bool = True) -> int:
+    """Init rclpy, ``build(nodes)``, spin until SIGINT/SIGTERM (or ``duration``
+    s), stop everything in order; returns the exit code (0; 2 on StartupError).
+
+    ``build`` constructs the nodes with ``context=nodes.context``, registers
+    each with ``nodes.add`` as soon as it exists and starts them; it may set
+    ``nodes.executor_kind`` before the executor is first used.
+
+    ``hard_exit`` (the executables): once everything is stopped and the
+    context is shut down, the process ends with ``os._exit(code)`` (stdout
+    and stderr flushed) instead of the interpreter's own teardown, where the
+    watchdogs no longer run (Python freezes daemon threads and cancels
+    faulthandler's timer there): a hang seen once in about 400 runs, after
+    a clean stop, had no bound. ``hard_exit=False`` returns the code."""
+    stop = StopRequest()
+    install_signal_handlers(stop)     # first: no signal may find Python's default
+    import rclpy
+    import rclpy.logging
+    from rclpy.signals import SignalHandlerOptions
+    code = 0
+    composition = None
+    started_at = None
+    log = rclpy.logging.get_logger(name)
+    try:
+        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+        composition = Composition(None, stop, executor, num_threads)
+        if duration > 0:
+            timer = threading.Timer(duration, stop.request, args=(f"--duration {duration:g}",))
+            timer.daemon = True     # must not keep the process alive after a signal
+            timer.start()
+        try:
+            composition.check()
+            build(composition)
+            started_at = time.monotonic()
+            composition.spin()
+        except Stopping:
+            pass
+        except StartupError as exc:
+            log.fatal(str(exc))
+            code = 2
+    finally:
+        # The bound counts from the signal, or from the end of start-up when
+        # the signal came during it (or from now, when start-up failed).
+        now = time.monotonic()
+        _Watchdog(max(stop.when or now, started_at or now) + SHUTDOWN_BOUND_S, name)
+        if stop.requested:
+            log.info(f"{stop_message} ({stop.reason})")
+        try:
+            if composition is not None:
+                composition.close()
+        finally:
+            rclpy.try_shutdown()
+            ignore_late_signals()
+    if hard_exit:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:   # noqa: BLE001 - a closed pipe: nothing left to say
+                pass
+        os._exit(code)
+    _Watchdog.cancel()
+    return code
