@@ -317,7 +317,7 @@ class Bridge:
             cmd = wrapped("brak_bringup", o) + own + [
                 "--namespace", ns, "--config", config, "--gateways-config", gateways,
                 "--rci-port", "0", "--rdi-realtime-port", "0", "--rdi-ca-port", "0",
-                "--", "--ros-args", "--params-file", str(watchdog)]
+                "--ros-args", "--params-file", str(watchdog)]
             self.gateway = self._start("bringup", cmd, logdir, env)
             self.port = int(self.gateway.wait_log(r"RCI [0-9.]+:(\d+)", 60).group(1))
         else:

@@ -4,7 +4,7 @@ Installed only by run_node.py --trace FILE (so the nodes' code is unchanged and
 costs nothing when not traced). Every mark is (perf_counter_ns, name); the
 clock is CLOCK_MONOTONIC, shared by all processes of the machine, so marks of
 the gateway, the hardware node and the client can be put on one time line.
-At exit the marks go to FILE as JSON.
+At exit (atexit or os._exit) the marks go to FILE as JSON.
 
 Marks (in path order):
   gw_rx        gateway: bytes from the socket handed to the RCI decoder
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import time
 
 _marks: list = []
@@ -49,6 +50,14 @@ def install(path: str) -> None:
     from bsal_ros.protocol.rci import RciDecoder
 
     atexit.register(_dump, path)
+    # The executables end with os._exit once stopped (nodes/runtime.py),
+    # which skips atexit: dump first.
+    hard_exit = os._exit
+
+    def dump_then_exit(code):
+        _dump(path)
+        hard_exit(code)
+    os._exit = dump_then_exit
 
     feed = RciDecoder.feed
 
