@@ -4,7 +4,7 @@ deployments, floors measured in the same run.
     scripts/with_env.sh python bench/bench_rci_client.py [--samples 2000]
         [--deployments one,per-node] [--no-breakdown] [--json FILE]
         [--switch-interval S] [--executor K] [--hw-executor K] [--gw-executor K]
-        [--bridge public] [--gw-no-states] [--max-seconds 290] [--quick]
+        [--gw-no-states] [--max-seconds 290] [--quick]
 
 This process is the control application: plain sockets and bsal_ros.protocol,
 no rclpy. It starts, as child processes (stopped by PID at the end):
@@ -34,7 +34,7 @@ acked command, measured on one CLOCK_MONOTONIC time line.
 Experiment options (each changes only the bridge's processes, from outside the
 package): --switch-interval, --executor (both deployments; for `one`, single
 and multi are brak_bringup's own --executor), --hw-executor / --gw-executor
-(per-node only), --bridge public (see run_node.py).
+(per-node only), --gw-no-states (see run_node.py).
 
 Prints Markdown (bench/run_all.py collects it into docs/BENCHMARKS.md).
 """
@@ -58,7 +58,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
 from bsal_ros.paths import shipped  # noqa: E402
@@ -69,7 +68,7 @@ from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStMt,  # noq
 from bsal_ros.protocol.values import speedval_pack  # noqa: E402
 from bsal_ros.rci.client import RciClient  # noqa: E402
 from bsal_ros.rci.users import DEMO_KEY  # noqa: E402
-from rci_latency.procs import STARTED, Child  # noqa: E402
+from bench.rci_latency.procs import STARTED, Child  # noqa: E402
 
 clock = time.perf_counter_ns       # CLOCK_MONOTONIC on Linux, as in tracemarks.py
 RUNNER = ROOT / "bench" / "rci_latency" / "run_node.py"
@@ -271,9 +270,9 @@ def wrapped(entry, opts):
     """The command of one entry point: the console script, or run_node.py when
     an experiment or the tracer changes the process."""
     flags = []
-    for key in ("switch_interval", "executor", "bridge", "trace"):
+    for key in ("switch_interval", "executor", "trace"):
         v = opts.get(key)
-        if v not in (None, "", "private"):
+        if v not in (None, ""):
             flags += [f"--{key.replace('_', '-')}", str(v)]
     if opts.get("no_states"):
         flags.append("--no-states")
@@ -297,7 +296,7 @@ class Bridge:
         gw_params = ["-p", "watchdog_s:=30.0"]
 
         def opts(role):
-            o = {"switch_interval": a.switch_interval, "bridge": a.bridge}
+            o = {"switch_interval": a.switch_interval}
             o["executor"] = {"hw": a.hw_executor, "gw": a.gw_executor}.get(role) or a.executor
             o["no_states"] = a.gw_no_states and role in ("gw", "one")
             if trace_dir is not None:
@@ -318,7 +317,7 @@ class Bridge:
             cmd = wrapped("brak_bringup", o) + own + [
                 "--namespace", ns, "--config", config, "--gateways-config", gateways,
                 "--rci-port", "0", "--rdi-realtime-port", "0", "--rdi-ca-port", "0",
-                "--", "--ros-args", "--params-file", str(watchdog)]
+                "--ros-args", "--params-file", str(watchdog)]
             self.gateway = self._start("bringup", cmd, logdir, env)
             self.port = int(self.gateway.wait_log(r"RCI [0-9.]+:(\d+)", 60).group(1))
         else:
@@ -523,7 +522,6 @@ def print_report(a, codec, runs, breakdowns, load):
     exp = {k: v for k, v in (("switch interval", a.switch_interval), ("executor", a.executor),
                              ("hardware node executor", a.hw_executor),
                              ("gateway executor", a.gw_executor),
-                             ("bridge", a.bridge if a.bridge != "private" else None),
                              ("gateway without device_states", a.gw_no_states)) if v}
     if exp:
         print("Experiment: " + ", ".join(f"{k} {v}" for k, v in exp.items()) + ".\n")
@@ -563,6 +561,12 @@ def print_figures(codec, runs):
           f"decode {codec['sonar_decode'] / 1e3:.1f} us (decode inside the timed round trip), "
           f"Set Motor encode {codec['motor_encode'] / 1e3:.1f} us + decode "
           f"{codec['motor_decode'] / 1e3:.1f} us.\n")
+    # Issue 15 item 4: the codec is a figure, not a goal; this is its weight.
+    fastest = min(summary(r["samples"]["sonar"])["p50"] for r in runs.values())
+    codec_us = (codec["sonar_encode"] + codec["sonar_decode"]) / 1e3
+    print(f"Codec share of the fastest round trip (12-sonar group Get p50, {f3(fastest)} ms): "
+          f"the client's encode + decode, {codec_us:.1f} us, is {codec_us / 10 / fastest:.0f} %; "
+          f"the gateway's mirror work (decode the inquiry, encode the reply) about as much.\n")
     print("CPU of the bridge's processes, % of one core: idle (connected, no requests) / "
           "while sampling: " + "; ".join(
               f"{DEPLOY_NAMES[d]}: " + ", ".join(
@@ -620,7 +624,6 @@ def main(argv=None):
     ap.add_argument("--executor", choices=["single", "multi", "events"])
     ap.add_argument("--hw-executor", choices=["single", "multi", "events"])
     ap.add_argument("--gw-executor", choices=["single", "multi", "events"])
-    ap.add_argument("--bridge", choices=["private", "public"], default="private")
     ap.add_argument("--gw-no-states", action="store_true",
                     help="the RCI gateway takes no device_states (what deserialising them costs "
                          "the acked path; sonar Gets then go through a service call)")

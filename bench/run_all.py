@@ -65,16 +65,28 @@ def main(argv):
         '# Benchmarks\n\n'
         'Written by `make bench` (bench/run_all.py); do not edit by hand. Every figure\n'
         'stands next to a floor measured in the same run on the same machine, and the\n'
-        'ratio is what to compare across machines. The suite has no timed assertions.\n\n'
+        'ratio is what to compare across machines. The suite has no timed assertions.\n'
+        'Sections whose heading is not a script name are written by hand and kept\n'
+        'by the runner (the analysis of the figures above them).\n\n'
         f'Machine: {machine_facts()}.  \n'
         f'Run: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, '
         f'ROS_DOMAIN_ID={os.environ.get("ROS_DOMAIN_ID", "?")}, '
         f'ROS_AUTOMATIC_DISCOVERY_RANGE={os.environ.get("ROS_AUTOMATIC_DISCOVERY_RANGE", "?")}.\n\n')
-    if wanted and OUT.exists():
-        # A partial run replaces only its own sections.
+    if OUT.exists():
+        # Kept from the old file: sections written by hand (headed by more
+        # than a script's name: the analysis under a benchmark's figures) and,
+        # in a partial run, the other scripts' sections. Sections of scripts
+        # that no longer exist are dropped.
+        existing = {p.stem for p in (ROOT / 'bench').glob('bench_*.py')}
+        ran = {p.stem for p in scripts}
         old = OUT.read_text().split('\n## ')
-        keep = [s for s in old[1:] if s.split('\n', 1)[0] not in {p.stem for p in scripts}]
-        sections = ['## ' + s.rstrip('\n') + '\n' for s in keep] + sections
+        keep = []
+        for s in old[1:]:
+            title = s.split('\n', 1)[0]
+            by_hand = ' ' in title      # a script's section is headed by its bare name
+            if by_hand or (wanted and title in existing and title not in ran):
+                keep.append('## ' + s.rstrip('\n') + '\n')
+        sections = keep + sections
         sections.sort(key=lambda s: s.split('\n', 1)[0])
     OUT.write_text(header + '\n'.join(sections))
     print(f'[bench] wrote {OUT.relative_to(ROOT)}')

@@ -1,7 +1,7 @@
 """Start one of bsal_ros's console entry points with opt-in experiments.
 
     python bench/rci_latency/run_node.py ENTRY [--switch-interval S]
-        [--executor single|multi|events] [--bridge public] [--trace FILE]
+        [--executor single|multi|events] [--trace FILE]
         -- <the entry point's own arguments>
 
 ENTRY: hardware_node, rci_gateway, rdi_gateway or brak_bringup. Without
@@ -10,9 +10,6 @@ process only, from outside the package (nothing in bsal_ros is edited):
   --switch-interval S  sys.setswitchinterval(S) (Python's default: 0.005 s)
   --executor K         the executor main() builds (single, multi, or rclpy's
                        experimental EventsExecutor)
-  --bridge public      the RCI gateway's _Bridge.wait hands the response to
-                       asyncio through Future.add_done_callback only (public
-                       API; the callback runs as an executor task)
   --trace FILE         timestamps along the acked-command path (tracemarks.py)
   --no-states          the RCI gateway does not subscribe to device_states (its
                        topic is renamed to one nobody publishes): what the
@@ -23,7 +20,6 @@ process only, from outside the package (nothing in bsal_ros is edited):
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 
@@ -70,35 +66,6 @@ def _executor_factory(kind):
     return make
 
 
-async def _public_wait(self, rfut, timeout: float, what: str):
-    """_Bridge.wait on the public API only: a done callback (an executor task)
-    hands the result to the asyncio loop."""
-    from bsal_ros.rci import port as P
-    loop = self.loop
-    afut = loop.create_future()
-
-    def transfer(f):
-        if afut.done():
-            return
-        exc = f.exception()
-        if exc is not None:
-            afut.set_exception(P.PortUnavailable(f"{what}: {exc!r}"))
-        else:
-            afut.set_result(f.result())
-
-    def hand_over(f):
-        try:
-            loop.call_soon_threadsafe(transfer, f)
-        except RuntimeError:       # gateway stopped: the loop is closed
-            pass
-    rfut.add_done_callback(hand_over)
-    try:
-        return await asyncio.wait_for(afut, timeout)
-    except asyncio.TimeoutError:
-        rfut.cancel()
-        raise P.PortUnavailable(f"{what}: no answer within {timeout:.2f} s") from None
-
-
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     rest = []
@@ -109,7 +76,6 @@ def main(argv=None) -> int:
     ap.add_argument("entry", choices=sorted(ENTRIES))
     ap.add_argument("--switch-interval", type=float)
     ap.add_argument("--executor", choices=["single", "multi", "events"])
-    ap.add_argument("--bridge", choices=["private", "public"], default="private")
     ap.add_argument("--trace")
     ap.add_argument("--no-states", action="store_true")
     a = ap.parse_args(argv)
@@ -127,9 +93,6 @@ def main(argv=None) -> int:
         for name in ("MultiThreadedExecutor", "SingleThreadedExecutor"):
             if hasattr(module, name):
                 setattr(module, name, make)
-    if a.bridge == "public":
-        from bsal_ros.nodes import rci_gateway
-        rci_gateway._Bridge.wait = _public_wait
     if a.no_states:
         from bsal_ros.nodes import rci_gateway
         subscribe = rci_gateway.RciGatewayNode.create_subscription
@@ -140,7 +103,7 @@ def main(argv=None) -> int:
             return subscribe(self, msg_type, topic, *args, **kwargs)
         rci_gateway.RciGatewayNode.create_subscription = create_subscription
     if a.trace:
-        from tracemarks import install  # this directory is sys.path[0]
+        from bench.rci_latency.tracemarks import install
         install(a.trace)
     sys.argv = [a.entry] + rest
     return module.main() or 0

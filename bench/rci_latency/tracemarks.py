@@ -4,24 +4,28 @@ Installed only by run_node.py --trace FILE (so the nodes' code is unchanged and
 costs nothing when not traced). Every mark is (perf_counter_ns, name); the
 clock is CLOCK_MONOTONIC, shared by all processes of the machine, so marks of
 the gateway, the hardware node and the client can be put on one time line.
-At exit the marks go to FILE as JSON.
+At exit (atexit or os._exit) the marks go to FILE as JSON.
 
 Marks (in path order):
   gw_rx        gateway: bytes from the socket handed to the RCI decoder
+               (RciTransport.next -> RciDecoder.feed)
   gw_call      gateway: Client.call_async(set_motors) entered
   gw_sent      gateway: call_async returned (request published)
-  hw_cb_start  hardware node: set_motors service callback entered
+  hw_cb_start  hardware node: HardwareNode._srv_set_motors entered
   hw_cb_end    hardware node: callback returned (response not yet sent)
   gw_resp      gateway: executor thread sets the response on the rclpy future
-  gw_resumed   gateway: the asyncio coroutine has the response
-  gw_tx        gateway: reply packet encoded, about to be written to the socket
-Plus totals: the gateway's device_states callbacks (count, ns inside).
+               (Future.set_result; FutureBridge's done callback follows)
+  gw_resumed   gateway: FutureBridge.wait returns the response to the coroutine
+  gw_tx        gateway: RciTransport.send encoded the reply, about to write it
+Plus totals: the gateway's device_states callbacks (StateCache.on_states:
+count, ns inside).
 """
 
 from __future__ import annotations
 
 import atexit
 import json
+import os
 import time
 
 _marks: list = []
@@ -46,6 +50,14 @@ def install(path: str) -> None:
     from bsal_ros.protocol.rci import RciDecoder
 
     atexit.register(_dump, path)
+    # The executables end with os._exit once stopped (nodes/runtime.py),
+    # which skips atexit: dump first.
+    hard_exit = os._exit
+
+    def dump_then_exit(code):
+        _dump(path)
+        hard_exit(code)
+    os._exit = dump_then_exit
 
     feed = RciDecoder.feed
 
@@ -75,20 +87,20 @@ def install(path: str) -> None:
     Future.set_result = traced_set_result
 
     try:
-        from bsal_ros.nodes import rci_gateway
+        from bsal_ros.nodes import rci_ros_port
     except ImportError:
-        rci_gateway = None
-    if rci_gateway is not None:
-        wait = rci_gateway._Bridge.wait
+        rci_ros_port = None
+    if rci_ros_port is not None:
+        wait = rci_ros_port.FutureBridge.wait
 
         async def traced_wait(self, rfut, timeout, what):
             res = await wait(self, rfut, timeout, what)
             if what.endswith("set_motors"):
                 _mark("gw_resumed")
             return res
-        rci_gateway._Bridge.wait = traced_wait
+        rci_ros_port.FutureBridge.wait = traced_wait
 
-        on_states = rci_gateway.RosRobotPort._on_states
+        on_states = rci_ros_port.StateCache.on_states
 
         def traced_on_states(self, msg):
             t0 = _clock()
@@ -100,19 +112,21 @@ def install(path: str) -> None:
             s["items"] += len(msg.states)
             s["first"] = s["first"] or t0
             s["last"] = t1
-        rci_gateway.RosRobotPort._on_states = traced_on_states
+        # RosRobotPort subscribes with the bound method of its cache, looked
+        # up when the port is built, after this patch
+        rci_ros_port.StateCache.on_states = traced_on_states
 
-        from bsal_ros.rci import session
+        from bsal_ros.rci import transport
 
         def traced_send(self, pkt):
-            # RciSession._send with the mark between encoding and the write
+            # RciTransport.send with the mark between encoding and the write
             # (after the write the client may already have the reply)
-            if self._closed or self._ending:
+            if self.closed or self.ending:
                 return
-            data = session.encode_rci(pkt, self._bo)
+            data = transport.encode_rci(pkt, self.byteorder)
             _mark("gw_tx")
             self.writer.write(data)
-        session.RciSession._send = traced_send
+        transport.RciTransport.send = traced_send
 
     from bsal_ros.nodes import hardware_node
     srv = hardware_node.HardwareNode._srv_set_motors
