@@ -21,6 +21,7 @@ def test_split_ros_args_takes_every_block_and_keeps_our_options():
     assert ours == ["0.2", "0.1", "--seconds", "2"]
     assert ros == ["-r", "__ns:=/b2", "-p", "x:=1"]
     assert split_ros_args(["--duration", "3"]) == (["--duration", "3"], [])
+    assert split_ros_args(["--", "--ros-args", "-p", "x:=1"]) == ([], ["-p", "x:=1"])
 
 
 def free_port():

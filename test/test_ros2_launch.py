@@ -99,6 +99,11 @@ class Launch:
             self.proc.send_signal(signal.SIGINT)
         try:
             self.returncode = self.proc.wait(timeout=SHUTDOWN_S)
+        except subprocess.TimeoutExpired:
+            stuck = subprocess.run(["ps", "-o", "pid,stat,etime,args", "--ppid", str(self.proc.pid)],
+                                   capture_output=True, text=True).stdout
+            pytest.fail(f"ros2 launch still running {SHUTDOWN_S} s after SIGINT; its children:\n"
+                        f"{stuck}\nlaunch log:\n{self.text()[-4000:]}")
         finally:
             self.kill()
         return self.returncode

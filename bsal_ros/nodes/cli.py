@@ -19,7 +19,9 @@ def split_ros_args(argv: list[str]) -> tuple[list[str], list[str]]:
     ours: list[str] = []
     ros: list[str] = []
     inside = False
-    for arg in argv:
+    for i, arg in enumerate(argv):
+        if not inside and arg == "--" and argv[i + 1:i + 2] == [ROS_ARGS]:
+            continue        # "-- --ros-args ...", the form brak_bringup documented before
         if arg == ROS_ARGS:
             inside = True
         elif inside and arg == "--":
