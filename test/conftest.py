@@ -5,6 +5,14 @@ domain; tests that start nodes get a private rclpy Context from `ros_context`.
 """
 import os
 import random
+import signal
+
+# A suite started in the background of a non-interactive shell inherits SIGINT
+# ignored, and so would every process a test starts (an ignored signal
+# survives exec): the Ctrl-C tests would then prove nothing. Python's default
+# handler here means SIG_DFL in every child.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Before anything imports rclpy: the RMW reads these when a context starts.
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
