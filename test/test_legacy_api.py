@@ -400,20 +400,5 @@ def test_a_silent_cp_is_a_server_termination_with_error(api_check, robot_cp):
 def test_readme_differences_name_existing_tests():
     """Every test named in legacy/README.md "Where we differ from the book"
     exists (so the table cannot point at a renamed or deleted test)."""
-    text = (LEGACY / "README.md").read_text()
-    section = text.split("## Where we differ from the book, and why", 1)[1]
-    rows = [ln for ln in section.splitlines() if ln.startswith("| ") and "---" not in ln][1:]
-    assert len(rows) >= 10
-    for row in rows:
-        cell = row.rstrip(" |").rsplit("|", 1)[1]
-        names = re.findall(r"`([\w.:-]+)`", cell)
-        assert names, row
-        current = None
-        for name in names:
-            if "::" in name:
-                current, name = name.split("::")
-            elif name.endswith(".py") or not name.startswith("test_"):
-                continue                        # a program, not a test function
-            assert current, row
-            source = (ROOT / "test" / current).read_text()
-            assert re.search(rf"^def {name}\(", source, re.M), f"{current}::{name} ({row[:60]})"
+    from difference_tables import assert_named_tests_exist
+    assert assert_named_tests_exist(LEGACY / "README.md", programs_allowed=True) >= 10
