@@ -111,12 +111,7 @@ def main(argv):
           "traced: req -> hw cb / hw cb / hw cb -> gw future / future -> asyncio (p50) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for label, pattern in variants:
-        runs = []
-        for path in sorted(glob.glob(pattern)):
-            try:
-                runs.append(json.loads(open(path).read()))
-            except (OSError, ValueError):
-                continue
+        runs = load_runs(pattern)
         if not runs:
             print(f"| {label} | - | 0 | | | | | | | |")
             continue
