@@ -93,7 +93,7 @@ def read_rdi(port, seconds):
 
 def test_legacy_client_drives_the_bridge_and_rdi_streams_it(bridge):
     rci_port, rt_port, ca_port = bridge.ports
-    assert any('bus sim, single-threaded executor' in ln for ln in bridge.lines)
+    assert any('bus sim, EventsExecutor' in ln for ln in bridge.lines)   # auto on sim
     realtime = read_rdi(rt_port, 1.5)
     assert any(isinstance(p, RdiBaseTime) for p in realtime), 'no base time on connect'
     assert any(isinstance(p, RdiSensor) for p in realtime), 'no sensor data on the real-time stream'

@@ -13,10 +13,11 @@ pytest.importorskip("rclpy")  # the project venv has it (make test)
 import rclpy  # noqa: E402
 import rclpy.context  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
-from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 from rclpy.qos import (DurabilityPolicy, QoSProfile, ReliabilityPolicy,  # noqa: E402
                        qos_profile_sensor_data)
+
+from bsal_ros.nodes import executors  # noqa: E402
 
 TIMEOUT = 20.0
 
@@ -35,7 +36,10 @@ class RosEnv:
     def __init__(self):
         self.context = rclpy.context.Context()
         rclpy.init(context=self.context)
-        self.executor = MultiThreadedExecutor(num_threads=4, context=self.context)
+        # The executor the executables build on the simulated bus (auto: the
+        # EventsExecutor; BSAL_ROS_EXECUTOR=multi runs these tests under a pool)
+        self.kind = executors.resolve("auto", blocking_callbacks=False)
+        self.executor = executors.make(self.kind, self.context, num_threads=4)
         self.nodes = []
         self.thread = threading.Thread(target=self._spin, daemon=True)
         self._stop = False

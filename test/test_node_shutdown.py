@@ -290,7 +290,7 @@ def test_drain_pool_returns_once_no_callback_runs(ros_context):
     runs in its pool (rclpy's shutdown destroys the guard condition a
     running callback triggers when it ends)."""
     from rclpy.executors import MultiThreadedExecutor
-    from bsal_ros.nodes.runtime import Composition
+    from bsal_ros.nodes.executors import drain_pool
     node = __import__('rclpy').create_node(f'drain_{uuid.uuid4().hex[:8]}', context=ros_context)
     executor = MultiThreadedExecutor(num_threads=3, context=ros_context)
     executor.add_node(node)
@@ -306,7 +306,7 @@ def test_drain_pool_returns_once_no_callback_runs(ros_context):
         while not started.is_set():
             assert time.monotonic() < deadline
             executor.spin_once(timeout_sec=0.05)
-        assert Composition._drain_pool(executor, 3, 5.0)
+        assert drain_pool(executor, 3, 5.0)
         assert finished.is_set()
         assert executor.get_nodes() == []
     finally:

@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.ros, pytest.mark.timeout(240)]
 
 rclpy = pytest.importorskip("rclpy")
 
-from rclpy.executors import MultiThreadedExecutor  # noqa: E402
+from bsal_ros.nodes import executors  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 
 from bsal_interfaces.msg import DeviceStateArray  # noqa: E402
@@ -50,7 +50,8 @@ class Rig:
     def __init__(self, context, **gw_params):
         self.context = context
         self.ns = "/rci_" + uuid.uuid4().hex[:8]
-        self.executor = MultiThreadedExecutor(num_threads=4, context=context)
+        # as the executables on the simulated bus (BSAL_ROS_EXECUTOR overrides)
+        self.executor = executors.make(executors.resolve("auto", False), context, 4)
         self.hw = None
         self.start_hardware()
         params = {"port": 0, "watchdog_s": 5.0, "hardware_gone_s": 2.0,

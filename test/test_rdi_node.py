@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.ros, pytest.mark.timeout(240)]
 
 rclpy = pytest.importorskip("rclpy")
 
-from rclpy.executors import MultiThreadedExecutor  # noqa: E402
+from bsal_ros.nodes import executors  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import (DurabilityPolicy, QoSProfile, ReliabilityPolicy,  # noqa: E402
                        qos_profile_sensor_data)
@@ -52,7 +52,8 @@ class Rig:
     def __init__(self, context):
         self.context = context
         ns = "/rdi_" + uuid.uuid4().hex[:8]
-        self.executor = MultiThreadedExecutor(num_threads=4, context=context)
+        # as the executables on the simulated bus (BSAL_ROS_EXECUTOR overrides)
+        self.executor = executors.make(executors.resolve("auto", False), context, 4)
         self.hw = HardwareNode(context=context, namespace=ns, auto_home=False, rate_scale=2.0)
         self.rci = RciGatewayNode(context=context, namespace=ns,
                                   parameter_overrides=[Parameter("port", value=0),

@@ -1,4 +1,4 @@
-"""Medians over repeated bench_rci_client.py runs, one row per variant.
+"""Medians over repeated bench_rci.py runs, one row per variant.
 
     python bench/rci_latency/compare.py baseline='out/b_*.json' switch='out/s_*.json'
     python bench/rci_latency/compare.py --detail baseline='out/b_*.json'

@@ -1,4 +1,4 @@
-"""The two floors of bench/bench_rci_client.py, each a process of its own.
+"""The two floors of bench/bench_rci.py, each a process of its own.
 
     python bench/rci_latency/floors.py echo
         Loopback TCP server: on each connection the client first sends two

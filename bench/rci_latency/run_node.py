@@ -8,8 +8,8 @@ ENTRY: hardware_node, rci_gateway, rdi_gateway or brak_bringup. Without
 options this is the same as the console script. The options change this
 process only, from outside the package (nothing in bsal_ros is edited):
   --switch-interval S  sys.setswitchinterval(S) (Python's default: 0.005 s)
-  --executor K         the executor main() builds (single, multi, or rclpy's
-                       experimental EventsExecutor)
+  --executor K         the executor main() builds (events, single, multi): sets
+                       BSAL_ROS_EXECUTOR, as a user would
   --trace FILE         timestamps along the acked-command path (tracemarks.py)
   --no-states          the RCI gateway does not subscribe to device_states (its
                        topic is renamed to one nobody publishes): what the
@@ -20,6 +20,7 @@ process only, from outside the package (nothing in bsal_ros is edited):
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -31,39 +32,6 @@ ENTRIES = {
     "rdi_gateway": "bsal_ros.nodes.rdi_gateway",
     "brak_bringup": "bsal_ros.nodes.bringup",
 }
-
-
-class SpinOnceLoop:
-    """An EventsExecutor whose spin() is a spin_once loop: in rclpy 9.1.2 its own
-    spin() left requests from other processes unanswered here (measured with a
-    bare Trigger server), while spin_once served them."""
-
-    def __init__(self, executor, context):
-        self._ex = executor
-        self._context = context
-
-    def spin(self):
-        while self._context.ok():
-            self._ex.spin_once(timeout_sec=0.2)
-
-    def __getattr__(self, name):
-        return getattr(self._ex, name)
-
-
-def _executor_factory(kind):
-    import rclpy
-    from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
-
-    def make(*args, context=None, **kwargs):
-        if kind == "events":
-            from rclpy.experimental.events_executor import EventsExecutor
-            context = context or rclpy.get_default_context()
-            return SpinOnceLoop(EventsExecutor(context=context), context)
-        if kind == "multi":
-            return MultiThreadedExecutor(num_threads=kwargs.get("num_threads", 4),
-                                         context=context)
-        return SingleThreadedExecutor(context=context)
-    return make
 
 
 def main(argv=None) -> int:
@@ -83,16 +51,10 @@ def main(argv=None) -> int:
         sys.setswitchinterval(a.switch_interval)
     import importlib
 
-    import rclpy.executors
     if a.executor:
-        make = _executor_factory(a.executor)
-        rclpy.executors.MultiThreadedExecutor = make
-        rclpy.executors.SingleThreadedExecutor = make
+        from bsal_ros.nodes.executors import ENV_VAR
+        os.environ[ENV_VAR] = a.executor
     module = importlib.import_module(ENTRIES[a.entry])
-    if a.executor:
-        for name in ("MultiThreadedExecutor", "SingleThreadedExecutor"):
-            if hasattr(module, name):
-                setattr(module, name, make)
     if a.no_states:
         from bsal_ros.nodes import rci_gateway
         subscribe = rci_gateway.RciGatewayNode.create_subscription

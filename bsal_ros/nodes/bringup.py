@@ -3,7 +3,8 @@
 For machines without `ros2 launch` (the PyPI wheels have no `launch`); on a
 ROS install `ros2 launch bsal_ros brak.launch.py` starts the same nodes as
 separate processes. This is manual composition: the hardware node, the RCI
-gateway and the RDI gateway share one MultiThreadedExecutor.
+gateway and the RDI gateway share one executor (rclpy's EventsExecutor on
+the simulated bus; ``bsal_ros.nodes.executors``).
 
     brak_bringup                                  # simulated Brak, default ports
     brak_bringup --bus-backend smbus2 --i2c-bus 1 # the real boards
@@ -17,6 +18,10 @@ import sys
 
 from bsal_ros.nodes.cli import ROS_ARGS, split_ros_args
 from bsal_ros.paths import shipped
+
+#: how the "Brak is up" line names each executor kind
+EXECUTOR_NAMES = {"events": "EventsExecutor", "single": "single-threaded executor",
+                  "multi": "multi-threaded executor"}
 
 
 def parse_args(argv):
@@ -37,10 +42,12 @@ def parse_args(argv):
     p.add_argument("--rdi-ca-port", type=int, help="RDI control-application stream port")
     p.add_argument("--no-rci", action="store_true", help="do not start the RCI gateway")
     p.add_argument("--no-rdi", action="store_true", help="do not start the RDI gateway")
-    p.add_argument("--executor", choices=["auto", "single", "multi"], default="auto",
-                   help="rclpy executor of the composed nodes; auto: single on the "
-                        "simulated bus (lower latency), multi on smbus2 (a slow I2C "
-                        "write in a command service must not stall the other callbacks)")
+    p.add_argument("--executor", choices=["auto", "events", "single", "multi"],
+                   default="auto",
+                   help="rclpy executor of the composed nodes; auto: $BSAL_ROS_EXECUTOR "
+                        "if set, else events on the simulated bus (lowest latency), "
+                        "multi on smbus2 (a slow I2C write in a command service must "
+                        "not stall the other callbacks)")
     p.add_argument("--duration", type=float, default=0.0,
                    help="seconds to run, then stop cleanly (0: until Ctrl-C)")
     return p.parse_args(argv)
@@ -71,13 +78,11 @@ def compose(nodes, args) -> dict:
     # Polling runs in the hardware node's own thread and sockets in the
     # gateways' asyncio threads; what runs in callbacks is short, except a
     # command service's register writes, which on a real, sick I2C bus can
-    # take retries. rclpy's single-threaded executor answers a service
-    # about 3x faster than its thread pool on this 2-core class of machine.
-    choice = getattr(args, "executor", "auto")
-    if choice == "auto":
-        choice = "multi" if hardware.p["bus_backend"] == "smbus2" else "single"
-    nodes.executor_kind = choice
+    # take retries (bsal_ros.nodes.executors: which executor, and why).
+    nodes.executor_kind = getattr(args, "executor", "auto")
+    nodes.blocking_callbacks = hardware.p["bus_backend"] == "smbus2"
     nodes.num_threads = 4
+    choice = nodes.resolved_kind()
     rci = rdi = None
     if not args.no_rci:
         from bsal_ros.nodes.rci_gateway import RciGatewayNode
@@ -97,7 +102,7 @@ def compose(nodes, args) -> dict:
     if rdi is not None:
         ports["rdi"] = rdi.start()
     parts = [f'namespace {args.namespace or "/"}', f'bus {hardware.p["bus_backend"]}',
-             f"{choice}-threaded executor"]
+             EXECUTOR_NAMES[choice]]
     if "rci" in ports:
         parts.append(f'RCI {rci.p["host"]}:{ports["rci"]}')
     if "rdi" in ports:

@@ -292,8 +292,10 @@ def main(args=None) -> int:
         except (ValueError, DescriptionError) as exc:   # bad parameter or robot description
             raise StartupError(f"hardware node: {exc}") from None
         nodes.add(node, stop=node.homing.end_goals, close=node.close)
+        # On a real bus a command service's register writes can block
+        nodes.blocking_callbacks = node.p["bus_backend"] == "smbus2"
 
-    return run("hardware_node", build, args=args, executor="multi", num_threads=4)
+    return run("hardware_node", build, args=args, num_threads=4)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,33 @@ from rclpy.task import Future
 from bsal_interfaces.action import HomeSteering
 
 from bsal_ros.core.result import BUSY, HARDWARE_FAULT, OK, REFUSED, Result
+from bsal_ros.nodes.executors import parks_pending_tasks
 from bsal_ros.nodes.hardware_msgs import result_msg
+
+#: seconds a homing goal's coroutine parks the EventsExecutor's thread per step
+PARK_S = 0.001
+
+
+class ParkedWait:
+    """``await ParkedWait(future)``: wait for an rclpy future under an
+    executor that re-runs a pending coroutine at once (the EventsExecutor,
+    :func:`~bsal_ros.nodes.executors.parks_pending_tasks`), without a busy loop.
+
+    Each step sleeps ``PARK_S`` with the GIL released before it yields, so a
+    homing goal (seconds) costs almost no CPU instead of a whole core. The
+    price: while a goal runs, another callback may wait up to ``PARK_S``
+    behind one step (the future is completed by a timer of the same thread,
+    so waiting on it would not be shorter)."""
+
+    def __init__(self, future):
+        self.future = future
+
+    def __await__(self):
+        while not self.future.done():
+            time.sleep(PARK_S)
+            if not self.future.done():
+                yield
+        return self.future.result()
 
 
 class HomingSupervisor:
@@ -160,7 +186,10 @@ class HomingSupervisor:
             period = min(0.05, max(0.01, poll_s / 2.0))
             timer = self.node.create_timer(period, check, callback_group=self._group)
             try:
-                outcome, st = await done
+                if parks_pending_tasks(self.node.executor):
+                    outcome, st = await done
+                else:
+                    outcome, st = await ParkedWait(done)
             finally:
                 timer.cancel()
                 self.node.destroy_timer(timer)

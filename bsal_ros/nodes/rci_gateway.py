@@ -183,7 +183,7 @@ def main(args=None) -> int:
             raise StartupError(f"cannot open the RCI port: {exc}") from None
         node.get_logger().info(f"RCI gateway ready on {node.p['host']}:{port}")
 
-    return run("rci_gateway", build, args=args, executor="multi", num_threads=2)
+    return run("rci_gateway", build, args=args)
 
 
 if __name__ == "__main__":

@@ -186,7 +186,7 @@ def main(args=None) -> int:
         except OSError as exc:
             raise StartupError(f"cannot open the RDI streams: {exc}") from None
 
-    return run("rdi_gateway", build, args=args, executor="multi", num_threads=2)
+    return run("rdi_gateway", build, args=args)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,10 @@
             node = RdiGatewayNode(context=nodes.context)
             nodes.add(node, stop=node.stop)     # raises Stopping if a signal came meanwhile
             node.start()
-        return run("rdi_gateway", build, args=args, executor="multi", num_threads=2)
+        return run("rdi_gateway", build, args=args)
+
+Which executor spins the nodes: :mod:`bsal_ros.nodes.executors` (``auto``:
+the EventsExecutor, or a thread pool when a node's callbacks block).
 
 What it guarantees: SIGINT (Ctrl-C, ``ros2 launch``) and SIGTERM (systemd,
 ``docker stop``, a supervisor) at any moment after ``main()`` starts end the
@@ -77,7 +80,7 @@ The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
   trigger that guard (every rclpy callback does, when it ends). This
   rclpy's ``shutdown(timeout_sec)`` does not wait for running callbacks (it
   sets its shut-down flag before testing it). Fix: after serving, the
-  runtime drains the pool (``Composition._drain_pool``), then shuts the
+  runtime drains the pool (``executors.drain_pool``), then shuts the
   executor down, then runs the ``close`` steps that destroy entities.
 * Python's finalisation resets Python-handled signals to SIG_DFL: a second
   signal during the exit killed the process (exit -15). Fix: after the clean
@@ -96,6 +99,8 @@ import sys
 import threading
 import time
 from typing import Callable
+
+from bsal_ros.nodes import executors
 
 #: seconds from the stop request (or the end of start-up) to the end of the process
 SHUTDOWN_BOUND_S = 5.0
@@ -176,12 +181,17 @@ class Composition:
     must be idempotent; ``destroy_node`` follows, in the reverse order."""
 
     def __init__(self, context=None, stop: StopRequest | None = None,
-                 executor: str = "single", num_threads: int = 2):
+                 executor: str = "auto", num_threads: int = 2):
         self.context = context
         self.stop_request = stop or StopRequest()
-        #: "single" or "multi"; may be changed until the executor is first used
+        #: "auto", "events", "single" or "multi" (:mod:`.executors`); may be
+        #: changed until the executor is first used
         self.executor_kind = executor
+        #: a node of this process has callbacks that block (I2C on smbus2):
+        #: "auto" then means a thread pool
+        self.blocking_callbacks = False
         self.num_threads = num_threads
+        self._kind: str | None = None
         self.nodes: list = []
         self._stops: list[tuple[object, Callable[[], None]]] = []
         self._closes: list[tuple[object, Callable[[], None]]] = []
@@ -209,16 +219,18 @@ class Composition:
         if self.stop_request.requested:
             raise Stopping(self.stop_request.reason)
 
+    def resolved_kind(self) -> str:
+        """The executor kind this composition builds ("auto" resolved)."""
+        if self._kind is None:
+            return executors.resolve(self.executor_kind, self.blocking_callbacks)
+        return self._kind
+
     @property
     def executor(self):
         """The composition's executor, made on first use in the composition's context."""
         if self._executor is None:
-            from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
-            if self.executor_kind == "multi":
-                self._executor = MultiThreadedExecutor(num_threads=self.num_threads,
-                                                       context=self.context)
-            else:
-                self._executor = SingleThreadedExecutor(context=self.context)
+            self._kind = self.resolved_kind()
+            self._executor = executors.make(self._kind, self.context, self.num_threads)
             for node in self.nodes:
                 self._executor.add_node(node)
         return self._executor
@@ -230,9 +242,13 @@ class Composition:
         from rclpy.executors import ExternalShutdownException
         executor = self.executor
         stop = self.stop_request
+        # The EventsExecutor does not raise ExternalShutdownException: look.
+        watch_context = self._kind == "events"
         while not stop.requested:
             try:
                 executor.spin_once(timeout_sec=SPIN_PERIOD_S)
+                if watch_context and not self._context_ok():
+                    stop.request("context shut down")
             except ExternalShutdownException:
                 stop.request("context shut down")
             except Exception:
@@ -262,43 +278,12 @@ class Composition:
             # Before the close steps destroy timers and clients, and before
             # shutdown() destroys the executor's guard condition: no callback
             # may still run in a MultiThreadedExecutor's pool.
-            if self.executor_kind == "multi":
-                self._drain_pool(self._executor, self.num_threads, 1.0)
+            if self._kind == "multi":
+                executors.drain_pool(self._executor, self.num_threads, 1.0)
             self._executor.shutdown(timeout_sec=1.0)
         self._run_steps(reversed(self._closes), "closing")
         for node in reversed(self.nodes):
             _quietly(node.destroy_node, node, "destroying")
-
-    @staticmethod
-    def _drain_pool(executor, num_threads: int, timeout: float) -> bool:
-        """Return once no callback runs in the executor's thread pool (False:
-        ``timeout`` passed first). The nodes are removed, so nothing new is
-        handed out; then one task per worker thread is handed to the pool
-        and all of them meet at a barrier: the pool takes work in order and
-        each worker finishes a callback (guard trigger included) before it
-        takes the next one, so when every worker holds one of these tasks,
-        no earlier callback is running any more. Public rclpy API only."""
-        for node in list(executor.get_nodes()):
-            executor.remove_node(node)
-        barrier = threading.Barrier(num_threads + 1)
-
-        def occupy_one_worker():
-            try:
-                barrier.wait(timeout)
-            except threading.BrokenBarrierError:
-                pass
-        tasks = [executor.create_task(occupy_one_worker) for _ in range(num_threads)]
-        deadline = time.monotonic() + timeout
-        while (not all(t.executing() or t.done() for t in tasks)
-               and time.monotonic() < deadline):
-            executor.spin_once(timeout_sec=0.02)     # hands the tasks to the pool
-        try:
-            barrier.wait(max(0.0, deadline - time.monotonic()))
-        except threading.BrokenBarrierError:
-            return False
-        while not all(t.done() for t in tasks) and time.monotonic() < deadline + timeout:
-            time.sleep(0.005)
-        return True
 
     def _serve_while(self, work, *args) -> None:
         """Run ``work(*args)`` while a helper thread spins the executor."""
@@ -385,14 +370,15 @@ class StartupError(Exception):
 
 
 def run(name: str, build: Callable[[Composition], None], *, args: list[str] | None = None,
-        executor: str = "single", num_threads: int = 2,
+        executor: str = "auto", num_threads: int = 2,
         duration: float = 0.0, stop_message: str = "stopping", hard_exit: bool = True) -> int:
     """Init rclpy, ``build(nodes)``, spin until SIGINT/SIGTERM (or ``duration``
     s), stop everything in order; returns the exit code (0; 2 on StartupError).
 
     ``build`` constructs the nodes with ``context=nodes.context``, registers
     each with ``nodes.add`` as soon as it exists and starts them; it may set
-    ``nodes.executor_kind`` before the executor is first used.
+    ``nodes.executor_kind`` and ``nodes.blocking_callbacks`` before the
+    executor is first used (:mod:`.executors`).
 
     ``hard_exit`` (the executables): once everything is stopped and the
     context is shut down, the process ends with ``os._exit(code)`` (stdout
@@ -418,6 +404,10 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
             timer.start()
         try:
             composition.check()
+            try:
+                executors.requested_kind(executor)    # a bad BSAL_ROS_EXECUTOR
+            except ValueError as exc:
+                raise StartupError(str(exc)) from None
             build(composition)
             started_at = time.monotonic()
             composition.spin()

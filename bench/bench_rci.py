@@ -1,10 +1,10 @@
 """RCI latency as a legacy program sees it: a separate client process, both
-deployments, floors measured in the same run.
+deployments, floors measured in the same run, before and after.
 
-    scripts/with_env.sh python bench/bench_rci_client.py [--samples 2000]
-        [--deployments one,per-node] [--no-breakdown] [--json FILE]
+    scripts/with_env.sh python bench/bench_rci.py [--samples 2000]
+        [--deployments one,per-node] [--no-previous] [--no-breakdown] [--json FILE]
         [--switch-interval S] [--executor K] [--hw-executor K] [--gw-executor K]
-        [--gw-no-states] [--max-seconds 290] [--quick]
+        [--gw-no-states] [--max-seconds 480] [--quick]
 
 This process is the control application: plain sockets and bsal_ros.protocol,
 no rclpy. It starts, as child processes (stopped by PID at the end):
@@ -13,28 +13,31 @@ no rclpy. It starts, as child processes (stopped by PID at the end):
   one      `brak_bringup` (every node in one process, as `make run`);
   per-node `hardware_node`, `rci_gateway`, `rdi_gateway`, one process each
            with the parameters the launch file gives them (as `ros2 launch`);
+  each is measured as the executables are (every process picks its executor,
+  bsal_ros.nodes.executors: the EventsExecutor on the simulated bus) and
+  again with the previous release's executors (a single-threaded bring-up,
+  thread pools in the nodes' own mains; ``--no-previous`` skips that);
 * the floors: a loopback TCP server that answers each request with a reply of
   the RCI path's own sizes, and a std_srvs/Trigger server and client, each in
-  its own rclpy process, with SingleThreadedExecutors (what brak_bringup
-  uses on the simulated bus), with MultiThreadedExecutors (what the nodes'
-  own main()s use) and with rclpy's experimental EventsExecutor (the fastest).
+  its own rclpy process, with SingleThreadedExecutors (rclpy's default),
+  MultiThreadedExecutors and rclpy's experimental EventsExecutor (the fastest).
 
 Paths: (a) a 12-sonar group Get Sensor inquiry CGtSnIq -> CGtSnRp, against
 the TCP floor; (b) Set Motor with RQ_ACK, CStMt -> CCnAc, against the rclpy
 floor. Samples are taken in interleaved blocks (path, floor, path, ...), so
 the machine's load hits both alike. The client's own protocol cost is
 measured apart and printed; the request is encoded before the clock starts,
-the reply decoded before it stops.
+the reply decoded before it stops. The report ends with issue 15's goals,
+judged on this run's figures.
 
 The breakdown (on by default) repeats (b) with timestamps taken inside the
 gateway and the hardware node (bench/rci_latency/tracemarks.py, installed from
 outside the package by bench/rci_latency/run_node.py): every segment of an
 acked command, measured on one CLOCK_MONOTONIC time line.
 
-Experiment options (each changes only the bridge's processes, from outside the
-package): --switch-interval, --executor (both deployments; for `one`, single
-and multi are brak_bringup's own --executor), --hw-executor / --gw-executor
-(per-node only), --gw-no-states (see run_node.py).
+Experiment options (each changes only the bridge's processes): --executor
+(both deployments, through BSAL_ROS_EXECUTOR), --hw-executor / --gw-executor
+(per-node only), --switch-interval, --gw-no-states (see run_node.py).
 
 Prints Markdown (bench/run_all.py collects it into docs/BENCHMARKS.md).
 """
@@ -60,6 +63,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
+from bsal_ros.nodes.executors import ENV_VAR as EXECUTOR_ENV  # noqa: E402
 from bsal_ros.paths import shipped  # noqa: E402
 from bsal_ros.protocol.constants import (GetSensorStatus, MotorType, RciCode,  # noqa: E402
                                          SensorType)
@@ -270,7 +274,7 @@ def wrapped(entry, opts):
     """The command of one entry point: the console script, or run_node.py when
     an experiment or the tracer changes the process."""
     flags = []
-    for key in ("switch_interval", "executor", "trace"):
+    for key in ("switch_interval", "trace"):
         v = opts.get(key)
         if v not in (None, ""):
             flags += [f"--{key.replace('_', '-')}", str(v)]
@@ -284,12 +288,25 @@ def wrapped(entry, opts):
     return [sys.executable, str(RUNNER), entry] + flags + ["--"]
 
 
-class Bridge:
-    """One deployment of the bridge as child processes."""
+#: the executors of the previous release (before issue 15): brak_bringup's
+#: single-threaded executor, a thread pool in every node's own main()
+PREVIOUS = {"one": "single", "per-node": "multi"}
 
-    def __init__(self, deployment, a, logdir, env, ns, trace_dir=None):
+
+class Bridge:
+    """One deployment of the bridge as child processes. ``variant`` "now" runs
+    the executables as they are (each picks its executor: auto); "previous"
+    gives them the executors of the previous release (``PREVIOUS``) through
+    BSAL_ROS_EXECUTOR."""
+
+    def __init__(self, deployment, a, logdir, env, ns, trace_dir=None, variant="now"):
         self.children = []
         self.traces = []
+        self.env = env
+        previous = PREVIOUS[deployment] if variant == "previous" else None
+        # log file names: bringup.log, bringup-previous.log, bringup-traced.log, ...
+        self.suffix = "-traced" if trace_dir is not None else (
+            "-previous" if previous else "")
         config = str(shipped("config", "brak.yaml"))
         gateways = str(shipped("config", "gateways.yaml"))
         # 30 s watchdog: a floor block between two requests is no silence to stop for
@@ -297,7 +314,8 @@ class Bridge:
 
         def opts(role):
             o = {"switch_interval": a.switch_interval}
-            o["executor"] = {"hw": a.hw_executor, "gw": a.gw_executor}.get(role) or a.executor
+            o["executor"] = ({"hw": a.hw_executor, "gw": a.gw_executor}.get(role)
+                             or a.executor or previous)
             o["no_states"] = a.gw_no_states and role in ("gw", "one")
             if trace_dir is not None:
                 path = str(Path(trace_dir) / f"trace-{deployment}-{role}.json")
@@ -311,35 +329,37 @@ class Bridge:
             watchdog = Path(logdir) / "bench_watchdog.yaml"
             watchdog.write_text("/**/rci_gateway:\n  ros__parameters:\n    watchdog_s: 30.0\n")
             o = opts("one")
-            own = []
-            if o["executor"] in ("single", "multi"):
-                own = ["--executor", o.pop("executor")]
-            cmd = wrapped("brak_bringup", o) + own + [
+            cmd = wrapped("brak_bringup", o) + [
                 "--namespace", ns, "--config", config, "--gateways-config", gateways,
                 "--rci-port", "0", "--rdi-realtime-port", "0", "--rdi-ca-port", "0",
                 "--ros-args", "--params-file", str(watchdog)]
-            self.gateway = self._start("bringup", cmd, logdir, env)
+            self.gateway = self._start("bringup", cmd, logdir, o["executor"])
             self.port = int(self.gateway.wait_log(r"RCI [0-9.]+:(\d+)", 60).group(1))
         else:
             ros = ["--ros-args", "-r", f"__ns:={ns}"]
-            self.hardware = self._start("hardware_node", wrapped("hardware_node", opts("hw")) + ros
+            hw, gw = opts("hw"), opts("gw")
+            self.hardware = self._start("hardware_node", wrapped("hardware_node", hw) + ros
                                         + ["--params-file", config, "-p", "bus_backend:=sim"],
-                                        logdir, env)
-            self.gateway = self._start("rci_gateway", wrapped("rci_gateway", opts("gw")) + ros + [
-                "--params-file", gateways, "-p", "port:=0"] + gw_params, logdir, env)
+                                        logdir, hw["executor"])
+            self.gateway = self._start("rci_gateway", wrapped("rci_gateway", gw) + ros + [
+                "--params-file", gateways, "-p", "port:=0"] + gw_params, logdir, gw["executor"])
             self._start("rdi_gateway", wrapped("rdi_gateway", {}) + ros + [
                 "--params-file", gateways, "-p", "realtime_port:=0", "-p", "ca_port:=0"],
-                logdir, env)
+                logdir, a.executor or previous)
             self.port = int(self.gateway.wait_log(r"RCI gateway ready on [0-9.]+:(\d+)",
                                                   60).group(1))
 
-    def _start(self, name, cmd, logdir, env):
-        c = Child(name, cmd, logdir, ROOT, env)
+    def _start(self, name, cmd, logdir, executor=None):
+        env = dict(self.env)
+        env.pop(EXECUTOR_ENV, None)
+        if executor:
+            env[EXECUTOR_ENV] = executor
+        c = Child(name + self.suffix, cmd, logdir, ROOT, env)
         self.children.append(c)
         return c
 
     def pids(self):
-        return {c.name: c.pid for c in self.children}
+        return {c.name.removesuffix(self.suffix): c.pid for c in self.children}
 
     def stop(self):
         # gateways first: their safety stops are calls to the hardware node
@@ -369,9 +389,9 @@ def wait_ready(client, timeout=60.0):
         time.sleep(0.2)
 
 
-def measure_deployment(deployment, a, floors, logdir, env, ns):
+def measure_deployment(deployment, a, floors, logdir, env, ns, variant="now"):
     """Interleaved blocks of both paths and all floors on one deployment."""
-    bridge = Bridge(deployment, a, logdir, env, ns)
+    bridge = Bridge(deployment, a, logdir, env, ns, variant=variant)
     client = None
     try:
         client = Client(bridge.port)
@@ -512,6 +532,17 @@ def measure_breakdown(deployment, a, logdir, env, ns):
 # ------------------------------------------------------------------ report
 DEPLOY_NAMES = {"one": "one process (`brak_bringup`)",
                 "per-node": "a process per node (as the launch file)"}
+#: issue 15's goals: acked Set Motor p50 / p99 against the two-process rclpy
+#: floor's, 12-sonar group Get p50 against the TCP floor's, its p99 in ms
+GOAL_MOTOR_P50, GOAL_MOTOR_P99, GOAL_SONAR_P50, GOAL_SONAR_P99_MS = 1.5, 3.0, 3.0, 0.5
+
+
+def deploy_name(key):
+    """"one", "per-node", "one@previous", ... as the report names them."""
+    dep, _, variant = key.partition("@")
+    if variant == "previous":
+        return f"{DEPLOY_NAMES[dep]}, previous executors ({PREVIOUS[dep]})"
+    return DEPLOY_NAMES[dep]
 
 
 def print_report(a, codec, runs, breakdowns, load):
@@ -527,7 +558,64 @@ def print_report(a, codec, runs, breakdowns, load):
         print("Experiment: " + ", ".join(f"{k} {v}" for k, v in exp.items()) + ".\n")
     if runs:
         print_figures(codec, runs)
+        print_goals(runs)
+        print_before_after(runs)
     print_breakdowns(breakdowns)
+
+
+def verdict(ok):
+    return "met" if ok else "**not met**"
+
+
+def print_goals(runs):
+    """Issue 15's goals, judged on this run's figures and floors."""
+    print("Goals (issue 15), judged on this run: acked Set Motor p50 <= "
+          f"{GOAL_MOTOR_P50:g}x and p99 <= {GOAL_MOTOR_P99:g}x the two-process rclpy "
+          f"floor's (each floor), 12-sonar group Get p50 <= {GOAL_SONAR_P50:g}x the TCP "
+          f"floor's and p99 <= {GOAL_SONAR_P99_MS:g} ms.\n")
+    print("| deployment | goal | figure | floor | ratio | verdict |")
+    print("|---|---|---|---|---|---|")
+    for key, r in runs.items():
+        s = {k: summary(v) for k, v in r["samples"].items()}
+        name = deploy_name(key)
+        m = s["motor"]
+        for kind, label in (("events", "rclpy events"), ("single", "rclpy single")):
+            f = s.get(f"trigger_{kind}")
+            if f is None:
+                continue
+            for q, goal in (("p50", GOAL_MOTOR_P50), ("p99", GOAL_MOTOR_P99)):
+                ratio = m[q] / f[q]
+                print(f"| {name} | Set Motor {q} <= {goal:g}x | {f3(m[q])} | {label} "
+                      f"{f3(f[q])} | {ratio:.2f}x | {verdict(ratio <= goal)} |")
+        sn, t = s["sonar"], s["tcp_sonar"]
+        ratio = sn["p50"] / t["p50"]
+        print(f"| {name} | sonar Get p50 <= {GOAL_SONAR_P50:g}x | {f3(sn['p50'])} | TCP "
+              f"{f3(t['p50'])} | {ratio:.2f}x | {verdict(ratio <= GOAL_SONAR_P50)} |")
+        print(f"| {name} | sonar Get p99 <= {GOAL_SONAR_P99_MS:g} ms | {f3(sn['p99'])} | TCP "
+              f"{f3(t['p99'])} | - | {verdict(sn['p99'] <= GOAL_SONAR_P99_MS)} |")
+    print()
+
+
+def print_before_after(runs):
+    """Each figure with the previous release's executors and with today's, same run."""
+    pairs = [(d, f"{d}@previous") for d in DEPLOY_NAMES if d in runs and f"{d}@previous" in runs]
+    if not pairs:
+        return
+    print("Before (previous executors) and after (today's), same run, p50 / p99 ms:\n")
+    print("| figure | deployment | before | after | after / before p50, p99 |")
+    print("|---|---|---|---|---|")
+    for now, before in pairs:
+        for label, k in (("acked Set Motor", "motor"), ("12-sonar group Get", "sonar")):
+            a, b = summary(runs[now]["samples"][k]), summary(runs[before]["samples"][k])
+            print(f"| {label} | {DEPLOY_NAMES[now]} | {f3(b['p50'])} / {f3(b['p99'])} | "
+                  f"{f3(a['p50'])} / {f3(a['p99'])} | {a['p50'] / b['p50']:.2f}, "
+                  f"{a['p99'] / b['p99']:.2f} |")
+        cpu = " ; ".join(
+            f"{k} {runs[before]['idle_cpu'][k]:.0f} / {runs[before]['busy_cpu'][k]:.0f} -> "
+            f"{runs[now]['idle_cpu'][k]:.0f} / {runs[now]['busy_cpu'][k]:.0f}"
+            for k in runs[now]["idle_cpu"] if k in runs[before]["idle_cpu"])
+        print(f"| CPU, % of one core, idle / sampling | {DEPLOY_NAMES[now]} | {cpu} | | |")
+    print()
 
 
 def print_figures(codec, runs):
@@ -548,7 +636,7 @@ def print_figures(codec, runs):
             if fk not in s:
                 continue
             m, f = s[k], s[fk]
-            print(f"| {label} | {DEPLOY_NAMES[dep]} | {f3(m['p50'])} | {f3(m['p99'])} "
+            print(f"| {label} | {deploy_name(dep)} | {f3(m['p50'])} | {f3(m['p99'])} "
                   f"| {f3(m['p999'])} | {fl} | {f3(f['p50'])} / {f3(f['p99'])} / "
                   f"{f3(f['p999'])} | {m['p50'] / f['p50']:.1f}x / {m['p99'] / f['p99']:.1f}x / "
                   f"{m['p999'] / f['p999']:.1f}x |")
@@ -569,14 +657,14 @@ def print_figures(codec, runs):
           f"the gateway's mirror work (decode the inquiry, encode the reply) about as much.\n")
     print("CPU of the bridge's processes, % of one core: idle (connected, no requests) / "
           "while sampling: " + "; ".join(
-              f"{DEPLOY_NAMES[d]}: " + ", ".join(
+              f"{deploy_name(d)}: " + ", ".join(
                   f"{k} {r['idle_cpu'][k]:.0f} / {r['busy_cpu'][k]:.0f}" for k in r["idle_cpu"])
               for d, r in runs.items()) + ".\n")
 
 
 def print_breakdowns(breakdowns):
     for dep, b in breakdowns.items():
-        print(f"Breakdown of an acked Set Motor, {DEPLOY_NAMES[dep]}, tracer on "
+        print(f"Breakdown of an acked Set Motor, {deploy_name(dep)}, tracer on "
               f"({b['complete']} of {b['windows']} round trips with every mark, first mark "
               f"missing in the others: {b['missing'] or 'none'}; the tracer "
               f"adds a few us per mark):\n")
@@ -607,7 +695,10 @@ def main(argv=None):
     ap.add_argument("--deployments", default="one,per-node")
     ap.add_argument("--floor-executors", default="single,multi,events",
                     help="rclpy floors to take: single, multi, events (comma-separated)")
-    ap.add_argument("--max-seconds", type=float, default=290.0,
+    ap.add_argument("--no-previous", dest="previous", action="store_false",
+                    help="do not measure the deployments again with the previous release's "
+                         "executors (single-threaded bring-up, thread pools per node)")
+    ap.add_argument("--max-seconds", type=float, default=480.0,
                     help="the whole run stops (children stopped, exit 3) after this long")
     ap.add_argument("--no-breakdown", action="store_true")
     ap.add_argument("--breakdown-only", action="store_true")
@@ -632,7 +723,7 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     def out_of_time(*_):
-        print(f"bench_rci_client: over --max-seconds {a.max_seconds:.0f}; stopping",
+        print(f"bench_rci: over --max-seconds {a.max_seconds:.0f}; stopping",
               file=sys.stderr, flush=True)
         sys.exit(3)
     signal.signal(signal.SIGALRM, out_of_time)
@@ -640,6 +731,8 @@ def main(argv=None):
     if a.quick:
         a.samples, a.warmup, a.blocks = min(a.samples, 50), 10, 2
         a.breakdown_samples, a.idle_s = 50, 0.3
+    if a.executor or a.hw_executor or a.gw_executor:
+        a.previous = False       # an executor experiment is its own comparison
     deployments = [d for d in a.deployments.split(",") if d]
     for d in deployments:
         if d not in DEPLOY_NAMES:
@@ -665,6 +758,9 @@ def main(argv=None):
         for d in ([] if a.breakdown_only else deployments):
             runs[d] = measure_deployment(d, a, floors, logdir, env,
                                          f"{ns}_{d.replace('-', '_')}")
+            if a.previous:
+                runs[f"{d}@previous"] = measure_deployment(
+                    d, a, floors, logdir, env, f"{ns}_{d.replace('-', '_')}_prev", "previous")
         if floors is not None:
             floors.stop()
             floors = None

@@ -1,4 +1,4 @@
-"""bench/bench_rci_client.py end to end in its smoke mode (--quick): both
+"""bench/bench_rci.py end to end in its smoke mode (--quick): both
 deployments come up as child processes, a separate client process gets
 answers on both RCI paths, the floors answer, the tracer's marks add up to a
 breakdown, and no child is left behind. Only outcomes are asserted, no times."""
@@ -29,9 +29,9 @@ def _alive(pid: int) -> bool:
 def test_quick_run_measures_both_deployments_and_breaks_an_acked_command_down(tmp_path):
     report = tmp_path / "report.json"
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "bench" / "bench_rci_client.py"), "--quick",
+        [sys.executable, str(ROOT / "bench" / "bench_rci.py"), "--quick",
          "--floor-executors", "single", "--breakdown-deployments", "per-node",
-         "--json", str(report)],
+         "--json", str(report), "--logdir", str(tmp_path / "logs")],
         cwd=ROOT, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     try:
@@ -46,10 +46,19 @@ def test_quick_run_measures_both_deployments_and_breaks_an_acked_command_down(tm
     assert "| 12-sonar group Get (CGtSnIq -> CGtSnRp) | one process" in out
     assert "| Set Motor + RQ_ACK (CStMt -> CCnAc) | a process per node" in out
     data = json.loads(report.read_text())
-    # echo + Trigger server + client, bringup, 3 nodes, 3 nodes traced
-    assert len(data["child_pids"]) == 3 + 1 + 3 + 3
+    # echo + Trigger server + client, bringup, 3 nodes, the same with the
+    # previous executors, 3 nodes traced
+    assert len(data["child_pids"]) == 3 + 1 + 3 + 1 + 3 + 3
     assert [p for p in data["child_pids"] if _alive(p)] == []
-    assert set(data["runs"]) == {"one", "per-node"}
+    assert set(data["runs"]) == {"one", "per-node", "one@previous", "per-node@previous"}
+    # each variant ran the executor it names (the bring-up says which in its log)
+    logs = tmp_path / "logs"
+    assert "bus sim, EventsExecutor" in (logs / "bringup.log").read_text()
+    assert "bus sim, single-threaded executor" in (logs / "bringup-previous.log").read_text()
+    # the goals are judged, and before / after is shown, for every deployment
+    goals = [ln for ln in out.splitlines() if "| Set Motor p50 <= 1.5x |" in ln]
+    assert len(goals) == 4, goals          # 4 runs x the one floor taken (single)
+    assert "| acked Set Motor | a process per node (as the launch file) |" in out
     for run in data["runs"].values():
         for key in ("sonar", "motor", "tcp_sonar", "tcp_motor", "trigger_single"):
             s = run["summary"][key]

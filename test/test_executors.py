@@ -1,0 +1,114 @@
+"""Which executor the executables build (bsal_ros.nodes.executors), and the
+two behaviours of rclpy's EventsExecutor we build around: it must leave our
+SIGINT handler in place, and it re-runs a pending coroutine at once (the
+homing goal's ParkedWait keeps that from becoming a busy loop)."""
+import os
+import signal
+import time
+
+import pytest
+
+pytest.importorskip("rclpy")
+
+import rclpy  # noqa: E402
+from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor  # noqa: E402
+from rclpy.task import Future  # noqa: E402
+
+from bsal_ros.nodes import executors  # noqa: E402
+from bsal_ros.nodes.homing_action import PARK_S, ParkedWait  # noqa: E402
+
+pytestmark = pytest.mark.ros
+
+
+def test_auto_is_events_unless_callbacks_block(monkeypatch):
+    monkeypatch.delenv(executors.ENV_VAR, raising=False)
+    assert executors.resolve("auto", blocking_callbacks=False) == "events"
+    assert executors.resolve("auto", blocking_callbacks=True) == "multi"
+    assert executors.resolve("single", blocking_callbacks=True) == "single"
+
+
+def test_the_environment_sets_auto_and_a_bad_name_is_refused(monkeypatch):
+    monkeypatch.setenv(executors.ENV_VAR, "single")
+    assert executors.resolve("auto", blocking_callbacks=False) == "single"
+    assert executors.resolve("multi", blocking_callbacks=False) == "multi"   # explicit wins
+    monkeypatch.setenv(executors.ENV_VAR, "turbo")
+    with pytest.raises(ValueError, match="BSAL_ROS_EXECUTOR='turbo'"):
+        executors.resolve("auto", blocking_callbacks=False)
+
+
+def test_each_kind_is_built_and_only_rclpys_own_park_pending_tasks(ros_context):
+    built = {k: executors.make(k, ros_context, num_threads=2) for k in executors.KINDS}
+    try:
+        assert isinstance(built["single"], SingleThreadedExecutor)
+        assert isinstance(built["multi"], MultiThreadedExecutor)
+        assert type(built["events"]).__name__ == "EventsExecutor"
+        assert executors.parks_pending_tasks(built["single"])
+        assert executors.parks_pending_tasks(built["multi"])
+        assert not executors.parks_pending_tasks(built["events"])
+    finally:
+        for ex in built.values():
+            ex.shutdown()
+
+
+def test_events_executor_leaves_our_sigint_handler_in_place(ros_context):
+    """The runtime's handler must see SIGINT (a newer EventsExecutor installs
+    its own in its constructor and would shut the context down instead)."""
+    seen = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
+    ex = executors.make("events", ros_context)
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        deadline = time.monotonic() + 5
+        while not seen and time.monotonic() < deadline:
+            ex.spin_once(timeout_sec=0.05)
+        assert seen == [signal.SIGINT]
+        assert ros_context.ok()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        ex.shutdown()
+
+
+def steps_of(awaitable_of, ros_context, seconds=0.3):
+    """Run a coroutine on an EventsExecutor that awaits ``awaitable_of(future)``
+    while a timer completes the future after ``seconds``; return how many
+    times the executor stepped the coroutine."""
+    node = rclpy.create_node(f"steps_{os.getpid()}_{time.monotonic_ns()}", context=ros_context)
+    ex = executors.make("events", ros_context)
+    ex.add_node(node)
+    future = Future()
+    count = {"steps": 0, "done": False}
+
+    class Counted:
+        def __await__(self):
+            inner = awaitable_of(future).__await__()
+            try:
+                while True:
+                    count["steps"] += 1
+                    yield next(inner)
+            except StopIteration as stop:
+                return stop.value
+
+    async def waiter():
+        await Counted()
+        count["done"] = True
+
+    node.create_timer(seconds, lambda: future.done() or future.set_result(True))
+    ex.create_task(waiter)
+    try:
+        deadline = time.monotonic() + 10
+        while not count["done"] and time.monotonic() < deadline:
+            ex.spin_once(timeout_sec=0.1)
+        assert count["done"]
+        return count["steps"]
+    finally:
+        ex.shutdown()
+        node.destroy_node()
+
+
+def test_parked_wait_is_no_busy_loop_under_the_events_executor(ros_context):
+    plain = steps_of(lambda f: f, ros_context)
+    parked = steps_of(ParkedWait, ros_context)
+    # each parked step sleeps PARK_S first: at most 0.3 s / PARK_S of them,
+    # while a plain await is re-run as fast as the executor can (thousands)
+    assert parked <= 0.3 / PARK_S + 5, parked
+    assert plain > 5 * parked, (plain, parked)
