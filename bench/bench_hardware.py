@@ -3,8 +3,9 @@
 
 A. CPU time per second of the hardware node (simulated bus) at the default
    board rates and with every board polled at 50 Hz, against a floor measured
-   in the same run: the same process spinning the same executor with an idle
-   node (rclpy + DDS cost with no hardware node).
+   in the same run: the same process spinning the same executor (the one the
+   hardware node's main() builds on the simulated bus) with an idle node
+   (rclpy + DDS cost with no hardware node).
 B. Bus transactions per board poll and per second, bytes, and the share of a
    100 kHz I2C wire those bytes would occupy.
 C. Node time per board poll (block read through the bus API, decode, device
@@ -29,18 +30,22 @@ os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
 import rclpy  # noqa: E402
 import rclpy.context  # noqa: E402
-from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 
 from bsal_ros.hardware.bus import i2c_wire_time  # noqa: E402
+from bsal_ros.nodes import executors  # noqa: E402
 from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 
 CLOCK_HZ = 100e3
 
 
+#: the executor hardware_node's main() builds on the simulated bus (auto)
+EXECUTOR = executors.resolve("auto", blocking_callbacks=False)
+
+
 class Spinner:
     def __init__(self, context, nodes):
-        self.ex = MultiThreadedExecutor(num_threads=4, context=context)
+        self.ex = executors.make(EXECUTOR, context, num_threads=4)
         for n in nodes:
             self.ex.add_node(n)
         self.stop = False
@@ -158,6 +163,8 @@ def main(argv=None):
 
     f = floor["cpu_per_s"] * 1e3
     print("### A. CPU time per second (process, all threads)\n")
+    print(f"Executor: {EXECUTOR} (what hardware_node's main() builds on the simulated "
+          f"bus), {args.seconds:g} s per configuration.\n")
     print("| configuration | polls/s | CPU ms/s | minus idle floor | of which simulating "
           "| node (minus floor and sim) | poll thread ms/s |")
     print("|---|---|---|---|---|---|---|")
