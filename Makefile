@@ -25,11 +25,11 @@ run: setup
 
 test: setup
 	@echo "[test] ROS_DOMAIN_ID=$(ROS_DOMAIN_ID) ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE)"
-	@$(ENV) python -m pytest $(PYTEST_ARGS)
+	@cd bsal_ros && ../$(ENV) python -m pytest $(PYTEST_ARGS)
 
 # Only the pure layers (no ROS): seconds.
 test-fast: setup
-	@$(ENV) python -m pytest -m "not ros" $(PYTEST_ARGS)
+	@cd bsal_ros && ../$(ENV) python -m pytest -m "not ros" $(PYTEST_ARGS)
 
 bench: setup
 	@$(ENV) python bench/run_all.py $(BENCH_ARGS)
@@ -47,6 +47,6 @@ clean:
 distclean: clean
 	rm -rf .venv
 
-# Prints the domain the recipes use (test/test_package_layout.py checks it).
+# Prints the domain the recipes use (bsal_ros/test/test_package_layout.py checks it).
 print-domain:
 	@echo "$(ROS_DOMAIN_ID) $$ROS_DOMAIN_ID"

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Register the editable bsal_ros (pip install -e . into the venv) in an ament
 # prefix, laid out as colcon installs an ament_python package, with symlinks
-# into the source tree so edits to launch/, config/ and urdf/ need no rebuild
+# into the source tree so edits to launch/ and config/ need no rebuild
 # (a new file there: make setup re-runs this):
 #   share/ament_index/resource_index/packages/bsal_ros   the ament index entry
-#   share/bsal_ros/{package.xml,launch,config,urdf}       (ros2 launch, FindPackageShare)
+#   share/bsal_ros/{package.xml,launch,config}            (ros2 launch, FindPackageShare)
 #   lib/bsal_ros/<console script>                         (ros2 run, launch_ros Node)
 #   share/colcon-core/packages/bsal_ros, share/bsal_ros/package.{dsv,sh,bash}
 #                                                         (so install/setup.bash covers it)
 #   usage: scripts/register_bsal_ros.sh PREFIX VENV    (called by scripts/setup.sh)
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../bsal_ros" && pwd)"   # the package folder
 prefix="$(mkdir -p "$1" && cd "$1" && pwd)"
 venv="$(cd "$2" && pwd)"
 pkg=bsal_ros
@@ -33,8 +33,9 @@ link() {  # link SOURCE_FILE DEST_FOLDER
 link "$root/package.xml" "$prefix/share/$pkg"
 shopt -s nullglob
 for f in "$root"/launch/*.launch.py; do link "$f" "$prefix/share/$pkg/launch"; done
-for f in "$root"/config/*.yaml "$root"/config/*.rviz; do link "$f" "$prefix/share/$pkg/config"; done
-for f in "$root"/urdf/*; do link "$f" "$prefix/share/$pkg/urdf"; done
+for f in "$root"/config/*.yaml "$root"/config/*.rviz "$root"/config/*.urdf; do
+    link "$f" "$prefix/share/$pkg/config"
+done
 
 # The executables: the venv's console scripts of this distribution.
 rm -f "$prefix/lib/$pkg"/*

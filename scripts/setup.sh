@@ -53,6 +53,9 @@ if [ ! -x "$venv/bin/python" ]; then
     say "creating $venv"
     "$python_bin" -m venv "$venv"
 fi
+# The ROS wheels put package.xml files under .venv/share: colcon, run in a
+# workspace that holds this clone, must not take them for packages.
+touch "$venv/COLCON_IGNORE"
 mkdir -p "$stamps"
 vpy="$venv/bin/python"
 # The wheels' .pth hook re-executes the interpreter once per start; this guard
@@ -114,15 +117,16 @@ fi
 # relies on `setup.py develop`, which setuptools >= 80 no longer supports).
 # The ament side is what colcon would install for an ament_python package,
 # as symlinks into the source tree: the index entry, share/bsal_ros/ (package.xml,
-# launch/, config/, urdf/) and lib/bsal_ros/<executable> for ros2 run / launch.
+# launch/, config/) and lib/bsal_ros/<executable> for ros2 run / launch.
 mkdir -p "$root/build"
-if ! fresh "$stamps/bsal_ros" setup.py setup.cfg package.xml "$stamps/deps"; then
+if ! fresh "$stamps/bsal_ros" bsal_ros/setup.py bsal_ros/setup.cfg bsal_ros/package.xml "$stamps/deps"; then
     say "installing bsal_ros (editable) into the venv"
-    "$vpy" -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e . >"$root/build/bsal_ros-install.log" 2>&1 \
+    "$vpy" -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e bsal_ros >"$root/build/bsal_ros-install.log" 2>&1 \
         || { tail -n 30 "$root/build/bsal_ros-install.log"; exit 1; }
     touch "$stamps/bsal_ros"
 fi
-if ! fresh "$stamps/ament" setup.py package.xml resource/ launch/ config/ urdf/ \
+if ! fresh "$stamps/ament" bsal_ros/setup.py bsal_ros/package.xml bsal_ros/resource/ \
+        bsal_ros/launch/ bsal_ros/config/ \
         scripts/register_bsal_ros.sh "$stamps/bsal_ros" "$stamps/interfaces" \
         || [ ! -e "$install/share/ament_index/resource_index/packages/bsal_ros" ]; then
     say "registering bsal_ros in the ament prefix install/"

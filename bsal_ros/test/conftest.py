@@ -42,10 +42,11 @@ import threading  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-# the fault-campaign helpers (bench.faults) are imported from the source tree
-_ROOT = str(Path(__file__).resolve().parents[1])
-if _ROOT not in sys.path:
-    sys.path.append(_ROOT)
+# the fault-campaign helpers (bench.faults) are imported from the repository,
+# which holds the bsal_ros package folder (this file's parents[1]) and bench/
+_REPO = str(Path(__file__).resolve().parents[2])
+if _REPO not in sys.path:
+    sys.path.append(_REPO)
 
 
 class ThrottleGate:

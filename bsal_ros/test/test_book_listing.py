@@ -29,8 +29,9 @@ from bsal_ros.rci.users import (DEMO_KEY, Users, UsersFileError, check_bind_allo
 pytestmark = pytest.mark.timeout(240)
 
 ROOT = Path(__file__).resolve().parents[1]
-LISTING = ROOT / "legacy" / "examples" / "book-3.3.cc"
-BOOK_APP = ROOT / "legacy" / "build" / "book-3.3"
+REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
+LISTING = REPO / "legacy" / "examples" / "book-3.3.cc"
+BOOK_APP = REPO / "legacy" / "build" / "book-3.3"
 MARKER = "==== 001 section 3.3 as printed (line numbers stripped) below this line ===="
 SHIPPED_USERS = ROOT / "config" / "users.yaml"
 
@@ -40,7 +41,7 @@ def seed_001() -> Path | None:
     """Seed 001 next to the repository (../shared/seeds from the repository
     root, or one level further up for a worktree), or $BSAL_SEEDS_DIR."""
     dirs = [os.environ.get("BSAL_SEEDS_DIR", "")]
-    dirs += [str(p / "shared" / "seeds") for p in (ROOT.parent, ROOT.parent.parent)]
+    dirs += [str(p / "shared" / "seeds") for p in (REPO.parent, REPO.parent.parent)]
     for d in dirs:
         if d and Path(d).is_dir():
             found = sorted(Path(d).glob("001_*.txt"))
@@ -85,7 +86,7 @@ def test_stored_listing_is_the_book_listing():
 @pytest.fixture(scope="module")
 def book_app():
     assert shutil.which("g++") and shutil.which("make"), "g++ and make build legacy/"
-    subprocess.run(["make", "-s", "-C", str(ROOT / "legacy")], check=True)
+    subprocess.run(["make", "-s", "-C", str(REPO / "legacy")], check=True)
     assert BOOK_APP.exists()
     return BOOK_APP
 
@@ -96,9 +97,9 @@ def test_listing_compiles_as_printed_with_fpermissive_only(book_app, tmp_path):
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "glib-2.0"], check=True,
                            capture_output=True, text=True).stdout.split()
     out = tmp_path / "book"
-    r = subprocess.run(["g++", "-fpermissive", "-I", str(ROOT / "legacy" / "include"),
+    r = subprocess.run(["g++", "-fpermissive", "-I", str(REPO / "legacy" / "include"),
                         str(LISTING), "-o", str(out),
-                        str(ROOT / "legacy" / "build" / "librci-client.a"), *flags],
+                        str(REPO / "legacy" / "build" / "librci-client.a"), *flags],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     # what g++ says is only about the book's pre-standard main

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
@@ -29,10 +30,10 @@ def _alive(pid: int) -> bool:
 def test_quick_run_measures_both_deployments_and_breaks_an_acked_command_down(tmp_path):
     report = tmp_path / "report.json"
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "bench" / "bench_rci.py"), "--quick",
+        [sys.executable, str(REPO / "bench" / "bench_rci.py"), "--quick",
          "--floor-executors", "single", "--breakdown-deployments", "per-node",
          "--json", str(report), "--logdir", str(tmp_path / "logs")],
-        cwd=ROOT, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=REPO, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     try:
         out, err = proc.communicate(timeout=120)

@@ -482,5 +482,5 @@ def test_failed_acked_command_gets_cstrp_in_place_of_ccnac(gw):
 def test_protocol_differences_name_existing_tests():
     """Every test named in docs/PROTOCOL.md "Where we differ from the book,
     and why" exists (so the table cannot point at a renamed or deleted test)."""
-    from difference_tables import ROOT, assert_named_tests_exist
-    assert assert_named_tests_exist(ROOT / "docs" / "PROTOCOL.md") >= 10
+    from difference_tables import REPO, assert_named_tests_exist
+    assert assert_named_tests_exist(REPO / "docs" / "PROTOCOL.md") >= 10

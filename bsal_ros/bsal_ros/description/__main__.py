@@ -1,8 +1,8 @@
 """``python -m bsal_ros.description``: print Brak's URDF (or check a file against it).
 
-    python -m bsal_ros.description > urdf/brak.urdf
+    python -m bsal_ros.description > config/brak.urdf
     python -m bsal_ros.description --config my_brak.yaml -o my_brak.urdf
-    python -m bsal_ros.description --check urdf/brak.urdf     # exit 1 when stale
+    python -m bsal_ros.description --check config/brak.urdf     # exit 1 when stale
 """
 from __future__ import annotations
 

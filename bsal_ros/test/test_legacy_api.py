@@ -36,7 +36,8 @@ from bsal_ros.rci.users import DEMO_KEY
 pytestmark = pytest.mark.timeout(120)
 
 ROOT = Path(__file__).resolve().parents[1]
-LEGACY = ROOT / "legacy"
+REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
+LEGACY = REPO / "legacy"
 API_CHECK = LEGACY / "build" / "api-check"
 BASE = Timeval(1_000_000_000, 0)        # the base time the scripted CP announces
 

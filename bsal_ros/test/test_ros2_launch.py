@@ -26,8 +26,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
 # Beside the clone; BSAL_ROS2_TOOLS names it when the checkout lives elsewhere.
-ROS2_TOOLS = Path(os.environ.get("BSAL_ROS2_TOOLS") or ROOT.parent / "shared" / "ros2-tools")
+ROS2_TOOLS = Path(os.environ.get("BSAL_ROS2_TOOLS") or REPO.parent / "shared" / "ros2-tools")
 STARTUP_S = 60.0
 SHUTDOWN_S = 30.0
 SHUTDOWN_RACE = ("shutdown race, issue 11, branch shutdown")

@@ -21,7 +21,8 @@ from bsal_ros.rci.users import DEMO_KEY
 pytestmark = pytest.mark.timeout(180)
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = ROOT / "legacy" / "build" / "client-app"
+REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
+APP = REPO / "legacy" / "build" / "client-app"
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +30,8 @@ def app():
     if not (shutil.which("g++") and shutil.which("make") and shutil.which("pkg-config")
             and subprocess.run(["pkg-config", "--exists", "glib-2.0"]).returncode == 0):
         pytest.skip("g++, make and glib-2.0 headers build legacy/: not installed here (make setup installs them)")
-    subprocess.run(["make", "-s", "-C", str(ROOT / "legacy")], check=True)
-    selftest = subprocess.run([str(ROOT / "legacy" / "build" / "wire-selftest")],
+    subprocess.run(["make", "-s", "-C", str(REPO / "legacy")], check=True)
+    selftest = subprocess.run([str(REPO / "legacy" / "build" / "wire-selftest")],
                               capture_output=True, text=True)
     assert selftest.returncode == 0, selftest.stdout
     return APP

@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
 
 
 # Import name -> rosdep key, where they differ (ROS packages import under their own name).
 ROSDEP_KEYS = {'PIL': 'python3-pil', 'tkinter': 'python3-tk', 'yaml': 'python3-yaml',
-               'smbus2': 'python3-smbus2-pip', 'psutil': 'python3-psutil',
+               'smbus2': 'python3-smbus2', 'psutil': 'python3-psutil',
                'pytest': 'python3-pytest', 'hypothesis': 'python3-hypothesis',
                'tf2_ros': 'tf2_ros_py', 'setuptools': 'python3-setuptools'}
 # Needed but not imported: why.
@@ -29,7 +30,7 @@ def imported_modules(*folders):
     """Top-level modules imported by the .py files under ``folders`` (absolute imports)."""
     out = set()
     for folder in folders:
-        for f in (ROOT / folder).rglob('*.py'):
+        for f in ((ROOT if (ROOT / folder).is_dir() else REPO) / folder).rglob('*.py'):
             for n in ast.walk(ast.parse(f.read_text(encoding='utf-8'))):
                 if isinstance(n, ast.Import):
                     out |= {a.name.split('.')[0] for a in n.names}
@@ -40,8 +41,8 @@ def imported_modules(*folders):
 
 def rosdep_keys(modules):
     own = ({'bsal_ros', 'bench'} | {f.stem for f in (ROOT / 'test').glob('*.py')}
-           | {f.stem for f in (ROOT / 'bench').rglob('*.py')}
-           | {d.name for d in (ROOT / 'bench').iterdir() if d.is_dir()})   # bench scripts import their siblings
+           | {f.stem for f in (REPO / 'bench').rglob('*.py')}
+           | {d.name for d in (REPO / 'bench').iterdir() if d.is_dir()})   # bench scripts import their siblings
     third_party = {m for m in modules
                    if m not in own and (m not in sys.stdlib_module_names or m in SPLIT_STDLIB)}
     return {ROSDEP_KEYS.get(m, m) for m in third_party}
@@ -68,19 +69,19 @@ def test_package_xml_dependencies_are_exactly_what_the_code_and_tests_import():
 
 
 def test_interfaces_package_xml_names_what_the_generated_code_needs():
-    root = ET.parse(ROOT / 'bsal_interfaces' / 'package.xml').getroot()
+    root = ET.parse(REPO / 'bsal_interfaces' / 'package.xml').getroot()
     depends = {e.text for e in root.findall('depend')}
     assert {'std_msgs', 'builtin_interfaces', 'action_msgs'} <= depends
-    assert any((ROOT / 'bsal_interfaces' / 'action').glob('*.action'))
+    assert any((REPO / 'bsal_interfaces' / 'action').glob('*.action'))
 
 
 def test_interfaces_package_is_an_ament_cmake_rosidl_package():
-    root = ET.parse(ROOT / 'bsal_interfaces' / 'package.xml').getroot()
+    root = ET.parse(REPO / 'bsal_interfaces' / 'package.xml').getroot()
     assert root.find('export/build_type').text == 'ament_cmake'
     assert root.findtext('member_of_group') == 'rosidl_interface_packages'
-    cmake = (ROOT / 'bsal_interfaces' / 'CMakeLists.txt').read_text()
+    cmake = (REPO / 'bsal_interfaces' / 'CMakeLists.txt').read_text()
     for kind in ('msg', 'srv', 'action'):
-        for f in (ROOT / 'bsal_interfaces' / kind).iterdir():
+        for f in (REPO / 'bsal_interfaces' / kind).iterdir():
             assert f'"{kind}/{f.name}"' in cmake, f'{f.name} is not generated'
 
 
@@ -91,16 +92,16 @@ def test_ament_marker_and_setup_cfg_script_dir():
     assert 'install_scripts=$base/lib/bsal_ros' in cfg
 
 
-def test_readme_colcon_command_finds_both_packages(tmp_path):
+def test_plain_colcon_list_in_a_workspace_finds_both_packages(tmp_path):
     colcon = shutil.which('colcon') or str(Path(sys.executable).with_name('colcon'))
     assert os.access(colcon, os.X_OK), 'colcon-core is installed by make setup'
-    # Reproduce the README's workspace: <ws>/src/bsal_ros is this repository.
+    # A ROS user's workspace: <ws>/src/<clone> is this repository, colcon run with no flags
+    # (this checkout's .venv/, build/, install/ and log/ carry COLCON_IGNORE).
     src = tmp_path / 'src'
     src.mkdir()
-    (src / 'bsal_ros').symlink_to(ROOT)
-    out = subprocess.run(
-        [colcon, 'list', '--base-paths', 'src/bsal_ros', 'src/bsal_ros/bsal_interfaces'],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60, check=True).stdout
+    (src / 'bsal_ros').symlink_to(REPO)
+    out = subprocess.run([colcon, 'list'], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=60, check=True).stdout
     found = {line.split()[0]: line.split()[-1] for line in out.splitlines() if line.strip()}
     assert found == {'bsal_ros': '(ros.ament_python)', 'bsal_interfaces': '(ros.ament_cmake)'}
 
@@ -122,12 +123,12 @@ def test_make_uses_the_domain_it_prints():
     """The Makefile draws one ROS_DOMAIN_ID per run; what it prints is what it uses."""
     env = {k: v for k, v in os.environ.items() if k not in ('ROS_DOMAIN_ID', 'MAKEFLAGS', 'MAKELEVEL')}
     for _ in range(3):
-        out = subprocess.run(['make', '-s', '-C', str(ROOT), 'print-domain'], env=env,
+        out = subprocess.run(['make', '-s', '-C', str(REPO), 'print-domain'], env=env,
                              capture_output=True, text=True, timeout=30, check=True).stdout.split()
         assert len(out) == 2 and out[0] == out[1], out
         assert 1 <= int(out[0]) <= 100
     env['ROS_DOMAIN_ID'] = '42'
-    out = subprocess.run(['make', '-s', '-C', str(ROOT), 'print-domain'], env=env,
+    out = subprocess.run(['make', '-s', '-C', str(REPO), 'print-domain'], env=env,
                          capture_output=True, text=True, timeout=30, check=True).stdout.split()
     assert out == ['42', '42']
 
@@ -156,7 +157,7 @@ def setup_py_data_files():
 
 
 made_by_make_setup = pytest.mark.skipif(
-    not (ROOT / '.venv' / '.stamps' / 'ament').is_file(),
+    not (REPO / '.venv' / '.stamps' / 'ament').is_file(),
     reason='this checkout was not set up by make setup (e.g. a colcon workspace on a ROS '
            'install, where colcon makes the ament prefix)')
 
@@ -167,13 +168,13 @@ def test_make_setup_registered_both_packages_in_the_ament_prefix():
     share/bsal_ros holding what setup.py installs (linked to the sources), and
     lib/bsal_ros the executables ros2 run and launch_ros look up."""
     from ament_index_python.packages import get_package_prefix, get_package_share_directory
-    install = ROOT / 'install'
+    install = REPO / 'install'
     for package in ('bsal_ros', 'bsal_interfaces'):
         assert Path(get_package_prefix(package)).resolve() == install.resolve(), package
     share = Path(get_package_share_directory('bsal_ros'))
     wanted = {p for p in setup_py_data_files() if p.startswith('share/bsal_ros/')}
     assert {'share/bsal_ros/launch/brak.launch.py', 'share/bsal_ros/config/brak.yaml',
-            'share/bsal_ros/urdf/brak.urdf', 'share/bsal_ros/config/brak.rviz'} <= wanted
+            'share/bsal_ros/config/brak.urdf', 'share/bsal_ros/config/brak.rviz'} <= wanted
     for rel in wanted:
         installed = install / rel
         assert installed.is_file(), rel
@@ -194,9 +195,9 @@ def test_sourcing_install_setup_bash_gives_a_working_ros_environment():
     script = ('source install/setup.bash && python -c "import rclpy, bsal_interfaces.msg; '
               'from ament_index_python.packages import get_package_share_directory as g; '
               'print(g(\'bsal_ros\'))" && echo "$ROS_AUTOMATIC_DISCOVERY_RANGE"')
-    out = subprocess.run(['bash', '-c', script], cwd=ROOT, env=env, capture_output=True,
+    out = subprocess.run(['bash', '-c', script], cwd=REPO, env=env, capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     share, discovery = out.stdout.split()
-    assert Path(share).resolve() == (ROOT / 'install' / 'share' / 'bsal_ros').resolve()
+    assert Path(share).resolve() == (REPO / 'install' / 'share' / 'bsal_ros').resolve()
     assert discovery == 'LOCALHOST'

@@ -1,6 +1,6 @@
 """Brak's URDF: generated from config/brak.yaml, and agreeing with what the node publishes.
 
-One source of truth: urdf/brak.urdf is the output of
+One source of truth: config/brak.urdf is the output of
 ``python -m bsal_ros.description`` for config/brak.yaml (byte for byte), the
 sonar joints carry the configured poses, and every frame_id and joint name
 the hardware node publishes (read from the running node,
@@ -22,7 +22,7 @@ from hardware_node_capture import capture
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / 'config' / 'brak.yaml'
-URDF = ROOT / 'urdf' / 'brak.urdf'
+URDF = ROOT / 'config' / 'brak.urdf'
 
 
 @pytest.fixture(scope='module')
@@ -55,7 +55,7 @@ def joint_to(root, child):
 
 def test_committed_urdf_is_the_generator_output():
     assert URDF.read_text(encoding='utf-8') == build_urdf(load_description(str(CONFIG))), \
-        'urdf/brak.urdf is stale: python -m bsal_ros.description > urdf/brak.urdf'
+        'config/brak.urdf is stale: python -m bsal_ros.description > config/brak.urdf'
 
 
 def test_command_line_checks_and_writes(tmp_path, capsys):

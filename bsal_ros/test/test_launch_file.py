@@ -243,7 +243,7 @@ def test_viewers_get_our_files(tree):
             for k in d.keys if isinstance(k, ast.Constant)}
     assert 'robot_description' in keys
     # generated at launch time from the config in use, not the committed file
-    assert 'urdf/brak.urdf' not in share_paths(tree)
+    assert 'config/brak.urdf' not in share_paths(tree)
     assert 'urdf_of(config)' in LAUNCH.read_text(encoding='utf-8')
 
 

@@ -8,7 +8,7 @@ import re
 from bsal_ros.protocol import (CGtMtIq, CGtSnIq, ICaIq, RciDecoder, RdiDecoder, encode_rci,
                                encode_rdi)
 
-DOC = pathlib.Path(__file__).resolve().parents[1] / "docs" / "PROTOCOL.md"
+DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 HEX = re.compile(r"`([0-9a-f]{2,}(?: [0-9a-f]{2,})*)`")
 
 

@@ -36,7 +36,8 @@ from bsal_ros.rci.client import RciClient  # noqa: E402
 from bsal_ros.rci.users import DEMO_KEY  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CLIENT_APP = ROOT / "legacy" / "build" / "client-app"
+REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
+CLIENT_APP = REPO / "legacy" / "build" / "client-app"
 
 
 def test_environment_is_local():
@@ -123,7 +124,7 @@ def client_app():
     if not CLIENT_APP.exists():
         if not (shutil.which("g++") and shutil.which("make") and shutil.which("pkg-config")):
             pytest.skip("g++, make and pkg-config build legacy/: not installed here (make setup installs them)")
-        subprocess.run(["make", "-s", "-C", str(ROOT / "legacy")], check=True)
+        subprocess.run(["make", "-s", "-C", str(REPO / "legacy")], check=True)
     return CLIENT_APP
 
 

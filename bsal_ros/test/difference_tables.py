@@ -4,7 +4,8 @@ a renamed or deleted test."""
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[1]  # the bsal_ros package
+REPO = ROOT.parent  # the repository: bsal_interfaces/, legacy/, docs/, bench/ beside it
 HEADING_TAIL = "Where we differ from the book, and why"
 
 

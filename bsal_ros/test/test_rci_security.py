@@ -610,7 +610,7 @@ def test_node_declares_the_limits_with_the_documented_defaults(ros_context, tmp_
         for n in names:
             assert node.p[n] == params[n], n
         assert node.p["host"] == "127.0.0.1" == params["host"]
-        doc = (root / "docs" / "INTERFACES.md").read_text()
+        doc = (root.parent / "docs" / "INTERFACES.md").read_text()
         for n in names:
             assert f"| `{n}` |" in doc, n
     finally:

@@ -23,7 +23,8 @@ from bsal_ros.protocol.values import (MPOSVAL_MAG_MAX, Timeval, mposval_pack_nat
 pytestmark = pytest.mark.timeout(120)
 
 ROOT = Path(__file__).resolve().parents[1]
-VALUES_CHECK = ROOT / "legacy" / "build" / "values-check"
+REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
+VALUES_CHECK = REPO / "legacy" / "build" / "values-check"
 FRACTION_BITS = {(0, 0): 21, (0, 1): 15, (1, 0): 4, (1, 1): 7}     # 001 4.7.1
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
@@ -31,7 +32,7 @@ INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 @pytest.fixture(scope="module")
 def values_check():
     assert shutil.which("g++") and shutil.which("make"), "g++ and make build legacy/"
-    subprocess.run(["make", "-s", "-C", str(ROOT / "legacy")], check=True)
+    subprocess.run(["make", "-s", "-C", str(REPO / "legacy")], check=True)
     return VALUES_CHECK
 
 

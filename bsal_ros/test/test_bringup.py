@@ -21,7 +21,8 @@ from bsal_ros.protocol import RdiBaseTime, RdiDecoder, RdiOrientEgo, RdiSensor
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
-CLIENT_APP = ROOT / 'legacy' / 'build' / 'client-app'
+REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
+CLIENT_APP = REPO / 'legacy' / 'build' / 'client-app'
 UP = re.compile(r'Brak is up: .*RCI 127\.0\.0\.1:(\d+), RDI 127\.0\.0\.1 \(realtime :(\d+), ca :(\d+)\)')
 
 

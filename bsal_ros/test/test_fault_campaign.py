@@ -27,6 +27,7 @@ from bsal_ros.protocol import ProtocolError, RciDecoder, encode_rci
 from bsal_ros.protocol.rci import IIId, IInCp
 
 ROOT = Path(__file__).resolve().parents[1]
+REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
 
 
 # ------------------------------------------------------------------ pure parts
@@ -86,9 +87,9 @@ def report(tmp_path_factory):
     assert env["ROS_AUTOMATIC_DISCOVERY_RANGE"] == "LOCALHOST"     # conftest.py
     assert env.get("ROS_DOMAIN_ID")
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "fault_campaign.py"), "--quick",
+        [sys.executable, str(REPO / "bench" / "fault_campaign.py"), "--quick",
          "--json", str(out / "report.json"), "--logdir", str(out / "logs")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=280)
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=280)
     path = out / "report.json"
     assert path.exists(), f"no report (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
     r = json.loads(path.read_text())

@@ -1,0 +1,75 @@
+"""A ROS user's workspace: plain `colcon build`, `colcon test`, `colcon test-result`.
+
+The repository is cloned (here: linked) into ``<ws>/src/`` and colcon runs
+with no flags, as on a ROS install: it must find both packages (they are
+siblings, neither inside the other), build ``bsal_interfaces`` with rosidl and
+``bsal_ros`` with setuptools, and ``colcon test`` must run this suite through
+pytest (colcon picks pytest only when setup.py declares the ``test`` extra;
+otherwise it falls back to unittest and finds nothing), with the results in
+``colcon test-result``. The underlay is the venv's ROS wheels alone, so the
+workspace's own ``bsal_interfaces`` is the one used.
+"""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+REPO = ROOT.parent
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(420)]
+
+
+def colcon():
+    exe = Path(sys.executable).with_name("colcon")
+    assert os.access(exe, os.X_OK), "make setup installs colcon-common-extensions into the venv"
+    return str(exe)
+
+
+def underlay_env():
+    """The environment of a shell that sourced only the ROS underlay (here the venv)."""
+    venv = Path(sys.prefix)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("AMENT_PREFIX_PATH", "CMAKE_PREFIX_PATH", "COLCON_PREFIX_PATH")}
+    env["AMENT_PREFIX_PATH"] = env["CMAKE_PREFIX_PATH"] = str(venv)
+    env["PYTHONPATH"] = ""
+    return env
+
+
+def test_plain_colcon_build_test_and_test_result_in_a_workspace(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "bsal_ros").symlink_to(REPO)
+    env = underlay_env()
+    build = subprocess.run([colcon(), "build"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    assert "2 packages finished" in build.stdout, build.stdout[-2000:]
+    install = tmp_path / "install"
+    assert (install / "bsal_interfaces" / "share" / "bsal_interfaces" / "srv"
+            / "SetMotors.srv").is_file()
+    assert (install / "bsal_ros" / "share" / "ament_index" / "resource_index"
+            / "packages" / "bsal_ros").is_file()
+    assert (install / "bsal_ros" / "share" / "bsal_ros" / "launch" / "brak.launch.py").is_file()
+
+    # colcon test as a user runs it, after sourcing the workspace; one module of the
+    # suite keeps this short (the whole suite is what `make test` runs).
+    script = (f"source {install}/setup.bash && "
+              f"{colcon()} test --event-handlers console_direct- "
+              "--pytest-args -q -k test_protocol_rci && "
+              f"{colcon()} test-result --all")
+    test = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    out = test.stdout + test.stderr
+    assert test.returncode == 0, out[-3000:]
+    found = re.search(r"build/bsal_ros/pytest\.xml: (\d+) tests, 0 errors, 0 failures", out)
+    assert found, f"colcon test-result shows no pytest results of bsal_ros:\n{out[-3000:]}"
+    assert int(found.group(1)) > 30, out[-3000:]
+
+
+def test_setup_py_declares_pytest_as_the_test_extra():
+    text = (ROOT / "setup.py").read_text(encoding="utf-8")
+    assert re.search(r"extras_require=\{'test': \['pytest'\]\}", text)
+    assert "tests_require=" not in text
