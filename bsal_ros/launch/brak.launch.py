@@ -90,6 +90,9 @@ def _robot(context):
     file_params = node_parameters(config)
     prefix, set_prefix = _frame_prefix(context, file_params, namespace)
 
+    # every node, robot_state_publisher included, runs on /clock when asked
+    sim_time = {'use_sim_time': ParameterValue(LaunchConfiguration('use_sim_time'),
+                                                value_type=bool)}
     hardware_overrides = _overrides(context, HARDWARE_OVERRIDES)
     if set_prefix:
         hardware_overrides['frame_prefix'] = ParameterValue(prefix, value_type=str)
@@ -98,19 +101,19 @@ def _robot(context):
     hardware = Node(
         package='bsal_ros', executable='hardware_node', name='hardware_node',
         namespace=namespace, output='screen',
-        parameters=[config, hardware_overrides],
+        parameters=[config, hardware_overrides, sim_time],
     )
     rci = Node(
         package='bsal_ros', executable='rci_gateway', name='rci_gateway',
         namespace=namespace, output='screen',
         condition=IfCondition(LaunchConfiguration('rci')),
-        parameters=[gateways_config, _overrides(context, RCI_OVERRIDES)],
+        parameters=[gateways_config, _overrides(context, RCI_OVERRIDES), sim_time],
     )
     rdi = Node(
         package='bsal_ros', executable='rdi_gateway', name='rdi_gateway',
         namespace=namespace, output='screen',
         condition=IfCondition(LaunchConfiguration('rdi')),
-        parameters=[gateways_config, _overrides(context, RDI_OVERRIDES)],
+        parameters=[gateways_config, _overrides(context, RDI_OVERRIDES), sim_time],
     )
     state_publisher = Node(
         package='robot_state_publisher', executable='robot_state_publisher',
@@ -119,7 +122,7 @@ def _robot(context):
         parameters=[{
             'robot_description': ParameterValue(urdf_of(config), value_type=str),
             'frame_prefix': ParameterValue(prefix, value_type=str),
-        }],
+        }, sim_time],
     )
     odom_frame = str(file_params.get('odom_frame') or 'odom')
     rviz = Node(
@@ -127,6 +130,7 @@ def _robot(context):
         package='rviz2', executable='rviz2', namespace=namespace,
         arguments=['-d', PathJoinSubstitution([SHARE, 'config', 'brak.rviz']),
                    '-f', prefix + odom_frame],
+        parameters=[sim_time],
         condition=IfCondition(LaunchConfiguration('rviz')),
     )
     # diagnostic_aggregator uses absolute topic names; in a namespace its outputs
@@ -139,15 +143,19 @@ def _robot(context):
         package='diagnostic_aggregator', executable='aggregator_node',
         name='diagnostic_aggregator', namespace=namespace, output='screen',
         condition=IfCondition(LaunchConfiguration('diagnostics_aggregator')),
-        parameters=[PathJoinSubstitution([SHARE, 'config', 'diagnostics_analyzers.yaml'])],
+        parameters=[PathJoinSubstitution([SHARE, 'config', 'diagnostics_analyzers.yaml']),
+                    sim_time],
         remappings=aggregator_remaps,
     )
     return [hardware, rci, rdi, state_publisher, rviz, aggregator]
 
 
 def generate_launch_description():
-    def arg(name, default, description):
-        return DeclareLaunchArgument(name, default_value=default, description=description)
+    def arg(name, default, description, choices=None):
+        return DeclareLaunchArgument(name, default_value=default, description=description,
+                                     choices=choices)
+
+    switch = ['true', 'false']
 
     from_file = ' ("": the value in {}, else the node default)'
     arguments = [
@@ -159,7 +167,7 @@ def generate_launch_description():
         arg('frame_prefix', '', 'prefix of every frame id, e.g. brak2/ ("": the value in '
             'config, else <namespace>/ when a namespace is given, else none)'),
         arg('bus_backend', '', 'I2C backend: sim (simulated Brak) or smbus2 (/dev/i2c-N)'
-            + from_file.format('config')),
+            + from_file.format('config'), choices=['', 'sim', 'smbus2']),
         arg('i2c_bus', '', 'N of /dev/i2c-N for the smbus2 backend' + from_file.format('config')),
         arg('users_file', '', 'RCI users and keys' + from_file.format('gateways_config')),
         arg('rci_host', '', 'RCI gateway bind address' + from_file.format('gateways_config')),
@@ -169,13 +177,16 @@ def generate_launch_description():
             + from_file.format('gateways_config')),
         arg('rdi_ca_port', '', 'RDI control-application view stream port'
             + from_file.format('gateways_config')),
-        arg('rci', 'true', 'start the RCI gateway'),
-        arg('rdi', 'true', 'start the RDI gateway'),
+        arg('use_sim_time', 'false', 'every node takes its time from /clock (a simulator or '
+            'a bag played with --clock)', choices=switch),
+        arg('rci', 'true', 'start the RCI gateway', choices=switch),
+        arg('rdi', 'true', 'start the RDI gateway', choices=switch),
         arg('robot_state_publisher', 'true', 'publish the URDF (generated from config) '
-            'and joint transforms'),
-        arg('rviz', 'false', 'start rviz2 with config/brak.rviz, fixed frame <frame_prefix>odom'),
+            'and joint transforms', choices=switch),
+        arg('rviz', 'false', 'start rviz2 with config/brak.rviz, fixed frame <frame_prefix>odom',
+            choices=switch),
         arg('diagnostics_aggregator', 'false',
             'start diagnostic_aggregator with config/diagnostics_analyzers.yaml '
-            '(rqt_robot_monitor shows one tree per device group)'),
+            '(rqt_robot_monitor shows one tree per device group)', choices=switch),
     ]
     return LaunchDescription(arguments + [OpaqueFunction(function=_robot)])

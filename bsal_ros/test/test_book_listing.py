@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from conftest import build_legacy
 
 from bsal_ros.rci.client import RciClient
 from bsal_ros.rci.users import (DEMO_KEY, Users, UsersFileError, check_bind_allowed,
@@ -85,8 +85,7 @@ def test_stored_listing_is_the_book_listing():
 
 @pytest.fixture(scope="module")
 def book_app():
-    assert shutil.which("g++") and shutil.which("make"), "g++ and make build legacy/"
-    subprocess.run(["make", "-s", "-C", str(REPO / "legacy")], check=True)
+    build_legacy()
     assert BOOK_APP.exists()
     return BOOK_APP
 

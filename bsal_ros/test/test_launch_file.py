@@ -264,3 +264,18 @@ def test_argument_defaults_that_would_override_a_file_are_empty(tree):
     for argument in set(override_tables(tree)) | {'frame_prefix'}:
         default = declared[argument][0]
         assert isinstance(default, ast.Constant) and default.value == '', argument
+
+
+def test_enumerated_arguments_declare_their_choices():
+    """ros2 launch refuses a misspelt switch (rviz:=ture) instead of reading it as false."""
+    pytest.importorskip('launch_ros', reason='launch/launch_ros come from ../shared/ros2-tools')
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('brak_launch', LAUNCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    args = {a.name: a for a in module.generate_launch_description().entities
+            if hasattr(a, 'choices')}
+    for name in ('use_sim_time', 'rci', 'rdi', 'robot_state_publisher', 'rviz',
+                 'diagnostics_aggregator'):
+        assert args[name].choices == ['true', 'false'], name
+    assert args['bus_backend'].choices == ['', 'sim', 'smbus2']

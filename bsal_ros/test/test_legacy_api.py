@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
 import socket
 import subprocess
 import threading
 from pathlib import Path
 
 import pytest
+from conftest import build_legacy
 import yaml
 
 from bsal_ros.protocol.constants import CStRpStatus, Form, GetSensorStatus, RciCode, SensorType
@@ -44,8 +44,7 @@ BASE = Timeval(1_000_000_000, 0)        # the base time the scripted CP announce
 
 @pytest.fixture(scope="module")
 def api_check():
-    assert shutil.which("g++") and shutil.which("make"), "g++ and make build legacy/"
-    subprocess.run(["make", "-s", "-C", str(LEGACY)], check=True)
+    build_legacy()
     return API_CHECK
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 import random
-import shutil
 import struct
 import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import build_legacy
 
 from bsal_ros.protocol.errors import ProtocolError
 from bsal_ros.protocol.values import (MPOSVAL_MAG_MAX, Timeval, mposval_pack_native,
@@ -31,8 +31,7 @@ INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
 @pytest.fixture(scope="module")
 def values_check():
-    assert shutil.which("g++") and shutil.which("make"), "g++ and make build legacy/"
-    subprocess.run(["make", "-s", "-C", str(REPO / "legacy")], check=True)
+    build_legacy()
     return VALUES_CHECK
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import build_legacy
 
 from test_rci_gateway import ServerThread
 from bsal_ros.rci.client import RciClient
@@ -27,10 +27,7 @@ APP = REPO / "legacy" / "build" / "client-app"
 
 @pytest.fixture(scope="module")
 def app():
-    if not (shutil.which("g++") and shutil.which("make") and shutil.which("pkg-config")
-            and subprocess.run(["pkg-config", "--exists", "glib-2.0"]).returncode == 0):
-        pytest.skip("g++, make and glib-2.0 headers build legacy/: not installed here (make setup installs them)")
-    subprocess.run(["make", "-s", "-C", str(REPO / "legacy")], check=True)
+    build_legacy()
     selftest = subprocess.run([str(REPO / "legacy" / "build" / "wire-selftest")],
                               capture_output=True, text=True)
     assert selftest.returncode == 0, selftest.stdout

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import threading
 import time
@@ -16,6 +15,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from conftest import build_legacy
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(240)]
 
@@ -122,9 +122,7 @@ def _parse(out: str) -> list[dict]:
 @pytest.fixture(scope="module")
 def client_app():
     if not CLIENT_APP.exists():
-        if not (shutil.which("g++") and shutil.which("make") and shutil.which("pkg-config")):
-            pytest.skip("g++, make and pkg-config build legacy/: not installed here (make setup installs them)")
-        subprocess.run(["make", "-s", "-C", str(REPO / "legacy")], check=True)
+        build_legacy()
     return CLIENT_APP
 
 

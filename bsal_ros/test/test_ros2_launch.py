@@ -303,9 +303,33 @@ def test_a_launch_argument_given_on_the_command_line_wins_over_the_file(tmp_path
     check_clean_shutdown(run, rc)
 
 
-def test_urdf_rviz_frame_and_prefix_follow_the_config_in_use(tmp_path, stand_in_prefix):
+def sim_time_of(ros_context, node_names):
+    """{node: use_sim_time} read from the running nodes' parameter services."""
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter_client import AsyncParameterClient
+    probe = rclpy.create_node("sim_time_probe", context=ros_context)
+    executor = SingleThreadedExecutor(context=ros_context)
+    executor.add_node(probe)
+    out = {}
+    try:
+        for name in node_names:
+            client = AsyncParameterClient(probe, name)
+            assert client.wait_for_services(timeout_sec=20.0), name
+            future = client.get_parameters(["use_sim_time"])
+            executor.spin_until_future_complete(future, timeout_sec=10.0)
+            out[name] = future.result().values[0].bool_value
+    finally:
+        executor.shutdown()
+        probe.destroy_node()
+    return out
+
+
+def test_urdf_rviz_frame_and_prefix_follow_the_config_in_use(tmp_path, stand_in_prefix,
+                                                            ros_context):
     """robot_state_publisher gets the URDF of the config given (a moved sonar with
-    its own frame name), the config's frame_prefix; rviz's fixed frame carries it."""
+    its own frame name), the config's frame_prefix; rviz's fixed frame carries it.
+    use_sim_time:=true reaches every node the launch starts."""
     from bsal_ros.description.config import urdf_of
     ros2 = require_ros2_tools()
     env, records = stand_in_env(stand_in_prefix, tmp_path / "records")
@@ -314,11 +338,18 @@ def test_urdf_rviz_frame_and_prefix_follow_the_config_in_use(tmp_path, stand_in_
         {"devices.ultrasonic.sonar_00": {"id": 0, "board": "sonar_a", "channel": 0,
                                          "pose": [0.61, 0.02, 0.1], "frame": "front_sonar"}})
     run = launch(ros2, [f"config:={config}", "rviz:=true", "diagnostics_aggregator:=true",
-                        *port_args()], tmp_path / "launch.log", env=env)
+                        "use_sim_time:=true", *port_args()], tmp_path / "launch.log", env=env)
     try:
         run.wait_for(*READY)
+        assert sim_time_of(ros_context, ["/hardware_node", "/rci_gateway", "/rdi_gateway"]) \
+            == {"/hardware_node": True, "/rci_gateway": True, "/rdi_gateway": True}
         rsp, = read_records(records, "robot_state_publisher")
         params = yaml.safe_load(rsp["params"][0])["/**"]["ros__parameters"]
+        for package in ("robot_state_publisher", "rviz2", "diagnostic_aggregator"):
+            rec, = read_records(records, package)
+            given = [section.get("ros__parameters", {}) for x in rec["params"]
+                     for section in yaml.safe_load(x).values()]
+            assert any(g.get("use_sim_time") is True for g in given), (package, given)
         assert params["frame_prefix"] == "lab/"
         assert params["robot_description"] == urdf_of(config)
         assert re.search(r'<joint name="front_sonar_joint" type="fixed">\s*<parent link="base_link"/>'

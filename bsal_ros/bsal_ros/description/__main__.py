@@ -6,10 +6,10 @@
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
+from bsal_ros.core.cli import OneLineParser
 from bsal_ros.hardware.description import load_description
 
 from .urdf import build_urdf
@@ -26,7 +26,7 @@ def default_config() -> Path | None:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m bsal_ros.description``: print, write or check the URDF."""
-    ap = argparse.ArgumentParser(prog="python -m bsal_ros.description",
+    ap = OneLineParser(prog="python -m bsal_ros.description",
                                  description="Generate Brak's URDF from the robot description.")
     ap.add_argument("--config", type=Path, default=None,
                     help="robot description YAML (default: the package's config/brak.yaml)")

@@ -198,8 +198,16 @@ def load_description(path: str | None = None, overrides: dict | str | None = Non
     """
     desc = copy.deepcopy(DEFAULT_DESCRIPTION)
     if path:
-        with open(path, "r", encoding="utf-8") as fh:
-            data = yaml.safe_load(fh) or {}
+        try:
+            with open(path, "r", encoding="utf-8") as fh:
+                data = yaml.safe_load(fh) or {}
+        except OSError as exc:
+            raise DescriptionError(f"cannot read {path}: {exc.strerror}") from None
+        except yaml.YAMLError as exc:
+            where = getattr(exc, "problem_mark", None)
+            at = f" at line {where.line + 1}" if where else ""
+            raise DescriptionError(f"{path} is not valid YAML{at}: "
+                                   f"{getattr(exc, 'problem', exc)}") from None
         if not isinstance(data, dict):
             raise DescriptionError(f"{path}: top level must be a mapping")
         params = params_section(data)

@@ -13,9 +13,9 @@ the simulated bus; ``bsal_ros.nodes.executors``).
     brak_bringup --duration 30                    # stop by itself after 30 s
     brak_bringup --ros-args --params-file my_brak.yaml            # ROS arguments, as anywhere
 """
-import argparse
 import sys
 
+from bsal_ros.core.cli import OneLineParser
 from bsal_ros.nodes.cli import ROS_ARGS, split_ros_args
 from bsal_ros.paths import shipped
 
@@ -26,7 +26,7 @@ EXECUTOR_NAMES = {"events": "EventsExecutor", "single": "single-threaded executo
 
 def parse_args(argv):
     """Our options (ROS arguments already split off: :mod:`bsal_ros.nodes.cli`)."""
-    p = argparse.ArgumentParser(prog="brak_bringup", description=__doc__.split("\n\n")[0])
+    p = OneLineParser(prog="brak_bringup", description=__doc__.split("\n\n")[0])
     p.add_argument("--namespace", default="", help="ROS namespace of every node")
     p.add_argument("--config", default=str(shipped("config", "brak.yaml")),
                    help="hardware node params file (robot description)")
@@ -112,7 +112,7 @@ def compose(nodes, args) -> dict:
     return ports
 
 
-def main(argv=None) -> int:
+def main(argv=None, hard_exit: bool = True) -> int:
     """Run the composed bridge until SIGINT/SIGTERM or ``--duration``; exit code 0
     (2: it cannot start). Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
     from bsal_ros.nodes.runtime import StartupError, run
@@ -130,7 +130,8 @@ def main(argv=None) -> int:
     return run("brak_bringup", build,
                args=["brak_bringup", ROS_ARGS, "--params-file", args.config,
                      "--params-file", args.gateways_config] + extra,
-               duration=args.duration, stop_message="stopping: motors off, sockets closed")
+               duration=args.duration, stop_message="stopping: motors off, sockets closed",
+               hard_exit=hard_exit)
 
 
 if __name__ == "__main__":

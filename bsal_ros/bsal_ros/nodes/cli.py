@@ -31,3 +31,4 @@ def split_ros_args(argv: list[str]) -> tuple[list[str], list[str]]:
         else:
             ours.append(arg)
     return ours, ros
+

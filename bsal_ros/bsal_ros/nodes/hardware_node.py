@@ -36,6 +36,7 @@ from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates
 from bsal_ros.core.result import OK, REFUSED, Result
 from bsal_ros.core.units import quaternion_to_yaw
 from bsal_ros.hardware import diagnostics as hwdiag
+from bsal_ros.hardware.description import DescriptionError
 from bsal_ros.hardware.poller import Poller
 from bsal_ros.hardware.robot import Robot
 from bsal_ros.hardware.simulation import not_simulated, simulation_of
@@ -149,16 +150,14 @@ class HardwareNode(Node):
         """A few parameters change at run time; the others need a restart."""
         if not hasattr(self, "robot"):
             return SetParametersResult(successful=True)  # declaration at start-up
-        why = hardware_params.check_dynamic(params)
+        why, changes = hardware_params.HardwareNodeParams.check_change(params)
         if why:
             return SetParametersResult(successful=False, reason=why)
-        for prm in params:
-            self.p[prm.name] = (prm.value if prm.name == "sonar_no_return"
-                                else float(prm.value))
-            if prm.name == "speed_of_sound":
-                self.robot.set_run_time_parameters(speed_of_sound=prm.value)
-            elif prm.name == "cmd_vel_timeout":
-                self.robot.set_run_time_parameters(cmd_timeout=prm.value)
+        self.p.update(changes)          # rclpy's own (use_sim_time) are not in the record
+        if "speed_of_sound" in changes:
+            self.robot.set_run_time_parameters(speed_of_sound=changes["speed_of_sound"])
+        if "cmd_vel_timeout" in changes:
+            self.robot.set_run_time_parameters(cmd_timeout=changes["cmd_vel_timeout"])
         return SetParametersResult(successful=True)
 
     # ---- logging ---------------------------------------------------------------
@@ -281,7 +280,7 @@ class HardwareNode(Node):
         return self._answer(resp, res, f"sim_control {req.command}")
 
 
-def main(args=None) -> int:
+def main(args=None, hard_exit: bool = True) -> int:
     """Run the hardware node until SIGINT/SIGTERM; exit code 0 (2: bad parameter).
     Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
     from bsal_ros.nodes.runtime import StartupError, run
@@ -295,7 +294,7 @@ def main(args=None) -> int:
         # On a real bus a command service's register writes can block
         nodes.blocking_callbacks = node.p["bus_backend"] == "smbus2"
 
-    return run("hardware_node", build, args=args, num_threads=4)
+    return run("hardware_node", build, args=args, num_threads=4, hard_exit=hard_exit)
 
 
 if __name__ == "__main__":

@@ -4,60 +4,99 @@ description they assemble, and which of them may change at run time.
 ROS-side but free of any node state: :func:`declare` declares them on a node
 (through rclpy's public API), :func:`robot_description` builds the robot
 description (built-in, then ``robot_description_file``, then ``robot.*``
-parameters), :func:`check_dynamic` says whether a run-time change is allowed.
+parameters); :class:`HardwareNodeParams` is the one declaration (types, ranges,
+choices, which may change at run time).
 """
 
 from __future__ import annotations
 
-from rclpy.parameter import Parameter
-from rcl_interfaces.msg import ParameterDescriptor
+import dataclasses
+from dataclasses import dataclass
 
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.parameter import Parameter
+
+from bsal_ros.hardware.backends import BACKENDS
 from bsal_ros.hardware.description import (DEFAULT_DESCRIPTION, DescriptionError,
                                            check_motor_watchdogs, deep_merge, load_description,
                                            unflatten, validate)
-from bsal_ros.hardware.robot import scale_rates
+from bsal_ros.hardware.robot import STATVAL_MS_MAX, scale_rates
+from bsal_ros.nodes.params import NodeParams, param
 
-# name -> description (defaults: DEFAULT_DESCRIPTION["hardware_node"] == config/brak.yaml;
-# auto_home's default follows the backend)
-PARAMETERS = {
-    "bus_backend": "I2C bus backend: 'sim' (simulated Brak, default) or 'smbus2' (/dev/i2c-N)",
-    "i2c_bus": "bus number N of /dev/i2c-N for the smbus2 backend",
-    "robot_description_file": "optional robot description file (ROS params format, like "
-                              "config/brak.yaml); merged over the built-in description, "
-                              "robot.* parameters go over it",
-    "sim_seed": "seed of the simulated world's random numbers; -1 = robot.sim.seed",
-    "speed_of_sound": "m/s used to turn echo delays into ranges (343 at 20 C)",
-    "sonar_no_return": "Range.range when a sonar hears no echo: 'inf' (REP-117) or "
-                       "'max_range' (what Nav2's range layer clears on)",
-    "cmd_vel_timeout": "s without a cmd_vel message before the drive is stopped",
-    "diagnostics_period": "s between DiagnosticArray messages on /diagnostics",
-    "stale_factor": "a device that is on is STALE after this many poll periods without data",
-    "rate_scale": "multiplies every board's update and poll rate (tests run faster)",
-    "all_boards_hz": "> 0: poll every board at this rate instead of the description's",
-    "activate_on_start": "switch every motor and sensor on at start-up",
-    "auto_home": "home the steering at start-up (cmd_vel drives only with a homed steering); "
-                 "left out: true on the sim backend, false on a real bus (nothing moves "
-                 "until a client asks)",
-    "frame_prefix": "prefix of every frame id (e.g. 'brak1/' for two robots in one TF tree)",
-    "odom_frame": "frame of the odometry (REP-105)",
-    "map_frame": "frame of the pose estimate and the sim ground truth",
-    "base_frame": "robot body frame (middle of the rear axle)",
-    "publish_ground_truth": "simulated bus only: publish the true pose on ground_truth",
-    "publish_tf": "broadcast odom -> base_link when tf2_ros is available",
-    "base_time_rollover_s": "move the statval base time forward after this many s "
-                            "(must stay below the 24-bit ms field's 4.66 h)",
-    "odom_noise_per_m": "odometry translation noise, m per sqrt(m) travelled",
-    "odom_heading_noise_per_rad": "odometry heading noise, rad per sqrt(rad) turned",
-}
+# defaults: config/brak.yaml == DEFAULT_DESCRIPTION["hardware_node"] (a test keeps them equal)
+_D = DEFAULT_DESCRIPTION["hardware_node"]
+HOUR_S = 3600.0
+INT32_MAX = 2**31 - 1
+# the statval time is a 24-bit ms count: the base time must move before it wraps
+ROLLOVER_MAX_S = STATVAL_MS_MAX / 1000.0 - 60.0
 
-# parameters of the node only (not in the robot description's hardware_node defaults)
-NODE_PARAMETERS = {
-    "cmd_vel_stamped": ("subscribe to cmd_vel as geometry_msgs/TwistStamped instead of Twist "
-                        "(as ros2_controllers and Nav2 can send it)", False),
-}
 
-# what may change at run time; every other parameter is read at start-up
-DYNAMIC = ("speed_of_sound", "sonar_no_return", "cmd_vel_timeout", "stale_factor")
+@dataclass(frozen=True)
+class HardwareNodeParams(NodeParams):
+    """Parameters of the hardware node (docs/INTERFACES.md)."""
+
+    bus_backend: str = param(_D["bus_backend"], "I2C bus backend: 'sim' (simulated Brak, "
+                             "default) or 'smbus2' (/dev/i2c-N)", choices=tuple(BACKENDS))
+    i2c_bus: int = param(_D["i2c_bus"], "bus number N of /dev/i2c-N for the smbus2 backend",
+                         0, 255)
+    robot_description_file: str = param(
+        _D["robot_description_file"], "optional robot description file (ROS params format, "
+        "like config/brak.yaml); merged over the built-in description, robot.* parameters "
+        "go over it")
+    sim_seed: int = param(_D["sim_seed"], "seed of the simulated world's random numbers; "
+                          "-1 = robot.sim.seed", -1, INT32_MAX)
+    speed_of_sound: float = param(_D["speed_of_sound"], "m/s used to turn echo delays into "
+                                  "ranges (343 at 20 C)", 100.0, 2000.0, dynamic=True)
+    sonar_no_return: str = param(_D["sonar_no_return"], "Range.range when a sonar hears no "
+                                 "echo: 'inf' (REP-117) or 'max_range' (what Nav2's range "
+                                 "layer clears on)", choices=("inf", "max_range"), dynamic=True)
+    cmd_vel_timeout: float = param(_D["cmd_vel_timeout"], "s without a cmd_vel message before "
+                                   "the drive is stopped", 0.01, HOUR_S, dynamic=True)
+    diagnostics_period: float = param(_D["diagnostics_period"], "s between DiagnosticArray "
+                                      "messages on /diagnostics", 0.01, HOUR_S)
+    stale_factor: float = param(_D["stale_factor"], "a device that is on is STALE after this "
+                                "many poll periods without data", 1.0, 1000.0, dynamic=True)
+    rate_scale: float = param(_D["rate_scale"], "multiplies every board's update and poll rate "
+                              "(tests run faster)", 0.01, 100.0)
+    all_boards_hz: float = param(_D["all_boards_hz"], "> 0: poll every board at this rate "
+                                 "instead of the description's", 0.0, 1000.0)
+    activate_on_start: bool = param(_D["activate_on_start"], "switch every motor and sensor on "
+                                    "at start-up")
+    auto_home: bool = param(False, "home the steering at start-up (cmd_vel drives only with a "
+                            "homed steering); left out: true on the sim backend, false on a "
+                            "real bus (nothing moves until a client asks)")
+    frame_prefix: str = param(_D["frame_prefix"], "prefix of every frame id (e.g. 'brak1/' for "
+                              "two robots in one TF tree)")
+    odom_frame: str = param(_D["odom_frame"], "frame of the odometry (REP-105)")
+    map_frame: str = param(_D["map_frame"], "frame of the pose estimate and the sim ground "
+                           "truth")
+    base_frame: str = param(_D["base_frame"], "robot body frame (middle of the rear axle)")
+    publish_ground_truth: bool = param(_D["publish_ground_truth"], "simulated bus only: "
+                                       "publish the true pose on ground_truth")
+    publish_tf: bool = param(_D["publish_tf"], "broadcast odom -> base_link when tf2_ros is "
+                             "available")
+    base_time_rollover_s: float = param(_D["base_time_rollover_s"], "move the statval base "
+                                        "time forward after this many s (below the 24-bit ms "
+                                        "field's 4.66 h)", 1.0, ROLLOVER_MAX_S)
+    odom_noise_per_m: float = param(_D["odom_noise_per_m"], "odometry translation noise, m per "
+                                    "sqrt(m) travelled", 0.0, 1.0)
+    odom_heading_noise_per_rad: float = param(_D["odom_heading_noise_per_rad"], "odometry "
+                                              "heading noise, rad per sqrt(rad) turned",
+                                              0.0, 1.0)
+    cmd_vel_stamped: bool = param(False, "subscribe to cmd_vel as geometry_msgs/TwistStamped "
+                                  "instead of Twist (as ros2_controllers and Nav2 can send it)")
+
+    @classmethod
+    def default_of(cls, node, f: dataclasses.Field):
+        """auto_home follows the backend: nothing on a real robot moves by itself."""
+        if f.name == "auto_home":
+            return node.get_parameter("bus_backend").value == "sim"
+        return f.default
+
+
+# name -> description, and what may change at run time (docs, the node's callback)
+PARAMETERS = {name: spec.description for name, (_, spec) in HardwareNodeParams.specs().items()}
+DYNAMIC = HardwareNodeParams.dynamic_names()
 
 
 def overrides_list(parameter_overrides, overrides: dict) -> list:
@@ -97,35 +136,19 @@ def declare_one(node, name: str, default, descriptor: ParameterDescriptor) -> No
 
 
 def declare(node) -> dict:
-    """Declare every node parameter; returns name -> value (floats as float)."""
-    defaults = dict(DEFAULT_DESCRIPTION["hardware_node"])
-    for name, text in PARAMETERS.items():
-        if name == "auto_home":
-            # nothing moves by itself on a real robot unless the configuration says so
-            defaults[name] = node.get_parameter("bus_backend").value == "sim"
-        # float parameters also take integers (speed_of_sound:=343 on a command line)
-        is_float = isinstance(defaults[name], float)
-        declare_one(node, name, defaults[name], ParameterDescriptor(
-            description=text, dynamic_typing=is_float))
-    for name, (text, default) in NODE_PARAMETERS.items():
-        declare_one(node, name, default, ParameterDescriptor(description=text))
-        defaults[name] = default
-    p = {name: node.get_parameter(name).value for name in list(PARAMETERS) + list(NODE_PARAMETERS)}
-    for name in PARAMETERS:
-        if isinstance(defaults[name], float):
-            try:
-                p[name] = float(p[name])
-            except (TypeError, ValueError):
-                raise ValueError(f"parameter {name} must be a number, not {p[name]!r}")
-    if p["sonar_no_return"] not in ("inf", "max_range"):
-        raise ValueError("sonar_no_return must be 'inf' or 'max_range'")
-    return p
+    """Declare every node parameter; returns name -> value (floats as float), a
+    dict the node updates when a run-time change is applied. ValueError (one
+    line: the parameter, the value, what is allowed) for a refused value."""
+    return dataclasses.asdict(HardwareNodeParams.declare(node))
 
 
 def robot_description(node, p: dict) -> dict:
     """The robot description: built-in, then robot_description_file, then the
     node's ``robot.*`` parameters (declared read-only); rates scaled."""
-    desc = load_description(p["robot_description_file"] or None)
+    try:
+        desc = load_description(p["robot_description_file"] or None)
+    except DescriptionError as exc:
+        raise ValueError(f"parameter robot_description_file: {exc}") from None
     robot_params = {f"robot.{n}": v.value
                     for n, v in node.get_parameters_by_prefix("robot").items()}
     for n in sorted(robot_params):
@@ -143,17 +166,3 @@ def robot_description(node, p: dict) -> dict:
         raise ValueError(f"robot description (with rate_scale {p['rate_scale']:g}, "
                          f"all_boards_hz {p['all_boards_hz']:g}): {exc}") from exc
     return robot
-
-
-def check_dynamic(params) -> str:
-    """Why a run-time change of ``params`` is refused ("" : it is allowed)."""
-    for prm in params:
-        if prm.name not in DYNAMIC:
-            return (f"{prm.name} is read at start-up: restart the node to change it "
-                    f"(run-time: {', '.join(DYNAMIC)})")
-        v = prm.value
-        if prm.name == "sonar_no_return" and v not in ("inf", "max_range"):
-            return "sonar_no_return must be 'inf' or 'max_range'"
-        if prm.name != "sonar_no_return" and (not isinstance(v, (int, float)) or v <= 0):
-            return f"{prm.name} must be > 0"
-    return ""

@@ -37,9 +37,13 @@ class RciGatewayNode(Node):
 
     def __init__(self, **kwargs):
         super().__init__("rci_gateway", **kwargs)
+        self.server: RciServer | None = None   # before anything can fail: destroy_node reads it
         self.p = RciGatewayParams.declare(self)   # ValueError: refuse to start
         users_path = self._users_path()
-        self.users = Users.load(users_path)
+        try:
+            self.users = Users.load(users_path)
+        except UsersFileError as exc:
+            raise UsersFileError(f"parameter users_file ({users_path!r}): {exc}") from None
         check_bind_allowed(self.p.host, self.users)    # UsersFileError: refuse to start
         warning = file_permission_warning(users_path, self.users)
         if warning:
@@ -48,7 +52,6 @@ class RciGatewayNode(Node):
         if unchecked:
             self.get_logger().warning(unchecked)
         self.robot = RosRobotPort(self, self.p)
-        self.server: RciServer | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = LoopThread("rci-asyncio")
         self._pylog = python_logger_for(self, "bsal_ros.rci")
@@ -162,11 +165,12 @@ class RciGatewayNode(Node):
 
     def destroy_node(self):
         """Stop serving and close the port, then destroy the node."""
-        self.stop()
+        if hasattr(self, "robot"):      # not when the constructor refused to start
+            self.stop()
         return super().destroy_node()
 
 
-def main(args=None) -> int:
+def main(args=None, hard_exit: bool = True) -> int:
     """Run the RCI gateway until SIGINT/SIGTERM; exit code 0 (2: it cannot start).
     Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
     from bsal_ros.nodes.runtime import StartupError, run
@@ -183,7 +187,7 @@ def main(args=None) -> int:
             raise StartupError(f"cannot open the RCI port: {exc}") from None
         node.get_logger().info(f"RCI gateway ready on {node.p['host']}:{port}")
 
-    return run("rci_gateway", build, args=args)
+    return run("rci_gateway", build, args=args, hard_exit=hard_exit)
 
 
 if __name__ == "__main__":

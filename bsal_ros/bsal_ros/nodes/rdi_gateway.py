@@ -170,7 +170,7 @@ class RdiGatewayNode(Node):
             self.gateway.call(CA, "clear")
 
 
-def main(args=None) -> int:
+def main(args=None, hard_exit: bool = True) -> int:
     """Run the RDI gateway until SIGINT/SIGTERM; exit code 0 (2: it cannot start).
     Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
     from bsal_ros.nodes.runtime import StartupError, run
@@ -186,7 +186,7 @@ def main(args=None) -> int:
         except OSError as exc:
             raise StartupError(f"cannot open the RDI streams: {exc}") from None
 
-    return run("rdi_gateway", build, args=args)
+    return run("rdi_gateway", build, args=args, hard_exit=hard_exit)
 
 
 if __name__ == "__main__":

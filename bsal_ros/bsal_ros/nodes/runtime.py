@@ -342,6 +342,7 @@ class _Watchdog:
     def __init__(self, deadline: float, name: str):
         self.deadline = deadline
         self.name = name
+        self.cancelled = threading.Event()
         thread = threading.Thread(target=self._watch, name="runtime-shutdown-watchdog",
                                   daemon=True)
         thread.start()
@@ -351,12 +352,14 @@ class _Watchdog:
         faulthandler.dump_traceback_later(max(0.1, deadline - time.monotonic()) + 0.5,
                                           exit=True, file=sys.__stderr__)
 
-    @staticmethod
-    def cancel() -> None:
+    def cancel(self) -> None:
+        """The process goes on (``hard_exit=False``): stand down."""
+        self.cancelled.set()
         faulthandler.cancel_dump_traceback_later()
 
     def _watch(self) -> None:
-        time.sleep(max(0.0, self.deadline - time.monotonic()))
+        if self.cancelled.wait(max(0.0, self.deadline - time.monotonic())):
+            return
         # os.write: a thread stuck inside print() may hold sys.stderr's lock
         os.write(2, (f"[runtime] {self.name}: not stopped within {SHUTDOWN_BOUND_S:g} s; "
                      f"forcing exit. Threads:\n").encode())
@@ -371,7 +374,8 @@ class StartupError(Exception):
 
 def run(name: str, build: Callable[[Composition], None], *, args: list[str] | None = None,
         executor: str = "auto", num_threads: int = 2,
-        duration: float = 0.0, stop_message: str = "stopping", hard_exit: bool = True) -> int:
+        duration: float = 0.0, stop_message: str = "stopping", hard_exit: bool = True,
+        check_unknown: bool = True) -> int:
     """Init rclpy, ``build(nodes)``, spin until SIGINT/SIGTERM (or ``duration``
     s), stop everything in order; returns the exit code (0; 2 on StartupError).
 
@@ -390,13 +394,15 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
     install_signal_handlers(stop)     # first: no signal may find Python's default
     import rclpy
     import rclpy.logging
-    from rclpy.signals import SignalHandlerOptions
     code = 0
     composition = None
     started_at = None
     log = rclpy.logging.get_logger(name)
+    why = init_rclpy(args, check_unknown=check_unknown)
+    if why:                 # nothing started: nothing to stop
+        log.fatal(why)
+        return _finish(2, hard_exit)
     try:
-        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
         composition = Composition(None, stop, executor, num_threads)
         if duration > 0:
             timer = threading.Timer(duration, stop.request, args=(f"--duration {duration:g}",))
@@ -420,7 +426,7 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
         # The bound counts from the signal, or from the end of start-up when
         # the signal came during it (or from now, when start-up failed).
         now = time.monotonic()
-        _Watchdog(max(stop.when or now, started_at or now) + SHUTDOWN_BOUND_S, name)
+        watchdog = _Watchdog(max(stop.when or now, started_at or now) + SHUTDOWN_BOUND_S, name)
         if stop.requested:
             log.info(f"{stop_message} ({stop.reason})")
         try:
@@ -429,6 +435,40 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
         finally:
             rclpy.try_shutdown()
             ignore_late_signals()
+    return _finish(code, hard_exit, watchdog)
+
+
+def init_rclpy(args: list[str] | None, check_unknown: bool = True) -> str:
+    """``rclpy.init`` with our signal handling; returns why it cannot start
+    ("" : started): a params file that is missing or malformed, a bad ROS
+    argument, or (``check_unknown``) an option that is not a ROS argument."""
+    import rclpy
+    from rclpy.signals import SignalHandlerOptions
+    from rclpy.utilities import remove_ros_args
+    import rclpy.logging
+    argv = sys.argv if args is None else args
+    # rcl logs its own "Failed to parse global arguments" before raising: the
+    # reason is said once, below, in one line
+    rclpy.logging.set_logger_level("rcl", rclpy.logging.LoggingSeverity.FATAL)
+    try:
+        rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
+    except Exception as exc:   # noqa: BLE001 - rclpy's RCLError, not importable by name
+        # rcl appends the C source positions: ", at /path/parser.c:271, at ..."
+        text = " ".join(str(exc).split(", at /")[0].split())
+        return f"cannot start: {text}"
+    finally:
+        if not any(a.startswith("rcl:=") for a in argv):
+            rclpy.logging.set_logger_level("rcl", rclpy.logging.LoggingSeverity.UNSET)
+    unknown = remove_ros_args(argv)[1:]
+    if check_unknown and unknown:
+        rclpy.try_shutdown()
+        return (f"unknown option {unknown[0]!r}: this program takes ROS arguments only "
+                "(--ros-args -p name:=value, --params-file FILE, -r ...)")
+    return ""
+
+
+def _finish(code: int, hard_exit: bool, watchdog: _Watchdog | None = None) -> int:
+    """End the process with ``code`` (``hard_exit``) or return it."""
     if hard_exit:
         for stream in (sys.stdout, sys.stderr):
             try:
@@ -436,5 +476,6 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
             except Exception:   # noqa: BLE001 - a closed pipe: nothing left to say
                 pass
         os._exit(code)
-    _Watchdog.cancel()
+    if watchdog is not None:
+        watchdog.cancel()
     return code

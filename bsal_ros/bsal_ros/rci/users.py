@@ -102,9 +102,13 @@ class Users:
 
     @classmethod
     def load(cls, path: str) -> "Users":
-        """Read and parse the users file at ``path``."""
-        with open(path, encoding="utf-8") as f:
-            return cls.from_yaml_text(f.read())
+        """Read and parse the users file at ``path`` (UsersFileError: why not)."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as exc:
+            raise UsersFileError(f"users file {path}: {exc.strerror}") from None
+        return cls.from_yaml_text(text)
 
     def __len__(self) -> int:
         return len(self._by_name)

@@ -7,10 +7,10 @@
 The hardware node stops the robot by itself 0.5 s after the last cmd_vel;
 this tool publishes at 10 Hz and sends a final zero Twist when it ends.
 """
-import argparse
 import sys
 import time
 
+from bsal_ros.core.cli import OneLineParser
 from bsal_ros.nodes.cli import ROS_ARGS, split_ros_args
 from bsal_ros.nodes.runtime import StopRequest, ignore_late_signals, install_signal_handlers
 
@@ -18,7 +18,7 @@ from bsal_ros.nodes.runtime import StopRequest, ignore_late_signals, install_sig
 def main(argv=None) -> int:
     """Publish the Twist for ``--seconds``, then a zero Twist; exit code 0
     (1: nobody subscribes to cmd_vel)."""
-    p = argparse.ArgumentParser(prog="brak_drive", description=__doc__.split("\n\n")[0])
+    p = OneLineParser(prog="brak_drive", description=__doc__.split("\n\n")[0])
     p.add_argument("linear", type=float, help="forward speed, m/s")
     p.add_argument("angular", type=float, help="turn rate, rad/s (positive: left)")
     p.add_argument("--seconds", type=float, default=3.0, help="how long to drive")

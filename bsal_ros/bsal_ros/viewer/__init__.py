@@ -16,11 +16,11 @@ Exit status: 0 ok, 1 no data / bad usage, 2 cannot connect or no display,
 
 from __future__ import annotations
 
-import argparse
 import socket
 import sys
 import time
 
+from ..core.cli import OneLineParser
 from ..core.units import SPEED_OF_SOUND
 from ..protocol import ProtocolError, RdiDecoder
 from .model import ViewerModel, describe
@@ -70,7 +70,7 @@ def _size(s: str) -> tuple[int, int]:
 
 
 def _args(argv):
-    ap = argparse.ArgumentParser(prog="rdi_viewer", description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="rdi_viewer", description=__doc__.splitlines()[0])
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--stream", choices=sorted(PORTS), default="realtime",
                     help="which gateway stream (sets the default port)")
