@@ -297,7 +297,7 @@ def test_run_time_parameters_and_read_only_ones(env):
     assert m.range == pytest.approx(2 * base, rel=0.1)
     assert node.set_parameters([Parameter("speed_of_sound", value=343.0)])[0].successful
     res = node.set_parameters([Parameter("bus_backend", value="smbus2")])
-    assert not res[0].successful and "restart" in res[0].reason
+    assert not res[0].successful and "read-only" in res[0].reason   # declared read_only
     res = node.set_parameters([Parameter("sonar_no_return", value="zero")])
     assert not res[0].successful
     assert node.get_parameter("bus_backend").value == "sim"

@@ -139,7 +139,24 @@ def declare(node) -> dict:
     """Declare every node parameter; returns name -> value (floats as float), a
     dict the node updates when a run-time change is applied. ValueError (one
     line: the parameter, the value, what is allowed) for a refused value."""
-    return dataclasses.asdict(HardwareNodeParams.declare(node))
+    p = dataclasses.asdict(HardwareNodeParams.declare(node))
+    # every override is declared (robot.* are read by prefix): a name that is
+    # none of ours is a typo in a params file or on the command line (a gateway's
+    # parameter given to every node of brak_bringup with -p is not)
+    from bsal_ros.nodes.gateway_params import RciGatewayParams, RdiGatewayParams
+    others = set(RciGatewayParams.specs()) | set(RdiGatewayParams.specs())
+    for name in sorted(node.get_parameters_by_prefix("")):
+        if name not in p and name not in others and name not in RCLPY_OWN \
+                and not name.startswith(OTHER_PREFIXES):
+            close = [n for n in p if n.split("_")[0] == name.split("_")[0]]
+            raise ValueError(f"parameter {name}: the hardware node has no such parameter"
+                             + (f" (did you mean {close[0]}?)" if close else ""))
+    return p
+
+
+# rclpy's own parameters, and prefixes read elsewhere (the robot description, QoS overrides)
+RCLPY_OWN = ("use_sim_time", "start_type_description_service")
+OTHER_PREFIXES = ("robot.", "qos_overrides.")
 
 
 def robot_description(node, p: dict) -> dict:
