@@ -137,6 +137,8 @@ class RawCA:
     def activate_sonars(self, on: bool, ack=True):
         self.send(self.ids_packet(CACSN | (RQ_ACK if ack else 0), SENSOR_US,
                                   [(i, int(on)) for i in range(12)], "B"))
+        if ack:
+            self.expect_ack(CACSN)
 
     def sonar_status(self, ids=range(12)):
         """statvals of the ultrasonics (one poly STATUS inquiry)."""
@@ -338,3 +340,158 @@ def test_read_after_command_returns_the_new_state_1000_times_smbus2(ros_context,
         if ca is not None:
             ca.close()
         r.close()
+
+
+def rdi_packets(port: int, seconds: float):
+    """(base (sec, usec), [(delay, statval) of sonar 0]) from the real-time RDI stream:
+    the base-time packet (RDI-Ms 0x0800 BASETIME 0x01, timeval) comes first,
+    then each frame starts with the sonars' group packet (0x8010, ULTRASONIC 0x01)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        buf = b""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            buf += s.recv(65536)
+    code, sub, sec, usec = struct.unpack(">HBii", buf[:11])
+    assert (code, sub) == (0x0800, 0x01)
+    readings = []
+    for m in re.finditer(re.escape(struct.pack(">HBBH", 0x8010, 0x01, 12, 0)), buf):
+        item = buf[m.end():m.end() + 6]
+        if len(item) == 6:
+            readings.append(struct.unpack(">HI", item))
+    return (sec, usec), readings
+
+
+def test_one_base_time_on_rci_and_rdi(robot):
+    hw_ns = robot.rci.robot.base_time_ns()
+    ca = RawCA(robot.port)
+    try:
+        # CBsTm of the session is the hardware node's base time
+        assert ca.base == (hw_ns // 10**9, (hw_ns // 1000) % 10**6)
+        ca.activate_sonars(True)
+        rci = []
+        got = {}
+        t = threading.Thread(target=lambda: got.update(
+            r=rdi_packets(robot.rdi_ports["realtime"], 1.5)))
+        t.start()
+        for _ in range(20):
+            ca.send(ca.ids_packet(CGTSNIQ, SENSOR_US, [(0, SN_DATA), (0, SN_STATUS)], "B"))
+            code = ca.next_code()
+            assert code == CGTSNRP | POLY
+            ca.read(2)
+            ca.read(2)
+            delay = ca.u16(ca.read(2))
+            ca.read(2)
+            rci.append((delay, struct.unpack(">I", ca.read(4))[0]))
+            time.sleep(0.05)
+        t.join()
+        base, rdi = got["r"]
+        assert base == ca.base
+        # the same reading (same ms) carries the same delay and time on both
+        by_ms = {ms_of(sv): d for d, sv in rdi}
+        same = [(d, sv) for d, sv in rci if ms_of(sv) in by_ms]
+        assert same, (rci[:3], rdi[:3])
+        assert all(by_ms[ms_of(sv)] == d for d, sv in same)
+    finally:
+        ca.close()
+
+
+def test_both_byte_orders_are_served(robot):
+    le = RawCA(robot.port, order="<")
+    try:
+        le.activate_motor(True)
+        assert le.motor_status() & 1
+        # a big-endian program meanwhile is refused in its own order
+        s = socket.create_connection(("127.0.0.1", robot.port), timeout=10)
+        s.sendall(struct.pack(">HBB", IIID, 0, 3) + b"demo".ljust(16, b"\0") + DEMO_KEY
+                  + bytes(24))
+        got = b""
+        while len(got) < 6:
+            d = s.recv(64)
+            if not d:
+                break
+            got += d
+        s.close()
+        assert got[:6] == struct.pack(">HHH", IINCP, CSVTM, 0x0002) or \
+            got[:2] == struct.pack(">H", IINCP), got.hex()
+        assert le.motor_status() & 1
+    finally:
+        le.close()
+    be = RawCA(robot.port, order=">")
+    try:
+        assert not be.motor_status() & 1    # a new session: deactivated for it
+    finally:
+        be.close()
+
+
+def test_a_program_that_logs_in_again_at_once_is_served(robot):
+    for k in range(20):
+        ca = RawCA(robot.port, order="<" if k % 2 else ">")
+        ca.activate_sonars(True)
+        ca.close()          # and at once the next login
+
+
+def sonar_counts(robot, seconds: float) -> dict:
+    """Range messages per sonar_NN topic within ``seconds``."""
+    import rclpy
+    from rclpy.qos import qos_profile_sensor_data
+    from sensor_msgs.msg import Range
+    node = rclpy.create_node("sonar_watch_" + uuid.uuid4().hex[:6], context=robot.context,
+                             namespace=robot.ns)
+    counts = {i: 0 for i in range(12)}
+
+    def cb(i):
+        def f(_msg):
+            counts[i] += 1
+        return f
+    subs = [node.create_subscription(Range, f"sonar_{i:02d}", cb(i), qos_profile_sensor_data)
+            for i in range(12)]
+    robot.executor.add_node(node)
+    try:
+        time.sleep(0.5)
+        for i in counts:
+            counts[i] = 0
+        time.sleep(seconds)
+        return dict(counts)
+    finally:
+        robot.executor.remove_node(node)
+        for s in subs:
+            node.destroy_subscription(s)
+        node.destroy_node()
+
+
+def test_sessions_never_switch_the_ros_robot_off_and_start_alike(robot):
+    # a program that forgets CAcSn, on a fresh bring-up
+    ca = RawCA(robot.port)
+    fresh = [s[0] & 1 for s in ca.sonar_status()]
+    ca.close()
+    # programs that activate, deactivate, reset, and leave (or are killed)
+    for how in ("deactivate", "reset", "leave"):
+        ca = RawCA(robot.port)
+        ca.activate_sonars(True)
+        ca.activate_motor(True)
+        if how == "deactivate":
+            ca.activate_sonars(False)
+            ca.activate_motor(False)
+        elif how == "reset":
+            ca.reset()
+        ca.s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        ca.close()          # RST, like a killed program
+    ca = RawCA(robot.port)
+    after = [s[0] & 1 for s in ca.sonar_status()]
+    ca.close()
+    assert fresh == after == [0] * 12       # deactivated for every new program
+    counts = sonar_counts(robot, 1.5)
+    assert all(n >= 5 for n in counts.values()), counts     # 8 Hz each, for ROS
+
+
+@pytest.mark.skipif(not BOOK_APP.exists(), reason="legacy/build/book-3.3 not built")
+def test_book_listing_then_every_sonar_still_publishes(robot):
+    r = subprocess.run([str(BOOK_APP), f"127.0.0.1:{robot.port}"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    deadline = time.monotonic() + 10
+    while robot.rci.server.session is not None:      # its session closing
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    counts = sonar_counts(robot, 1.5)
+    assert all(n >= 5 for n in counts.values()), counts
