@@ -311,6 +311,30 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
         with self.lock:
             return dev.snapshot(self.base_time, self)
 
+    def after_command(self, device_class: str = "", ids: Iterable[int] = ()) -> list[DeviceState]:
+        """The states of every device on the boards a command just changed
+        (``device_class`` "" = every board; no ids = every device of the
+        class), stamped now: what those boards hold is current as of the
+        command, so these states are newer than any reading taken before it
+        (published at once, they supersede such a reading wherever it is
+        still on its way)."""
+        ids = set(ids)
+        with self.lock:
+            if not device_class:
+                boards = list(self.boards.values())
+            else:
+                boards = []
+                for d in self.devices_of(device_class):
+                    if (not ids or d.id in ids) and d.board not in boards:
+                        boards.append(d.board)
+            wall = self.wall()
+            out = []
+            for b in boards:
+                if b.stamp is not None and b.stamp < wall:
+                    b.stamp = wall
+                out += [d.snapshot(self.base_time, self) for d in self.by_board[b.name]]
+            return out
+
     def get_states(self, device_class: str = "",
                    ids: Iterable[int] = ()) -> tuple[Result, list[DeviceState]]:
         """States of all devices, one class, or some ids of one class."""

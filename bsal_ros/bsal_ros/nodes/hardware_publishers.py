@@ -17,6 +17,7 @@ because its statval is counted from the wall-time base time.
 from __future__ import annotations
 
 import math
+import threading
 import time
 
 from builtin_interfaces.msg import Time
@@ -88,6 +89,10 @@ class HardwarePublishers:
         self._steer_prev: tuple[float, float] | None = None
         self._steer_rate = 0.0
         self.cycles_published = 0
+        #: newest stamp published per device on device_states, and the lock
+        #: that keeps the poller's and the services' arrays in order
+        self._state_stamp: dict[tuple[str, int], float] = {}
+        self._states_lock = threading.Lock()
 
     # ---- stamps and frames ---------------------------------------------------
     def stamp_of(self, wall_t: float | None) -> Time:
@@ -118,7 +123,7 @@ class HardwarePublishers:
             b = u.board
             devs = r.by_board[b.name]
             msgs = [to_msg(s, self.frame_of(d)) for d, s in zip(devs, u.snapshots)]
-            states += msgs
+            states += zip(u.snapshots, msgs)
             if not u.fresh:
                 continue
             if b.type == "ultrasonic":
@@ -129,12 +134,34 @@ class HardwarePublishers:
                 self._publish_steering(u, msgs)
             elif b.type == "accelerometer":
                 self._publish_imu(devs, u.snapshots)
-        if states:
-            arr = DeviceStateArray()
-            arr.header.stamp = self.node.get_clock().now().to_msg()
-            arr.states = states
-            self.pub_states.publish(arr)
+        self._publish_state_array(states)
         self.cycles_published += 1
+
+    def publish_states(self, snapshots) -> None:
+        """Publish states a command just changed on ``device_states``."""
+        r = self.robot
+        self._publish_state_array([(s, to_msg(s, self.frame_of(r.device(s.device_class, s.id))))
+                                   for s in snapshots])
+
+    def _publish_state_array(self, pairs) -> None:
+        """One device_states array of (state, message) pairs; a state older
+        than one already published for its device (a poll read before a
+        command whose result went out first) is left out."""
+        with self._states_lock:
+            last = self._state_stamp
+            msgs = []
+            for s, m in pairs:
+                key = (s.device_class, s.id)
+                stamp = s.stamp or 0.0
+                if stamp < last.get(key, 0.0):
+                    continue
+                last[key] = stamp
+                msgs.append(m)
+            if msgs:
+                arr = DeviceStateArray()
+                arr.header.stamp = self.node.get_clock().now().to_msg()
+                arr.states = msgs
+                self.pub_states.publish(arr)
 
     def _publish_sonars(self, devs, snaps) -> None:
         g = self.geo

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import dataclasses
 import threading
 import time
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
 from rclpy.action import ActionClient
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -33,15 +32,17 @@ from bsal_interfaces.msg import DeviceStateArray, MotorCommand
 from bsal_interfaces.msg import SonarTiming as SonarTimingMsg
 from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates, ListDevices,
                                  Reset, SetMotors, SetSonarTiming)
+from builtin_interfaces.msg import Time
 from std_msgs.msg import String
 
-from bsal_ros.core.device_classes import ALL_CLASSES
+from bsal_ros.core.device_classes import (ABSOLUTE_ENCODER, ALL_CLASSES, PSERVO_MOTOR,
+                                          RELATIVE_ENCODER, ULTRASONIC)
 from bsal_ros.core.device_state import DeviceState
 from bsal_ros.core.result import Result
 from bsal_ros.nodes.device_state_msg import from_msg, to_msg
 from bsal_ros.nodes.gateway_params import RciGatewayParams, namespaced
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
-from bsal_ros.protocol.values import speedval_pack
+from bsal_ros.nodes.rci_state_cache import CachedState, StateCache  # noqa: F401
 from bsal_ros.rci.port import MotorSetting, PortUnavailable, RobotPort
 
 #: session notices waiting for the publisher thread, at most
@@ -171,72 +172,6 @@ class CaStatesPublisher:
             self.pub_ca.publish(arr)
 
 
-class CachedState(NamedTuple):
-    """A device's newest state and when it arrived (monotonic seconds)."""
-
-    state: DeviceState
-    received: float
-
-
-class StateCache:
-    """The newest state of every device from the ``device_states`` topic, with
-    the interval at which each device is reported (to judge freshness)."""
-
-    def __init__(self, max_age_cycles: float, min_age_s: float):
-        self.max_age_factor = max_age_cycles
-        self.min_age = min_age_s
-        self.entries: dict[tuple[str, int], CachedState] = {}
-        self._interval: dict[tuple[str, int], float] = {}
-        #: ids seen per class; replaced, never mutated (read from other threads)
-        self.seen: dict[str, frozenset[int]] = {}
-
-    def on_states(self, msg: DeviceStateArray) -> None:
-        """Subscription callback (executor thread)."""
-        now = time.monotonic()
-        cache, interval = self.entries, self._interval
-        for m in msg.states:
-            key = (m.device_class, m.id)
-            old = cache.get(key)
-            if old is not None:
-                dt = now - old.received
-                if dt > 0:
-                    prev = interval.get(key)
-                    interval[key] = dt if prev is None else 0.8 * prev + 0.2 * dt
-            cache[key] = CachedState(from_msg(m), now)
-            seen = self.seen.get(m.device_class, frozenset())
-            if m.id not in seen:
-                self.seen[m.device_class] = seen | {m.id}
-
-    def fresh(self, device_class: str, ids: Sequence[int]) -> list[DeviceState] | None:
-        """The states of every id if none is older than its limit, else None."""
-        now = time.monotonic()
-        out = []
-        cache, interval = self.entries, self._interval
-        for i in ids:
-            key = (device_class, i)
-            e = cache.get(key)
-            if e is None:
-                return None
-            limit = interval.get(key, 0.5) * self.max_age_factor
-            if now - e.received > (limit if limit > self.min_age else self.min_age):
-                return None
-            out.append(e.state)
-        return out
-
-    def commanded(self, device_class: str, settings: Sequence[MotorSetting]) -> None:
-        """Until the next board cycle reports it, Get Motor answers with what
-        was commanded, not the setting before it."""
-        for s in settings:
-            key = (device_class, s.id)
-            e = self.entries.get(key)
-            if e is not None:
-                state = dataclasses.replace(e.state, speedval=speedval_pack(s.duty, s.value))
-                # The executor thread may have stored a newer reading
-                # meanwhile: only replace the entry this was built from.
-                if self.entries.get(key) is e:
-                    self.entries[key] = CachedState(state, e.received)
-
-
 class RosRobotPort(RobotPort):
     """RobotPort over the hardware node's ROS interface."""
 
@@ -267,11 +202,26 @@ class RosRobotPort(RobotPort):
                                       hardware_namespace=params.hardware_namespace)
         self.cache = StateCache(params.cache_max_age_cycles, params.cache_min_age_s)
         self._ids: dict[str, frozenset[int]] = {}
-        node.create_subscription(DeviceStateArray, hw("device_states"), self.cache.on_states,
+        self._base_ns: int | None = None
+        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        node.create_subscription(Time, hw("base_time"), self._on_base_time, latched,
+                                 callback_group=cbg)
+        node.create_subscription(DeviceStateArray, hw("device_states"), self._on_states,
                                  qos_profile_sensor_data if params.states_qos_sensor_data
                                  else QoSProfile(depth=20), callback_group=cbg)
         self.ca_view = CaStatesPublisher(node, params.ca_states_max_hz)
         self._bridge: FutureBridge | None = None
+
+    def _on_states(self, msg: DeviceStateArray) -> None:
+        self.cache.on_states([from_msg(m) for m in msg.states])
+
+    def _on_base_time(self, msg: Time) -> None:
+        self._base_ns = int(msg.sec) * 1_000_000_000 + int(msg.nanosec)
+
+    def base_time_ns(self) -> int | None:
+        """The hardware node's base time (``base_time`` topic), ns."""
+        return self._base_ns
 
     def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         """Use ``loop`` to await rclpy futures (the gateway's asyncio loop)."""
@@ -322,16 +272,20 @@ class RosRobotPort(RobotPort):
         return self.cache.fresh(device_class, ids)
 
     async def fetch(self, device_class: str, ids: Sequence[int]):
-        """States from get_device_states."""
+        """States from get_device_states (kept in the cache: they are current
+        at the moment of the request)."""
+        asked_at = time.time()
         res = await self._request("get", GetDeviceStates.Request(device_class=device_class,
                                                                   ids=list(ids)))
         if res.result.code != 0:
             raise PortUnavailable(f"get_device_states: {res.result.message}")
         by_id = {m.id: from_msg(m) for m in res.states}
         try:
-            return [by_id[i] for i in ids]
+            out = [by_id[i] for i in ids]
         except KeyError as exc:
             raise PortUnavailable(f"get_device_states: no state for id {exc}") from None
+        self.cache.fetched(out, asked_at)
+        return out
 
     # --------------------------------------------------------------- requests
     async def _request(self, name: str, req, timeout: float | None = None):
@@ -348,39 +302,54 @@ class RosRobotPort(RobotPort):
 
     async def reset(self) -> Result:
         """Call the reset service."""
-        return self._result(await self._request("reset", Reset.Request()))
+        try:
+            return self._result(await self._request("reset", Reset.Request()))
+        finally:
+            for cls in ALL_CLASSES:
+                self.cache.fence(cls)
 
     async def activate(self, device_class, ids, active) -> Result:
         """Call activate_devices."""
         req = ActivateDevices.Request(device_class=device_class, ids=list(ids),
                                       active=[bool(a) for a in active])
-        return self._result(await self._request("activate", req))
+        try:
+            return self._result(await self._request("activate", req))
+        finally:
+            self.cache.fence(device_class, ids)
 
     async def set_motors(self, device_class, settings) -> Result:
         """Call set_motors with a lease; renew the lease while running."""
         cmds = [MotorCommand(id=s.id, mode=MotorCommand.MODE_DUTY_CYCLE if s.duty
                              else MotorCommand.MODE_VELOCITY, value=float(s.value))
                 for s in settings]
-        res = self._result(await self._request(
-            "set_motors", SetMotors.Request(device_class=device_class, commands=cmds,
-                                            lease_s=self.lease.lease_s)))
+        try:
+            res = self._result(await self._request(
+                "set_motors", SetMotors.Request(device_class=device_class, commands=cmds,
+                                                lease_s=self.lease.lease_s)))
+        finally:
+            self.cache.fence(device_class, [s.id for s in settings])
         if res.ok or not any(s.value for s in settings):
             # a stop the board latched counts too: the node dropped that lease
             self.lease.update(device_class, [(s.id, s.value) for s in settings])
-        if res.ok:
-            self.cache.commanded(device_class, settings)
         return res
 
     async def clear_encoders(self, ids) -> Result:
         """Call clear_encoders."""
-        return self._result(await self._request("clear", ClearEncoders.Request(ids=list(ids))))
+        try:
+            return self._result(await self._request("clear",
+                                                    ClearEncoders.Request(ids=list(ids))))
+        finally:
+            self.cache.fence(RELATIVE_ENCODER, ids)
 
     async def set_sonar_timing(self, timings) -> Result:
         """Call set_sonar_timing."""
         req = SetSonarTiming.Request(timings=[
             SonarTimingMsg(id=t.id, firing_slot=t.firing_slot, interval_ms=t.interval_ms)
             for t in timings])
-        return self._result(await self._request("timing", req))
+        try:
+            return self._result(await self._request("timing", req))
+        finally:
+            self.cache.fence(ULTRASONIC, [t.id for t in timings])
 
     async def home_steering(self, motor_id: int) -> Result:
         """Run the home_steering action; cancelled with the awaiting task."""
@@ -398,6 +367,8 @@ class RosRobotPort(RobotPort):
             handle.cancel_goal_async()
             raise
         r = wrapped.result.result
+        self.cache.fence(PSERVO_MOTOR, [motor_id])
+        self.cache.fence(ABSOLUTE_ENCODER)
         return Result(int(r.code), str(r.message))
 
     async def stop_motors(self, device_class: str) -> bool:

@@ -139,8 +139,9 @@ class FakeRobotPort(RobotPort):
             del self.speed[key]
         return True
 
-    async def stop_all(self, deactivate: dict[str, Iterable[int]]) -> set[str]:
-        """Record the stop; stop motors and switch off the given devices."""
+    async def stop_all(self, deactivate: dict[str, Iterable[int]],
+                       reactivate: dict[str, Iterable[int]] | None = None) -> set[str]:
+        """Record the stop; stop motors, switch the given devices off / on."""
         self.stop_calls.append({k: list(v) for k, v in deactivate.items()})
         failed = set()
         for cls in MOTOR_CLASSES:
@@ -149,6 +150,8 @@ class FakeRobotPort(RobotPort):
         for cls, ids in deactivate.items():
             for i in ids:
                 self.on[cls].discard(i)
+        for cls, ids in (reactivate or {}).items():
+            self.on[cls].update(ids)
         return failed
 
     # ------------------------------------------------------------------ state

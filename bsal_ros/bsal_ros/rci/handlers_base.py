@@ -8,10 +8,12 @@ session's state.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from typing import Awaitable, Sequence
 
+from ..core.device_classes import MOTOR_CLASSES, SENSOR_CLASSES
 from ..core.device_state import DeviceState
 from ..core.result import Result
 from ..protocol.constants import CStRpStatus, RciCode, TermCode
@@ -84,7 +86,22 @@ class BaseHandlers:
         self._status[base] = CStRpStatus.IDLE
         if rq_ack:
             send(CCnAc(base))
-        self.port.delivered(device_class, states, what)
+        self.port.delivered(device_class, self._as_ca_sees(device_class, states), what)
+
+    def _ca_on(self, device_class: str, dev_id: int) -> bool:
+        """On for this control application: it activated the device in this
+        session (every device starts deactivated for a CA; docs/INTERFACES.md)."""
+        return dev_id in self._activated.get(device_class, ())
+
+    def _as_ca_sees(self, device_class: str, states: Sequence[DeviceState]):
+        """The states with ``on`` as this control application sees it."""
+        view = self._activated.get(device_class, ())
+        out = list(states)
+        for n, st in enumerate(out):
+            if st.on != (st.id in view):
+                out[n] = dataclasses.replace(st, on=st.id in view,
+                                             statval=(st.statval & ~1) | (st.id in view))
+        return out
 
     def _invalid(self, device_class: str, ids) -> bool:
         """True when any id names no device of the class."""
@@ -92,10 +109,17 @@ class BaseHandlers:
         return any(i not in valid for i in ids)
 
     def _statval(self, state: DeviceState) -> int:
-        """statval of a state against this session's base time (ms floored)."""
+        """statval of a state for this control application: the on-bit from
+        its own view, the time against the session's base time. When that is
+        the hardware node's (always, once its ``base_time`` is known) the
+        hardware's own milliseconds are sent unchanged, so a reading carries
+        the same base + ms on RCI, RDI and its ROS stamp."""
+        on = self._ca_on(state.device_class, state.id)
+        if self._base_ns == self._hw_base_ns and state.stamp is not None:
+            return (state.statval & ~1) | int(on)
         stamp_ns = 0 if state.stamp is None else round(state.stamp * 1e9)
         ms = (stamp_ns - self._base_ns) // 1_000_000
-        return Statval(state.on, state.up, state.ok, ms).pack()
+        return Statval(on, state.up, state.ok, ms).pack()
 
     # -------------------------------------------------------- calling the port
     async def _call(self, coro: Awaitable[Result]) -> Result:
@@ -152,12 +176,35 @@ class BaseHandlers:
         if isinstance(pkt, (CGtMtIq, CGtSnIq)) or getattr(pkt, "rq_ack", False):
             self.transport.send(CStRp(base, CStRpStatus.ABORT))
 
+    async def _remember_hw(self, cls: str, ids) -> None:
+        """Note the hardware's on-state of ``ids`` before this session first
+        changes it (restored when the session ends)."""
+        orig = self._hw_orig.setdefault(cls, {})
+        new = [i for i in ids if i not in orig]
+        if not new:
+            return
+        states = self.port.cached(cls, new)
+        if states is None:
+            states = await self.port.fetch(cls, new)
+        for i, st in zip(new, states):
+            orig[i] = bool(st.on)
+
     async def _activate(self, base: int, cls: str, pkt) -> None:
-        """Switch the packet's devices on or off; remember what the control
-        application switched on (switched off again when the session ends)."""
+        """Switch the packet's devices on or off for the control application.
+        Motors follow in the hardware; a sensor is switched on in the hardware
+        when activated and keeps running there when deactivated (the ROS side
+        still reads it; only the CA's view says off). What the hardware had
+        before is restored when the session ends."""
         ids = [i for i, _ in pkt.items]
         flags = [bool(d) for _, d in pkt.items]
-        res = await self._acked_call(self.port.activate(cls, ids, flags), pkt.rq_ack)
+        hw = list(zip(ids, flags)) if cls in MOTOR_CLASSES else [(i, f) for i, f in
+                                                                  zip(ids, flags) if f]
+        if hw:
+            await self._remember_hw(cls, [i for i, _ in hw])
+            res = await self._acked_call(self.port.activate(cls, [i for i, _ in hw],
+                                                            [f for _, f in hw]), pkt.rq_ack)
+        else:
+            res = Result(Result.OK, "view only")
         if res.ok:
             on = self._activated.setdefault(cls, set())
             for i, f in zip(ids, flags):
@@ -180,7 +227,8 @@ class BaseHandlers:
                 st = self._status.get(base, CStRpStatus.IDLE)
         else:
             st = CStRpStatus.NO_SUPPORT
-        self.transport.send(CStRp(cid, st))
+        # CStRp carries the base code (DESIGN 3, PROTOCOL 3.3), like CCnAc
+        self.transport.send(CStRp(base, st))
         if pkt.rq_ack:
             # like every other inquiry: asked-for acknowledgement after the reply
             self.transport.send(CCnAc(RciCode.CStIq))
@@ -195,10 +243,21 @@ class BaseHandlers:
         await self._cancel_homing()
         if self.stopper is not None:
             await self.stopper.claim_all()
+        for cls in (*SENSOR_CLASSES, *MOTOR_CLASSES):
+            await self._remember_hw(cls, sorted(self.port.device_ids(cls)))
         res = await self._acked_call(self.port.reset(), True)
         if res.ok:
             self._activated.clear()
             self._running.clear()
+            # the reset switched every device off; the sensors the ROS side
+            # had on run again for it (the CA's view: all off)
+            for cls in SENSOR_CLASSES:
+                on = sorted(i for i, o in self._hw_orig.get(cls, {}).items() if o)
+                if on:
+                    r2 = await self._acked_call(self.port.activate(cls, on, [True] * len(on)),
+                                                True)
+                    if not r2.ok:
+                        res = r2
         self._finish_command(RciCode.CRs, status_of(res), pkt.rq_ack)
 
     async def _cancel_homing(self) -> None:

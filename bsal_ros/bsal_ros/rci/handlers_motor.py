@@ -56,6 +56,10 @@ class MotorHandlers:
         for i, d in pkt.items:
             duty, value = speedval_unpack(d.speedval)
             settings.append(MotorSetting(i, duty, value))
+        if any(s.value and not self._ca_on(cls, s.id) for s in settings):
+            # not activated by this CA (every device starts deactivated for
+            # it, whatever ran before): the CP refuses; a stop never is
+            return self._finish_command(RciCode.CStMt, CStRpStatus.ABORT, pkt.rq_ack)
         if self.stopper is not None:
             await self.stopper.claim(cls)
         res = await self._acked_call(self.port.set_motors(cls, settings), pkt.rq_ack)
@@ -72,6 +76,7 @@ class MotorHandlers:
         try:
             # the book's CA homes right after a reset, without activating the
             # steering motor (001 3.3): the CP switches it on for the homing
+            await self._remember_hw(PSERVO_MOTOR, ids)
             res = await self._call(self.port.activate(PSERVO_MOTOR, ids, [True] * len(ids)))
             if res.ok:
                 self._activated.setdefault(PSERVO_MOTOR, set()).update(ids)

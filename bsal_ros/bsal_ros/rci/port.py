@@ -89,21 +89,29 @@ class RobotPort(abc.ABC):
         """Every motor of the class to zero (one attempt). True when the robot
         accepted it (or the class has no motor). Must not raise."""
 
-    async def stop_all(self, deactivate: dict[str, Iterable[int]]) -> set[str]:
-        """Safety stop: every motor to zero and the given devices switched off,
-        concurrently. Returns the motor classes that could not be stopped (the
-        caller keeps retrying them). Must not raise."""
+    async def stop_all(self, deactivate: dict[str, Iterable[int]],
+                       reactivate: dict[str, Iterable[int]] | None = None) -> set[str]:
+        """Safety stop: every motor to zero, the ``deactivate`` devices
+        switched off and the ``reactivate`` ones back on (what the hardware had
+        before the session), concurrently. Returns the motor classes that could
+        not be stopped (the caller keeps retrying them). Must not raise."""
         classes = list(MOTOR_CLASSES)
         stops = [self.stop_motors(c) for c in classes]
-        offs = [self._deactivate(c, list(ids)) for c, ids in deactivate.items() if ids]
-        results = await asyncio.gather(*stops, *offs, return_exceptions=True)
+        offs = [self._switch(c, list(ids), False) for c, ids in deactivate.items() if ids]
+        ons = [self._switch(c, list(ids), True) for c, ids in (reactivate or {}).items() if ids]
+        results = await asyncio.gather(*stops, *offs, *ons, return_exceptions=True)
         return {c for c, ok in zip(classes, results[:len(classes)]) if ok is not True}
 
-    async def _deactivate(self, device_class: str, ids: list[int]) -> None:
+    async def _switch(self, device_class: str, ids: list[int], on: bool) -> None:
         try:
-            await self.activate(device_class, ids, [False] * len(ids))
+            await self.activate(device_class, ids, [on] * len(ids))
         except Exception:   # noqa: BLE001 - best effort
             pass
+
+    def base_time_ns(self) -> int | None:
+        """The control process's base time (the hardware node's, ns since the
+        epoch); None when the port has none (the session keeps its own)."""
+        return None
 
     # ---------------------------------------------------------- state
     def now(self) -> float:

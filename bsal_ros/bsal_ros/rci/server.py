@@ -37,6 +37,12 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7650
 #: longest a refused over-limit connection is kept to let it read the CSvTm
 REFUSAL_LINGER_S = 0.25
+#: longest a login waits for the previous session to finish closing (its
+#: safety stop is bounded by 2 s for the homing and 5 s for the stops)
+CLOSING_WAIT_S = 8.0
+#: how long a new connection gives a session that looks alive to show it is
+#: closing (its EOF may be read just after the new connection is accepted)
+CLOSING_GRACE_S = 0.05
 
 
 class RciServer:
@@ -137,7 +143,7 @@ class RciServer:
                     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 except OSError:
                     pass
-            if self.session is not None:
+            if self.session is not None and not await self._slot_free():
                 await self._refuse(reader, writer, key)
                 return
             session = RciSession(self.robot, self.users, reader, writer, self.cfg, self.log)
@@ -153,8 +159,9 @@ class RciServer:
                 if session.term_sent is not None:
                     self.failed_logins += 1
                 return
-            if self.session is not None:        # another one got in meanwhile
-                await self._refuse(reader, writer, key)
+            if self.session is not None and not await self._slot_free():
+                # a live control application holds the robot (or got in meanwhile)
+                await self._refuse(reader, writer, key, session.transport.byteorder)
                 return
             self.pending.leave(key)             # no longer pending: the session
             counted = False
@@ -222,13 +229,32 @@ class RciServer:
         finally:
             self._refusing -= 1
 
-    async def _refuse(self, reader, writer, key: str = "") -> None:
+    async def _slot_free(self) -> bool:
+        """True once no session holds the slot. A session that is closing
+        (its EOF read, or its safety stop running) is waited for, at most
+        :data:`CLOSING_WAIT_S`; one that still looks alive is given
+        :data:`CLOSING_GRACE_S` to show it is closing. False: a live session
+        holds the robot (the caller refuses)."""
+        loop = asyncio.get_running_loop()
+        s = self.session
+        grace_end = loop.time() + CLOSING_GRACE_S
+        while s is not None and s is self.session and not s.closing_soon():
+            if loop.time() >= grace_end:
+                return False
+            await asyncio.sleep(0.005)
+        try:
+            await asyncio.wait_for(self._idle.wait(), CLOSING_WAIT_S)
+        except asyncio.TimeoutError:
+            return False
+        return self.session is None
+
+    async def _refuse(self, reader, writer, key: str = "", byteorder: str = "") -> None:
         self.refused += 1
         peer = writer.get_extra_info("peername")
         level = logging.WARNING if self.pending.should_log(key, "busy") else logging.DEBUG
         self.log.log(level, "RCI client %s refused: another control application is connected",
                      peer)
-        bo = self.cfg.byteorder
+        bo = byteorder or self.cfg.byteorder
         try:
             writer.write(encode_rci(IInCp(), bo) + encode_rci(CSvTm(TermCode.ACCESS), bo))
         except (ConnectionError, OSError, RuntimeError):

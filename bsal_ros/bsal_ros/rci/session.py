@@ -115,7 +115,10 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         self.control_phase = False
         self._ack_pending = 0
         self._status: dict[int, CStRpStatus] = {}
+        #: the control application's view: devices it activated this session
         self._activated: dict[str, set[int]] = {}
+        #: hardware on-state of each device before this session first changed it
+        self._hw_orig: dict[str, dict[int, bool]] = {}
         self._home_task: asyncio.Task | None = None
         self._homing_ids: set[int] = set()
         self._port_down_since: float | None = None
@@ -125,8 +128,12 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         #: how often silence stopped this session's motors
         self.silence_stops = 0
         self._base_ns = 0
+        #: the hardware node's base time (ns) this session last took; None: unknown
+        self._hw_base_ns: int | None = None
         self._rebase_at_ns = 0
         self.end_reason = ""
+        #: the session has started to end (safety stop, close)
+        self.closing = False
         self.term_sent: int | None = None
         self._run_task: asyncio.Task | None = None
         self._forced_end: SessionEnd | None = None
@@ -192,7 +199,13 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
             if self._run_task is not None and not self._run_task.done():
                 self._run_task.cancel()
 
+    def closing_soon(self) -> bool:
+        """True when the session is ending or its peer has closed (EOF read
+        by the transport, not yet by the session)."""
+        return self.closing or self.transport.reader.at_eof() or self.transport.closed
+
     async def _finish(self, end: SessionEnd) -> None:
+        self.closing = True
         self.end_reason = end.reason
         self.log.log(end.level, "RCI client %s (%s): session ends: %s%s", self.peer,
                      self.user.name if self.user else "-", end.reason,
@@ -219,15 +232,22 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
                                        2.0)
             except (asyncio.TimeoutError, asyncio.CancelledError):
                 pass
-        deactivate = {cls: sorted(ids) for cls, ids in self._activated.items() if ids}
+        # every device back as the hardware had it before this session: what
+        # it switched on off again, what it switched off (motors, a reset) on
+        orig = self._hw_orig
+        deactivate = {c: sorted(i for i, on in o.items() if not on) for c, o in orig.items()}
+        reactivate = {c: sorted(i for i, on in o.items() if on) for c, o in orig.items()}
+        deactivate = {c: ids for c, ids in deactivate.items() if ids}
+        reactivate = {c: ids for c, ids in reactivate.items() if ids}
         try:
-            failed = await asyncio.wait_for(self.port.stop_all(deactivate), 5.0)
+            failed = await asyncio.wait_for(self.port.stop_all(deactivate, reactivate), 5.0)
         except Exception as exc:   # the port promises not to raise; be safe anyway
             self.log.error("RCI client %s: safety stop failed: %r", self.peer, exc)
             failed = set(MOTOR_CLASSES)
         if failed and self.stopper is not None:
             self.stopper.add(failed)
         self._activated.clear()
+        self._hw_orig.clear()
 
     async def _watchdog(self) -> None:
         """Silence: stop the motors the session set (once per silence), and
@@ -237,6 +257,8 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(period)
+            if not self._busy:
+                self._check_base()      # a moved base time goes out at once
             if not self.control_phase or self._ack_pending or self._busy:
                 continue
             silent = time.monotonic() - self.transport.last_rx
@@ -277,7 +299,18 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
 
     # ============================================================ base time
     def _rebase(self, send: bool) -> None:
+        """Take the control process's base time: the hardware node's when the
+        port knows it (one base time for RCI, RDI and the ROS stamps), else
+        our own (a port without one, e.g. the tests' fake robot)."""
+        hw = self.port.base_time_ns()
         now = time.time_ns()
+        self._hw_base_ns = hw
+        if hw is not None:
+            self._base_ns = hw
+            self._rebase_at_ns = None
+            if send:
+                self.transport.send(CBsTm(Timeval.from_ns(hw)))
+            return
         self._base_ns = now
         span = max(int(self.cfg.base_time_span_ms), 1000)
         # move on with a margin (a tenth of the span, at most 10 minutes)
@@ -285,6 +318,18 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         self._rebase_at_ns = now + (span - margin) * 1_000_000
         if send:
             self.transport.send(CBsTm(Timeval.from_ns(now)))
+
+    def _check_base(self) -> None:
+        """Send CBsTm when the base time moved (4.6.16: whenever it is
+        updated): the hardware node's moved, or our own window is used up."""
+        if not self.control_phase or self.transport.ending:
+            return
+        hw = self.port.base_time_ns()
+        if hw is not None:
+            if hw != self._base_ns:
+                self._rebase(send=True)
+        elif self._rebase_at_ns is None or time.time_ns() >= self._rebase_at_ns:
+            self._rebase(send=True)
 
     # ========================================================= control phase
     async def _control_phase(self) -> None:
@@ -301,8 +346,7 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
             if stopping is not None and not stopping.done():
                 # a silence stop in flight must not overwrite this command
                 await asyncio.gather(stopping, return_exceptions=True)
-            if time.time_ns() >= self._rebase_at_ns:
-                self._rebase(send=True)
+            self._check_base()
             h = handlers.get(type(pkt))
             if h is None:
                 raise SessionEnd(f"bad input: {type(pkt).__name__} in the control phase",

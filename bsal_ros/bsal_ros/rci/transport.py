@@ -64,8 +64,13 @@ class RciTransport:
                  byteorder: str = "big"):
         self.reader = reader
         self.writer = writer
+        #: the gateway's default; the first two bytes of the CA's IIId decide
+        #: this connection's own order (:meth:`_detect_order`)
         self.byteorder = byteorder
         self.decoder = RciDecoder(byteorder, role="server")
+        #: bytes kept until the first two of the connection are known
+        self._head = b""
+        self.order_known = False
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         #: monotonic time of the last bytes received
@@ -99,6 +104,10 @@ class RciTransport:
             if not data:
                 raise SessionEnd("control application closed the connection")
             self.last_rx = time.monotonic()
+            if not self.order_known:
+                data = self._detect_order(data)
+                if not data:
+                    continue
             try:
                 self._queue = self.decoder.feed(data)
             except ProtocolError as err:
@@ -108,6 +117,23 @@ class RciTransport:
         pkt = self._queue[self._qpos]
         self._qpos += 1
         return pkt
+
+    def _detect_order(self, data: bytes) -> bytes:
+        """Byte order of this connection from the first two bytes of its
+        IIId (code 0x0010): ``00 10`` big-endian, ``10 00`` little-endian;
+        anything else keeps the gateway's default (and fails to decode as an
+        IIId there). Returns the bytes to decode (none until two arrived)."""
+        data = self._head + data
+        if len(data) < 2:
+            self._head = data
+            return b""
+        self._head = b""
+        self.order_known = True
+        order = {b"\x00\x10": "big", b"\x10\x00": "little"}.get(bytes(data[:2]))
+        if order is not None and order != self.byteorder:
+            self.byteorder = order
+            self.decoder = RciDecoder(order, role="server")
+        return data
 
     def send(self, pkt) -> None:
         """Encode and write one packet (dropped once the session is ending)."""

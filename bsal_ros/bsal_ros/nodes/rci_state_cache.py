@@ -1,0 +1,129 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
+"""The RCI gateway's cache of the hardware node's ``device_states``, with
+command fences (issue 21, "one robot, one truth").
+
+Every command the gateway sends (reset, activate, set motors, clear, sonar
+timing, homing) fences the devices it touches: from the moment its answer
+arrives, a cached reading of those devices taken before that moment is not
+used; the next Get inquiry reads them with ``get_device_states`` (the hardware
+node answers from its own state, which every command has already changed),
+and that answer, taken after the fence, serves the following ones until newer
+readings arrive. So every read after a CCnAc (or a CStIq IDLE) returns the
+state after the command. An older reading never replaces a newer one.
+No ROS import: the node hands messages over already converted.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import NamedTuple, Sequence
+
+from bsal_ros.core.device_state import DeviceState
+
+
+class CachedState(NamedTuple):
+    """A device's newest state, when it arrived (monotonic s) and the wall
+    time its content is known to be current at (the reading's stamp, or the
+    moment a ``get_device_states`` request went out)."""
+
+    state: DeviceState
+    received: float
+    as_of: float
+
+
+class StateCache:
+    """The newest state of every device from the ``device_states`` topic, with
+    the interval at which each device is reported (to judge freshness) and the
+    command fences."""
+
+    def __init__(self, max_age_cycles: float, min_age_s: float):
+        self.max_age_factor = max_age_cycles
+        self.min_age = min_age_s
+        self.entries: dict[tuple[str, int], CachedState] = {}
+        self._interval: dict[tuple[str, int], float] = {}
+        #: wall time after which a reading must have been taken, per device
+        self.fences: dict[tuple[str, int], float] = {}
+        #: ids seen per class; replaced, never mutated (read from other threads)
+        self.seen: dict[str, frozenset[int]] = {}
+        self._lock = threading.Lock()
+        #: reads that found their devices fenced (introspection, benchmarks)
+        self.fenced_reads = 0
+
+    def on_states(self, states: Sequence[DeviceState]) -> None:
+        """New readings (executor thread); an older one never replaces a newer."""
+        now = time.monotonic()
+        cache, interval = self.entries, self._interval
+        with self._lock:
+            for st in states:
+                key = (st.device_class, st.id)
+                old = cache.get(key)
+                stamp = st.stamp or 0.0
+                if old is not None:
+                    if stamp < old.as_of:
+                        continue
+                    dt = now - old.received
+                    if dt > 0:
+                        prev = interval.get(key)
+                        interval[key] = dt if prev is None else 0.8 * prev + 0.2 * dt
+                cache[key] = CachedState(st, now, stamp)
+                seen = self.seen.get(st.device_class, frozenset())
+                if st.id not in seen:
+                    self.seen[st.device_class] = seen | {st.id}
+
+    def fetched(self, states: Sequence[DeviceState], asked_at: float) -> None:
+        """States read with get_device_states requested at wall time
+        ``asked_at``: current at that moment (they reflect every command
+        answered before it)."""
+        now = time.monotonic()
+        with self._lock:
+            for st in states:
+                key = (st.device_class, st.id)
+                old = self.entries.get(key)
+                if old is None or old.as_of <= asked_at:
+                    self.entries[key] = CachedState(st, now, asked_at)
+
+    def fence(self, device_class: str, ids: Sequence[int] | None = None) -> None:
+        """A command on these devices (None: every seen id of the class) has
+        been answered: readings taken before now no longer count."""
+        now = time.time()
+        if ids is None or not len(ids):
+            ids = self.seen.get(device_class, frozenset())
+        with self._lock:
+            for i in ids:
+                self.fences[(device_class, i)] = now
+
+    def fresh(self, device_class: str, ids: Sequence[int]) -> list[DeviceState] | None:
+        """The states of every id if none is older than its limit nor than its
+        device's fence, else None."""
+        now = time.monotonic()
+        out = []
+        cache, interval, fences = self.entries, self._interval, self.fences
+        for i in ids:
+            key = (device_class, i)
+            e = cache.get(key)
+            if e is None:
+                return None
+            if e.as_of < fences.get(key, 0.0):
+                self.fenced_reads += 1
+                return None
+            limit = interval.get(key, 0.5) * self.max_age_factor
+            if now - e.received > (limit if limit > self.min_age else self.min_age):
+                return None
+            out.append(e.state)
+        return out
