@@ -67,7 +67,7 @@ from bsal_ros.nodes.executors import ENV_VAR as EXECUTOR_ENV  # noqa: E402
 from bsal_ros.paths import shipped  # noqa: E402
 from bsal_ros.protocol.constants import (GetSensorStatus, MotorType, RciCode,  # noqa: E402
                                          SensorType)
-from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStMt,  # noqa: E402
+from bsal_ros.protocol.rci import (CAcMt, CBsTm, CCnAc, CGtSnIq, CGtSnRp, CStMt,  # noqa: E402
                                    MotorCommand, MotorCommandKind, RciDecoder, encode_rci)
 from bsal_ros.protocol.values import speedval_pack  # noqa: E402
 from bsal_ros.rci.client import RciClient  # noqa: E402
@@ -143,7 +143,8 @@ class Client:
             if not chunk:
                 raise EOFError("gateway closed the session")
             got += len(chunk)
-            out = dec.feed(chunk)
+            # a CBsTm the gateway sends on its own (the base time moved) is no reply
+            out = [p for p in dec.feed(chunk) if type(p) is not CBsTm]
             if out:
                 break
         t1 = clock()

@@ -115,7 +115,8 @@ def test_generator_imports_no_ros():
             elif isinstance(n, ast.ImportFrom) and n.level == 0:
                 mods = {n.module.split('.')[0]}
                 if n.module.startswith('bsal_ros'):
-                    assert n.module.startswith(('bsal_ros.hardware', 'bsal_ros.description')), n.module
+                    assert n.module.startswith(('bsal_ros.hardware', 'bsal_ros.description',
+                                                'bsal_ros.core')), n.module
             else:
                 continue
             assert mods <= allowed, (f.name, mods - allowed)

@@ -301,7 +301,9 @@ def test_start_stop_clear_read_cover_every_relative_encoder(api_check):
         enc_calls = [c for c in robot.calls if RELATIVE_ENCODER in c or c[0] == "clear_encoders"]
         assert ("activate", RELATIVE_ENCODER, [0, 1, 2], [1, 1, 1]) in enc_calls
         assert ("clear_encoders", [0, 1, 2]) in enc_calls
-        assert ("activate", RELATIVE_ENCODER, [0, 1, 2], [0, 0, 0]) in enc_calls
+        # stopenc deactivates them in the session's own view; the hardware keeps
+        # them running for ROS until the session ends (issue 21, INTERFACES.md)
+        assert ("activate", RELATIVE_ENCODER, [0, 1, 2], [0, 0, 0]) not in enc_calls
     finally:
         gw.stop()
 

@@ -92,6 +92,7 @@ The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import os
 import signal
@@ -101,6 +102,7 @@ import time
 from typing import Callable
 
 from bsal_ros.nodes import executors
+from bsal_ros.nodes.startup import init_rclpy
 
 #: seconds from the stop request (or the end of start-up) to the end of the process
 SHUTDOWN_BOUND_S = 5.0
@@ -353,7 +355,7 @@ class _Watchdog:
                                           exit=True, file=sys.__stderr__)
 
     def cancel(self) -> None:
-        """The process goes on (``hard_exit=False``): stand down."""
+        """Stand down: the process goes on (``hard_exit=False``)."""
         self.cancelled.set()
         faulthandler.cancel_dump_traceback_later()
 
@@ -374,8 +376,7 @@ class StartupError(Exception):
 
 def run(name: str, build: Callable[[Composition], None], *, args: list[str] | None = None,
         executor: str = "auto", num_threads: int = 2,
-        duration: float = 0.0, stop_message: str = "stopping", hard_exit: bool = True,
-        check_unknown: bool = True) -> int:
+        duration: float = 0.0, stop_message: str = "stopping", hard_exit: bool = True) -> int:
     """Init rclpy, ``build(nodes)``, spin until SIGINT/SIGTERM (or ``duration``
     s), stop everything in order; returns the exit code (0; 2 on StartupError).
 
@@ -392,13 +393,12 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
     a clean stop, had no bound. ``hard_exit=False`` returns the code."""
     stop = StopRequest()
     install_signal_handlers(stop)     # first: no signal may find Python's default
-    import rclpy
-    import rclpy.logging
+    import rclpy.logging              # binds rclpy too
     code = 0
     composition = None
     started_at = None
     log = rclpy.logging.get_logger(name)
-    why = init_rclpy(args, check_unknown=check_unknown)
+    why = init_rclpy(args)
     if why:                 # nothing started: nothing to stop
         log.fatal(why)
         return _finish(2, hard_exit)
@@ -438,43 +438,12 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
     return _finish(code, hard_exit, watchdog)
 
 
-def init_rclpy(args: list[str] | None, check_unknown: bool = True) -> str:
-    """``rclpy.init`` with our signal handling; returns why it cannot start
-    ("" : started): a params file that is missing or malformed, a bad ROS
-    argument, or (``check_unknown``) an option that is not a ROS argument."""
-    import rclpy
-    from rclpy.signals import SignalHandlerOptions
-    from rclpy.utilities import remove_ros_args
-    import rclpy.logging
-    argv = sys.argv if args is None else args
-    # rcl logs its own "Failed to parse global arguments" before raising: the
-    # reason is said once, below, in one line
-    rclpy.logging.set_logger_level("rcl", rclpy.logging.LoggingSeverity.FATAL)
-    try:
-        rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
-    except Exception as exc:   # noqa: BLE001 - rclpy's RCLError, not importable by name
-        # rcl appends the C source positions: ", at /path/parser.c:271, at ..."
-        text = " ".join(str(exc).split(", at /")[0].split())
-        return f"cannot start: {text}"
-    finally:
-        if not any(a.startswith("rcl:=") for a in argv):
-            rclpy.logging.set_logger_level("rcl", rclpy.logging.LoggingSeverity.UNSET)
-    unknown = remove_ros_args(argv)[1:]
-    if check_unknown and unknown:
-        rclpy.try_shutdown()
-        return (f"unknown option {unknown[0]!r}: this program takes ROS arguments only "
-                "(--ros-args -p name:=value, --params-file FILE, -r ...)")
-    return ""
-
-
 def _finish(code: int, hard_exit: bool, watchdog: _Watchdog | None = None) -> int:
     """End the process with ``code`` (``hard_exit``) or return it."""
     if hard_exit:
         for stream in (sys.stdout, sys.stderr):
-            try:
+            with contextlib.suppress(Exception):   # a closed pipe: nothing left to say
                 stream.flush()
-            except Exception:   # noqa: BLE001 - a closed pipe: nothing left to say
-                pass
         os._exit(code)
     if watchdog is not None:
         watchdog.cancel()

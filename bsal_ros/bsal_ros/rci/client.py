@@ -7,8 +7,8 @@ import socket
 import time
 
 from ..protocol.constants import CapInquiry, RciCode
-from ..protocol.rci import (CGtMtIq, CGtSnIq, CStIq, ICaIq, ICaRp, IIId, IInCp, RciDecoder,
-                            encode_rci)
+from ..protocol.rci import (CBsTm, CBsTmIq, CGtMtIq, CGtSnIq, CStIq, ICaIq, ICaRp, IIId, IInCp,
+                            RciDecoder, encode_rci)
 
 _INQUIRIES = (ICaIq, CGtMtIq, CGtSnIq, CStIq)
 
@@ -27,6 +27,8 @@ class RciClient:
         self.decoder = RciDecoder(byteorder, role="client")
         self._queue: list = []
         self.eof = False
+        #: the newest base time the server sent on its own (a Timeval), or None
+        self.base_time = None
 
     # ------------------------------------------------------------------ io
     def send(self, pkt) -> None:
@@ -62,9 +64,16 @@ class RciClient:
         return self._queue.pop(0)
 
     def request(self, pkt, timeout: float | None = None):
-        """Send a packet and return the next packet received."""
+        """Send a packet and return the next packet received. A CBsTm the
+        server sends on its own (4.6.16: whenever the base time moves) is kept
+        in ``base_time`` and passed over, unless ``pkt`` asked for it."""
         self.send(pkt)
-        return self.recv(timeout)
+        while True:
+            reply = self.recv(timeout)
+            if isinstance(reply, CBsTm) and not isinstance(pkt, CBsTmIq):
+                self.base_time = reply.time
+                continue
+            return reply
 
     def wait_closed(self, timeout: float | None = None) -> list:
         """Read until the server closes; returns the packets received meanwhile."""

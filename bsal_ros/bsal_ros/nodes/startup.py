@@ -1,0 +1,41 @@
+"""An executable's command line to an rclpy context, or one line saying why not.
+
+rcl reports a missing or malformed params file, a bad ``-p`` or ``-r`` as an
+exception carrying its C source positions, after logging a line of its own;
+an option that is no ROS argument it ignores. Here each becomes one reason
+(:func:`init_rclpy`), which :func:`bsal_ros.nodes.runtime.run` logs as one
+fatal line before exiting with code 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def init_rclpy(args: list[str] | None) -> str:
+    """``rclpy.init`` with our signal handling; returns why it cannot start
+    ("" : started): a params file that is missing or malformed, a bad ROS
+    argument, or an option that is not a ROS argument."""
+    import rclpy
+    import rclpy.logging
+    from rclpy.signals import SignalHandlerOptions
+    from rclpy.utilities import remove_ros_args
+    argv = sys.argv if args is None else args
+    # rcl logs its own "Failed to parse global arguments" before raising: the
+    # reason is said once, below, in one line
+    rclpy.logging.set_logger_level("rcl", rclpy.logging.LoggingSeverity.FATAL)
+    try:
+        rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
+    except Exception as exc:   # noqa: BLE001 - rclpy's RCLError, not importable by name
+        # rcl appends the C source positions: ", at /path/parser.c:271, at ..."
+        text = " ".join(str(exc).split(", at /")[0].split())
+        return f"cannot start: {text}"
+    finally:
+        if not any(a.startswith("rcl:=") for a in argv):
+            rclpy.logging.set_logger_level("rcl", rclpy.logging.LoggingSeverity.UNSET)
+    unknown = remove_ros_args(argv)[1:]
+    if unknown:
+        rclpy.try_shutdown()
+        return (f"unknown option {unknown[0]!r}: this program takes ROS arguments only "
+                "(--ros-args -p name:=value, --params-file FILE, -r ...)")
+    return ""
