@@ -233,12 +233,18 @@ class Agent:
         inq = clients.sonar_inquiry()
         cmds = [clients.set_motor(d) for d in (10.0, 12.0)]
         inq_b, cmd_b = clients.encoded(inq), [clients.encoded(c) for c in cmds]
-        out = {"sonar": [], "motor": [], "bad": []}
+        out = {"sonar": [], "motor": [], "bad": {"sonar": [], "motor": []}}
         for i in range(int(req["n"])):
             ns, ans = self.ca.timed(inq, inq_b)
-            (out["sonar"] if isinstance(ans, CGtSnRp) else out["bad"]).append(ns)
+            if isinstance(ans, CGtSnRp):
+                out["sonar"].append(ns)
+            else:
+                out["bad"]["sonar"].append([ns, clients.answer_name(ans)])
             ns, ans = self.ca.timed(cmds[i & 1], cmd_b[i & 1])
-            (out["motor"] if isinstance(ans, CCnAc) else out["bad"]).append(ns)
+            if isinstance(ans, CCnAc):
+                out["motor"].append(ns)
+            else:
+                out["bad"]["motor"].append([ns, clients.answer_name(ans)])
         self.ca.request("stop", clients.set_motor(0.0))
         out["sizes"] = {"sonar": len(inq_b), "motor": len(cmd_b[0])}
         return out
