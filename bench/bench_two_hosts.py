@@ -144,9 +144,9 @@ def main(argv=None) -> int:
     if a.fastdds_profile:
         os.environ["FASTDDS_DEFAULT_PROFILES_FILE"] = str(Path(a.fastdds_profile).resolve())
     why = netns.unavailable_reason()
-    if why:
-        print(f"bench_two_hosts: {why}", file=sys.stderr)
-        return 2
+    if why:     # not a failure of the bridge: make bench goes on with the others
+        print(f"Skipped: two hosts need network namespaces: {why}.")
+        return 0
     runs = {}
     hosts = netns.TwoHosts().create()
     try:
