@@ -211,6 +211,16 @@ class Agent:
         if op == "rci_log":
             since = float(req.get("since", 0.0))
             return {"log": [e for e in self.ca.log if e[0] >= since], "ended": self.ca.ended}
+        if op == "rci_close":
+            if self.ca is not None:
+                self.ca.close()
+                self.ca = None
+            return {}
+        if op == "run":     # a program in this namespace (the C++ legacy client)
+            import subprocess
+            r = subprocess.run(req["argv"], capture_output=True, text=True,
+                               timeout=float(req.get("timeout", 60.0)))
+            return {"rc": r.returncode, "stdout": r.stdout[-4000:], "stderr": r.stderr[-2000:]}
         if op == "rci_bench":
             return self._rci_bench(req, clients)
         if op == "rdi":

@@ -33,7 +33,7 @@ import time
 import pytest
 
 from bench.two_hosts import netns
-from bench.two_hosts.rig import RDI_CA_PORT, RDI_RT_PORT, Deployment
+from bench.two_hosts.rig import RDI_CA_PORT, RDI_RT_PORT, REPO, Deployment
 from bsal_ros.protocol.values import speedval_unpack
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
@@ -227,3 +227,21 @@ def test_link_cut_keeps_the_session_and_stops_the_motors(dep, hosts):
     assert stop_after <= STOP_BOUND_S[dep.placement], stop_after
     assert set(during) <= {"ack", "sonar", "ABORT"}, during
     assert hz["sonar_00"] >= 4.0 and hz["odom"] >= 10.0, hz
+
+
+def test_legacy_client_app_from_the_lab(dep):
+    """The C++ rci-client library's example program (connect, reset, home,
+    encoders, sonars, drive, read, stop) runs from the lab, unchanged. Last:
+    its session's end switches off what it switched on (the sonars)."""
+    app = REPO / "legacy" / "build" / "client-app"
+    if not app.exists():
+        pytest.skip("legacy/build/client-app not built (make setup)")
+    dep.lab.ask("rci_close")
+    for _ in range(5):      # until the previous session is released (CSvTm ACCESS)
+        got = dep.lab.ask("run", argv=[str(app), dep.gw_host, "7650", dep.user, dep.key],
+                          timeout=60.0)
+        if "call=connectToServer" not in got["stdout"]:
+            break
+        time.sleep(1.0)
+    assert got["rc"] == 0, got
+    figure("client_app", placement=dep.placement, lines=len(got["stdout"].splitlines()))
