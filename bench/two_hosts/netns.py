@@ -71,11 +71,26 @@ def unavailable_reason() -> str:
     return ""
 
 
+def sweep_stale() -> list[str]:
+    """Delete namespaces this module made in a run that died (SIGKILL: no
+    finalizer ran), recognised by their prefix and the dead process id."""
+    gone = []
+    listing = _run(["ip", "netns", "list"]).stdout.split()
+    for name in listing:
+        if not name.startswith(("bsal22r", "bsal22l")) or "x" not in name:
+            continue
+        pid = name[7:].split("x", 1)[0]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}") and int(pid) != os.getpid():
+            if _run(["ip", "netns", "del", name]).returncode == 0:
+                gone.append(name)
+    return gone
+
+
 class TwoHosts:
     """Two namespaces, ``robot`` (10.77.0.1/24) and ``lab`` (10.77.0.2/24), one veth pair."""
 
     def __init__(self, tag: str | None = None):
-        tag = tag or f"{os.getpid() % 100000}x{next(_COUNTER)}"
+        tag = tag or f"{os.getpid()}x{next(_COUNTER)}"
         self.ns = {"robot": f"bsal22r{tag}", "lab": f"bsal22l{tag}"}
         # interface names: at most 15 characters
         self.dev = {"robot": f"b22r{tag}"[:15], "lab": f"b22l{tag}"[:15]}
@@ -89,6 +104,7 @@ class TwoHosts:
         why = unavailable_reason()
         if why:
             raise NetnsUnavailable(why)
+        sweep_stale()
         r = _run(["ip", "netns", "add", self.ns["robot"]])
         if r.returncode != 0:
             raise NetnsUnavailable(f"ip netns add failed: {r.stderr.strip()}")
@@ -150,7 +166,7 @@ class TwoHosts:
         dev = self.dev[side]
         return (f"table inet {_TABLE}{chain} {{\n  chain out {{\n"
                 f"    type filter hook output priority 0; policy accept;\n"
-                f"    oifname \"{dev}\" {rule}\n  }}\n}}\n")
+                f'    oifname "{dev}" {rule}\n  }}\n}}\n')
 
     def impair(self, loss_pct: int = 0, rate: str | None = None,
                burst: str = "32kbit", latency: str = "50ms") -> None:

@@ -50,8 +50,8 @@ def users_file(folder: Path) -> tuple[Path, str, str]:
     key = secrets.token_hex(16)
     path = folder / "users.yaml"
     path.write_text("users:\n  - name: guest\n    role: guest\n"
-                    "    key: \"00000000000000000000000000000000\"\n"
-                    f"  - name: lab\n    role: operator\n    key: \"{key}\"\n")
+                    '    key: "00000000000000000000000000000000"\n'
+                    f'  - name: lab\n    role: operator\n    key: "{key}"\n')
     os.chmod(path, 0o600)
     return path, "lab", key
 
@@ -71,7 +71,8 @@ class Agent:
         self._lock = threading.Lock()
         first = self.child.popen.stdout.readline()
         if "AGENT READY" not in first:
-            raise RuntimeError(f"agent {side} did not start: {first!r}\n{self.child.text()[-2000:]}")
+            raise RuntimeError(f"agent {side} did not start: {first!r}\n"
+                               f"{self.child.text()[-2000:]}")
 
     def ask(self, op: str, **kw) -> dict:
         """One request; RuntimeError when the agent answers with an error."""
