@@ -28,7 +28,8 @@ fresh() {
 }
 
 # --- 1. system packages -----------------------------------------------------
-apt_packages=(cmake g++ make pkg-config libglib2.0-dev xvfb)
+# iproute2, nftables: ip/tc/nft for the two-host tests (test_two_hosts.py, network namespaces)
+apt_packages=(cmake g++ make pkg-config libglib2.0-dev xvfb iproute2 nftables)
 missing=()
 for p in "${apt_packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -24,7 +24,8 @@ NOT_IMPORTED_EXEC = {'robot_state_publisher': 'started by launch/brak.launch.py 
 NOT_IMPORTED_TEST = {'python3-pytest-timeout': 'the pytest plugin setup.cfg configures (timeout)',
                      'libglib-dev': 'legacy/ (conftest.build_legacy)',
                      'pkg-config': 'legacy/ (conftest.build_legacy)',
-                     'xvfb': "the viewer's window test (test_rdi_viewer.py)"}
+                     'xvfb': "the viewer's window test (test_rdi_viewer.py)",
+                     'iproute2': 'ip and tc: test_two_hosts.py makes network namespaces'}
 # Debian splits these out of the standard library.
 SPLIT_STDLIB = {'tkinter'}
 

@@ -462,6 +462,27 @@ def test_robot_gone_then_back():
         gw.stop()
 
 
+def test_robot_gone_never_ends_the_session_by_default():
+    """hardware_gone_s 0 (the default): ABORT while the robot is unreachable,
+    the same session works again when it is back (issue 22: Wi-Fi drop-outs)."""
+    gw = ServerThread()
+    assert gw.cfg.hardware_gone_s == 0.0
+    try:
+        robot = gw.robot
+        c = connect(gw)
+        robot.available = False
+        for _ in range(3):
+            assert c.request(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True)) == \
+                CStRp(RciCode.CAcMt, CStRpStatus.ABORT)
+            time.sleep(0.2)
+        robot.available = True
+        ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
+        assert gw.server.sessions_served == 0
+        c.close()
+    finally:
+        gw.stop()
+
+
 def test_base_time_moves_and_is_resent():
     gw = ServerThread(base_time_span_ms=1000)
     try:

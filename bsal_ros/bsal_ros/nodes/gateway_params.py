@@ -34,8 +34,9 @@ class RciGatewayParams(NodeParams):
                               dynamic=True)
     init_timeout_s: float = param(10.0, "s allowed for a session's initialization phase",
                                   0.01, HOUR_S)
-    hardware_gone_s: float = param(3.0, "s the hardware node may stay unreachable before a "
-                                   "session ends with CSvTm ERROR", 0.0, HOUR_S)
+    hardware_gone_s: float = param(0.0, "s the hardware node may stay unreachable before a "
+                                   "session ends with CSvTm ERROR (meanwhile: ABORT); 0: never",
+                                   0.0, HOUR_S)
     service_timeout_s: float = param(1.0, "s to wait for a hardware node service answer",
                                      0.01, HOUR_S)
     home_timeout_s: float = param(30.0, "s to wait for the home_steering action", 0.01, HOUR_S)

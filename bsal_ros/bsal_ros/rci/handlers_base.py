@@ -160,12 +160,13 @@ class BaseHandlers:
 
     def _robot_unreachable(self, exc: Exception) -> None:
         """Note a failed call; end the session (CSvTm ERROR) once the robot
-        side has been gone longer than hardware_gone_s."""
+        side has been gone longer than hardware_gone_s (0: never)."""
         now = time.monotonic()
         if self._port_down_since is None:
             self._port_down_since = now
-        if now - self._port_down_since > self.cfg.hardware_gone_s:
-            raise SessionEnd(f"robot unreachable for more than {self.cfg.hardware_gone_s:.1f} s "
+        gone_s = self.cfg.hardware_gone_s    # 0: never end the session for it
+        if gone_s and now - self._port_down_since > gone_s:
+            raise SessionEnd(f"robot unreachable for more than {gone_s:.1f} s "
                              f"({exc})", TermCode.ERROR, logging.ERROR)
 
     def _port_failed(self, pkt, exc: PortUnavailable) -> None:

@@ -69,8 +69,10 @@ class SessionConfig:
     #: first, for a CA that waits for it (001 4.5.3); 0: only after the CA's
     init_quiet_s: float = 0.5
     #: seconds the robot side may stay unreachable before CSvTm ERROR
-    #: (before that, commands are answered with ABORT)
-    hardware_gone_s: float = 3.0
+    #: (meanwhile commands are answered with ABORT); 0: never (the default:
+    #: the hardware node's command lease stops the motors anyway, and a
+    #: legacy program outlives a Wi-Fi drop-out; docs/DEPLOYMENT.md)
+    hardware_gone_s: float = 0.0
     #: length of the statval time window; the base time moves (and CBsTm is
     #: sent) before it is used up. 2**24-1 ms = about 4.66 h (001 4.7.3).
     base_time_span_ms: int = STATVAL_MS_MAX
