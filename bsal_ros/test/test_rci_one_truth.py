@@ -209,7 +209,7 @@ def ms_of(statval):
 class Robot:
     """Hardware node (sim or smbus2 on a fake bus), RCI and RDI gateways."""
 
-    def __init__(self, context, backend="sim", monkeypatch=None):
+    def __init__(self, context, backend="sim", monkeypatch=None, **hw_overrides):
         from rclpy.parameter import Parameter
 
         from bsal_ros.nodes import executors
@@ -232,7 +232,7 @@ class Robot:
         self.executor = executors.make(executors.resolve("auto", backend == "smbus2"),
                                        context, 4)
         self.hw = HardwareNode(context=context, namespace=ns, auto_home=False,
-                               bus_backend=backend)
+                               bus_backend=backend, **hw_overrides)
         self.rci = RciGatewayNode(context=context, namespace=ns, parameter_overrides=[
             Parameter("port", value=0), Parameter("watchdog_s", value=30.0)])
         self.rdi = RdiGatewayNode(context=context, namespace=ns, parameter_overrides=[
@@ -505,3 +505,71 @@ def test_book_listing_then_every_sonar_still_publishes(robot):
         time.sleep(0.05)
     counts = sonar_counts(robot, 1.5)
     assert all(n >= 5 for n in counts.values()), counts
+
+
+def test_the_ros_stamp_of_a_reading_is_its_rci_time(robot, ros_context):
+    """base + ms of a sonar reading on RCI is its Range header stamp, to the ms."""
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.qos import qos_profile_sensor_data
+    from sensor_msgs.msg import Range
+    probe = rclpy.create_node("stamp_probe", context=ros_context)
+    executor = SingleThreadedExecutor(context=ros_context)
+    executor.add_node(probe)
+    ranges = []
+    probe.create_subscription(
+        Range, f"{robot.ns}/sonar_00",
+        lambda m: ranges.append((m.header.stamp.sec * 10**9 + m.header.stamp.nanosec, m.range)),
+        qos_profile_sensor_data)
+    ca = RawCA(robot.port)
+    try:
+        ca.activate_sonars(True)
+        rci = []
+        for _ in range(30):
+            ca.send(ca.ids_packet(CGTSNIQ, SENSOR_US, [(0, SN_DATA), (0, SN_STATUS)], "B"))
+            assert ca.next_code() == CGTSNRP | POLY
+            ca.read(4)
+            delay = ca.u16(ca.read(2))
+            ca.read(2)
+            statval = struct.unpack(">I", ca.read(4))[0]
+            base_ns = ca.base[0] * 10**9 + ca.base[1] * 1000
+            rci.append((base_ns + ms_of(statval) * 10**6, delay))
+            executor.spin_once(timeout_sec=0.05)
+        for _ in range(10):
+            executor.spin_once(timeout_sec=0.05)
+    finally:
+        ca.close()
+        executor.shutdown()
+        probe.destroy_node()
+    matched = 0
+    for t_rci, delay in set(rci):
+        same = [(t, r) for t, r in ranges if abs(t - t_rci) < 10**6]
+        if not same:
+            continue
+        matched += 1
+        # the same reading: its range is its delay at 343 m/s, there and back
+        assert any(abs(r - delay * 1e-6 * 343.0 / 2) < 1e-3 for _, r in same), (delay, same)
+    assert matched >= 5, (len(set(rci)), len(ranges), rci[:3], ranges[:3])
+
+
+def test_a_base_time_rollover_sends_cbstm_to_the_session(ros_context):
+    """4.7.3: when the statval window moves, the session hears CBsTm with the new base."""
+    r = Robot(ros_context, base_time_rollover_s=2.0)
+    ca = None
+    try:
+        ca = RawCA(r.port)
+        first = ca.base
+        deadline = time.monotonic() + 10
+        while ca.base == first:
+            assert time.monotonic() < deadline, "no CBsTm after the base time moved"
+            ca.send(ca.pk("HH", CSTIQ, CSTMT))       # any packet: next_code takes CBsTm
+            assert ca.next_code() == CSTRP
+            ca.read(3)
+            time.sleep(0.2)
+        assert ca.base > first
+        hw_ns = r.rci.robot.base_time_ns()
+        assert ca.base == (hw_ns // 10**9, (hw_ns // 1000) % 10**6)
+    finally:
+        if ca is not None:
+            ca.close()
+        r.close()
