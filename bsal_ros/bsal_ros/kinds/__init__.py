@@ -21,13 +21,13 @@ accelerometer. A new kind is one module calling :func:`register_board_type`
 and :func:`register_kind` (docs/EXTENDING.md).
 """
 
-from .registry import (BoardType, DeviceKind, KindError, RciSensor, RdiItem, ViewerSpec,
+from .registry import (RCI_SENSOR_CLASS, BoardType, DeviceKind, KindError, RciSensor, RdiItem, ViewerSpec,
                        all_kinds, board_type, board_types, data_fields, device_classes, kind,
                        rci_as_sent, rci_item, rdi_kind, rdi_sensor_kinds, register_board_type,
                        register_kind, resolve, status_fields, unregister, value_of, with_values)
 from . import ultrasonic, dc_motor, pservo_motor, accelerometer  # noqa: F401,E402  (registers)
 
-__all__ = ["BoardType", "DeviceKind", "KindError", "RciSensor", "RdiItem", "ViewerSpec",
+__all__ = ["RCI_SENSOR_CLASS", "BoardType", "DeviceKind", "KindError", "RciSensor", "RdiItem", "ViewerSpec",
            "all_kinds", "board_type", "board_types", "data_fields", "device_classes", "kind",
            "rci_as_sent", "rci_item", "rdi_kind", "rdi_sensor_kinds", "register_board_type",
            "register_kind", "resolve", "status_fields", "unregister", "value_of", "with_values"]

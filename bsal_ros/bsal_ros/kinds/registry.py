@@ -56,8 +56,8 @@ class BoardType:
     """One board type of the robot description (``boards.<name>.type``)."""
 
     name: str
-    board: str                  # "module:Class", a hardware.boards.Board subclass
-    sim_board: str              # "module:Class" of the virtual board (sim backend)
+    board: str | type           # "module:Class", a hardware.boards.Board subclass
+    sim_board: str | type       # "module:Class" of the virtual board (sim backend)
     carries: tuple[str, ...]    # device kinds a board of this type may carry
     motor: bool                 # drives a motor: command watchdog, stall faults
     validate: Callable[[str, dict], None] | None   # checks of its description entry
@@ -99,7 +99,7 @@ class DeviceKind:
     """One device kind (a BSAL device class, ``DeviceState.device_class``)."""
 
     name: str
-    device: str                    # "module:Class", a hardware.devices.Device subclass
+    device: str | type             # "module:Class", a hardware.devices.Device subclass
     motor: bool
     fields: tuple[str, ...]        # DeviceState fields this kind fills
     extra_fields: tuple[str, ...]  # its own values beyond DeviceState (state.extra)
@@ -119,8 +119,11 @@ RCI_SENSOR_CLASS: dict[int, str] = {}
 RDI_KIND: dict[tuple[int, int], str] = {}
 
 
-def resolve(ref: str):
-    """``"package.module:attribute"`` -> the attribute (imported now)."""
+def resolve(ref):
+    """``"package.module:attribute"`` -> the attribute (imported now); a class
+    given instead of a name is returned as it is."""
+    if not isinstance(ref, str):
+        return ref
     mod, _, attr = ref.partition(":")
     try:
         return getattr(importlib.import_module(mod), attr)
@@ -256,14 +259,20 @@ def rdi_kind(code: int, sub: int) -> DeviceKind | None:
     return None if name is None else _KINDS[name]
 
 
+def _attrs(names) -> tuple[str, ...]:
+    """DeviceState attribute names: a kind's extra values travel as ``extra``."""
+    return tuple(dict.fromkeys(f if f in STATE_FIELDS else "extra" for f in names))
+
+
 def data_fields() -> tuple[str, ...]:
-    """Every field some DATA answer tells a control application, kinds in order."""
-    return tuple(dict.fromkeys(f for k in _KINDS.values() for f in k.data_fields))
+    """Every DeviceState attribute some DATA answer tells a control
+    application, kinds in :func:`device_classes` order."""
+    return _attrs(f for k in all_kinds() for f in k.data_fields)
 
 
 def status_fields() -> tuple[str, ...]:
-    """Every field some STATUS answer tells a control application."""
-    return tuple(dict.fromkeys(f for k in _KINDS.values() for f in k.status_fields))
+    """Every DeviceState attribute some STATUS answer tells a control application."""
+    return _attrs(f for k in all_kinds() for f in k.status_fields)
 
 
 def rci_item(k: DeviceKind, state: DeviceState):
