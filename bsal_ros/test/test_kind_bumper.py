@@ -127,3 +127,91 @@ def test_bumper_in_an_rdi_frame_and_the_viewer():
     pytest.importorskip("PIL")
     from bsal_ros.viewer.render import render
     render(m, size=(400, 300))
+
+
+@pytest.mark.ros
+@pytest.mark.timeout(180)
+def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
+    """Hardware node (sim, bumper added by the description), both gateways:
+    device_states, /diagnostics, RCI CAcSn/CGtSnIq and the RDI stream."""
+    import threading
+    import uuid
+    rclpy = pytest.importorskip("rclpy")
+    from rclpy.parameter import Parameter
+    from bsal_interfaces.msg import DeviceStateArray
+    from diagnostic_msgs.msg import DiagnosticArray
+    from bsal_ros.nodes import executors
+    from bsal_ros.nodes.hardware_node import HardwareNode
+    from bsal_ros.nodes.rci_gateway import RciGatewayNode
+    from bsal_ros.nodes.rdi_gateway import RdiGatewayNode
+    from bsal_ros.protocol.constants import GetSensorStatus, RciCode
+    from bsal_ros.protocol.rci import CAcSn, CCnAc, CGtSnIq, CGtSnRp
+    from bsal_ros.rci.client import RciClient
+    from bsal_ros.rci.users import DEMO_KEY
+
+    ns = "/bumper_" + uuid.uuid4().hex[:8]
+    ex = executors.make(executors.resolve("auto", False), ros_context, 4)
+    hw = HardwareNode(context=ros_context, namespace=ns, auto_home=False,
+                      diagnostics_period=0.2, robot=bumper.DESCRIPTION)
+    rci = RciGatewayNode(context=ros_context, namespace=ns, parameter_overrides=[
+        Parameter("port", value=0), Parameter("watchdog_s", value=10.0)])
+    rdi = RdiGatewayNode(context=ros_context, namespace=ns, parameter_overrides=[
+        Parameter("realtime_port", value=0), Parameter("ca_port", value=0)])
+    probe = rclpy.create_node("bumper_probe", namespace=ns, context=ros_context)
+    got = {"states": [], "diag": []}
+    probe.create_subscription(DeviceStateArray, "device_states",
+                              lambda m: got["states"].append(m), 50)
+    probe.create_subscription(DiagnosticArray, "/diagnostics", lambda m: got["diag"].append(m), 50)
+    for n in (hw, rci, rdi, probe):
+        ex.add_node(n)
+    stop = []
+    def spin_loop():
+        while not stop and ros_context.ok():
+            ex.spin_once(timeout_sec=0.05)
+
+    spin = threading.Thread(target=spin_loop, daemon=True)
+    spin.start()
+
+    def wait(cond, what, timeout=30.0):
+        end = time.monotonic() + timeout
+        while not cond():
+            assert time.monotonic() < end, f"timed out waiting for {what}"
+            time.sleep(0.05)
+
+    try:
+        press(hw.robot, 0b0011)
+        rci_port = rci.start()
+        rt_port = rdi.start()["realtime"]
+        wait(lambda: rci.robot.device_list_known, "device list")
+        # the ROS topic and /diagnostics
+        wait(lambda: any(s.device_class == "bumper" and list(s.extra_names) == ["contacts"]
+                         and list(s.extra_values) == [3.0]
+                         for m in got["states"] for s in m.states), "bumper on device_states")
+        wait(lambda: any(st.name.endswith("bumper 0") and
+                         {kv.key: kv.value for kv in st.values}.get("contacts") == "0011"
+                         for m in got["diag"] for st in m.status), "bumper on /diagnostics")
+        # RCI: activate it, ask its data
+        with RciClient("127.0.0.1", rci_port, timeout=10) as c:
+            c.handshake("demo", DEMO_KEY)
+            assert c.request(CAcSn.one(bumper.RCI_SUB, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcSn)
+            rp = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.DATA))
+            assert isinstance(rp, CGtSnRp) and rp.items == [(0, bumper.BumperData(3))], rp
+            # RDI real-time stream
+            sock = socket.create_connection(("127.0.0.1", rt_port), timeout=10)
+            dec, packets, end = RdiDecoder(), [], time.monotonic() + 20
+            while time.monotonic() < end and not any(     # (the session still holds it on)
+                    isinstance(p, RdiSensor) and p.sub_code == bumper.RDI_SUB
+                    and p.items[0][1].contacts == 3 for p in packets):
+                packets += dec.feed(sock.recv(65536))
+            sock.close()
+            assert any(isinstance(p, RdiSensor) and p.sub_code == bumper.RDI_SUB
+                       and p.items == [(0, (3, p.items[0][1].status))] for p in packets)
+    finally:
+        rci.stop()
+        rdi.stop()
+        stop.append(1)
+        spin.join(5)
+        for n in (probe, rdi, rci, hw):
+            ex.remove_node(n)
+            n.destroy_node()
+        ex.shutdown()
