@@ -1,5 +1,5 @@
 """The worked example of docs/EXTENDING.md: a bumper board kind that is not
-part of Brak (test/kinds/bumper.py), registered from its one module, on the
+part of Brak (test/bumper_kind.py), registered from its one module, on the
 simulated bus and on the smbus2 backend against a fake SMBus, through the
 codecs, an RDI frame and the viewer, and end to end through ROS: the
 device_states topic, /diagnostics, the RCI gateway and the RDI stream."""
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from kinds import bumper  # noqa: F401  (registers the bumper)
+import bumper_kind as bumper  # noqa: F401  (registers the bumper)
 from bsal_ros.core import DeviceState
 from bsal_ros.hardware.description import DescriptionError, load_description
 from bsal_ros.hardware.diagnostics import device_diagnostics
