@@ -11,7 +11,7 @@ beside the raw BSAL values the legacy protocols carry.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(slots=True)
@@ -56,6 +56,8 @@ class DeviceState:
     homed: bool = False
     homing: bool = False
     phase: str = ""              # homing phase name, hardware only
+    # a device kind's own values beyond these fields (bsal_ros.kinds, extra_fields)
+    extra: dict[str, float] = field(default_factory=dict)
 
     @property
     def key(self) -> tuple[str, int]:

@@ -12,7 +12,8 @@ import math
 from typing import Iterable
 
 from . import registers as regs
-from ..core.device_classes import ALL_CLASSES, DC_MOTOR, PSERVO_MOTOR, RELATIVE_ENCODER, ULTRASONIC
+from ..core.device_classes import DC_MOTOR, PSERVO_MOTOR, RELATIVE_ENCODER, ULTRASONIC
+from ..kinds import device_classes
 from ..core.result import BAD_REQUEST, HARDWARE_FAULT, INVALID_ID, OK, REFUSED, Result
 from ..protocol.values import SPEEDVAL_RAD_MAX, SPEEDVAL_ZERO, speedval_pack, speedval_sign
 from .boards import BoardError
@@ -27,7 +28,7 @@ class RobotCommands:
     """Commands that change what the boards do."""
 
     def _resolve(self, cls: str, ids: Iterable[int]) -> tuple[Result | None, list[Device]]:
-        if cls not in ALL_CLASSES:
+        if cls not in device_classes():
             return Result(BAD_REQUEST, f"unknown device class {cls!r}"), []
         devs, bad = [], []
         for i in ids:

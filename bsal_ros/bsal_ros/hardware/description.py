@@ -19,16 +19,10 @@ from typing import Any
 
 import yaml
 
-from ..core.device_classes import ALL_CLASSES
+from ..kinds import KindError, board_type, board_types, device_classes
 
-BOARD_TYPES = ("ultrasonic", "dc_motor", "pservo_motor", "accelerometer")
-# which board type may carry which device class
-CARRIES = {
-    "ultrasonic": ("ultrasonic",),
-    "dc_motor": ("dc_motor", "relative_encoder"),
-    "pservo_motor": ("pservo_motor", "absolute_encoder"),
-    "accelerometer": ("accelerometer",),
-}
+# Board types, which device kinds each may carry and which of them drive a
+# motor are declared once, by the kinds (bsal_ros/kinds, docs/EXTENDING.md).
 
 
 def _sonar_ring(n=12, cx=0.25, cy=0.0, radius=0.28):
@@ -221,7 +215,6 @@ def load_description(path: str | None = None, overrides: dict | str | None = Non
     return desc
 
 
-MOTOR_BOARD_TYPES = ("dc_motor", "pservo_motor")
 #: the poll (= keep-alive) period must be at most this share of the command timeout,
 #: so one lost keep-alive (a failed transfer and its retries) never trips the watchdog
 WATCHDOG_REFRESH_SHARE = 0.5
@@ -235,7 +228,7 @@ def command_timeout_ms(board: dict) -> int:
 def check_motor_watchdogs(robot: dict) -> None:
     """Refuse a motor board whose keep-alive (one per poll) would not beat its timeout."""
     for name, b in (robot.get("boards") or {}).items():
-        if b.get("type") not in MOTOR_BOARD_TYPES:
+        if b.get("type") not in board_types() or not board_type(b["type"]).motor:
             continue
         raw = b.get("command_timeout_ms", 500)
         if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw != int(raw) \
@@ -262,30 +255,28 @@ def validate(robot: dict) -> None:
     addrs = {}
     for name, b in boards.items():
         t = b.get("type")
-        if t not in BOARD_TYPES:
-            raise DescriptionError(f"board {name}: unknown type {t!r} (one of {BOARD_TYPES})")
+        try:
+            bt = board_type(t)
+        except KindError:
+            raise DescriptionError(f"board {name}: unknown type {t!r} "
+                                   f"(one of {', '.join(board_types())})") from None
         a = b.get("address")
         if not isinstance(a, int) or not 0x03 <= a <= 0x77:
             raise DescriptionError(f"board {name}: address {a!r} is not a 7-bit I2C address")
         if a in addrs:
             raise DescriptionError(f"board {name}: address {a:#04x} also used by {addrs[a]}")
         addrs[a] = name
-        if t == "ultrasonic":
-            ch = int(b.get("channels", 0))
-            if not 1 <= ch <= 8:
-                raise DescriptionError(f"board {name}: channels must be 1..8")
-            if len(b.get("slots", [])) != ch:
-                raise DescriptionError(f"board {name}: slots needs one entry per channel")
-            if not 5 <= int(b.get("interval_ms", 0)) <= 1000:
-                raise DescriptionError(f"board {name}: interval_ms must be 5..1000")
-        else:
-            if float(b.get("update_hz", 0)) <= 0 or float(b.get("poll_hz", 0)) <= 0:
-                raise DescriptionError(f"board {name}: update_hz and poll_hz must be > 0")
+        if bt.validate is not None:
+            try:
+                bt.validate(name, b)
+            except (ValueError, TypeError) as exc:
+                raise DescriptionError(f"board {name}: {exc}") from None
     check_motor_watchdogs(robot)
     seen_channels = {}
     for cls, devs in (robot.get("devices") or {}).items():
-        if cls not in ALL_CLASSES:
-            raise DescriptionError(f"unknown device class {cls!r}")
+        if cls not in device_classes():
+            raise DescriptionError(f"unknown device class {cls!r} "
+                                   f"(registered: {', '.join(device_classes())})")
         ids = set()
         if not isinstance(devs, dict):
             raise DescriptionError(f"devices.{cls} must map device names to entries")
@@ -300,10 +291,10 @@ def validate(robot: dict) -> None:
             if bname not in boards:
                 raise DescriptionError(f"{cls} {i}: unknown board {bname!r}")
             btype = boards[bname]["type"]
-            if cls not in CARRIES[btype]:
+            if cls not in board_type(btype).carries:
                 raise DescriptionError(f"{cls} {i}: board {bname} ({btype}) cannot carry it")
             ch = int(d.get("channel", 0))
-            if btype == "ultrasonic" and not 0 <= ch < int(boards[bname]["channels"]):
+            if "channels" in boards[bname] and not 0 <= ch < int(boards[bname]["channels"]):
                 raise DescriptionError(f"{cls} {i}: channel {ch} not on board {bname}")
             key = (bname, cls, ch)
             if key in seen_channels:

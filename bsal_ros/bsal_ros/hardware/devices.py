@@ -209,12 +209,3 @@ class PservoMotor(MotorDevice):
         return speedval_sign(self.board.speed_set) if self.board.turning else 0
 
 
-# device class name -> the Device subclass that reads it
-DEVICE_TYPES = {
-    ULTRASONIC: Ultrasonic,
-    RELATIVE_ENCODER: RelativeEncoder,
-    ABSOLUTE_ENCODER: AbsoluteEncoder,
-    ACCELEROMETER: Accelerometer,
-    DC_MOTOR: DcMotor,
-    PSERVO_MOTOR: PservoMotor,
-}

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..core.device_classes import ALL_CLASSES
+from ..kinds import all_kinds
 
 OK, WARN, ERROR, STALE = 0, 1, 2, 3
 LEVEL_NAMES = {OK: "OK", WARN: "WARN", ERROR: "ERROR", STALE: "STALE"}
@@ -41,7 +41,8 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
     """One status per device, levels as the module text says."""
     out = []
     with robot.lock:
-        for cls in ALL_CLASSES:
+        for k in all_kinds():
+            cls = k.name
             for d in robot.devices_of(cls):
                 b = d.board
                 s = d.snapshot(robot.base_time, robot)
@@ -54,27 +55,14 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                           "poll_failures": b.poll_failures}
                 if b.errno is not None:
                     values["errno"] = b.errno
-                if cls == "ultrasonic":
-                    values["delay_us"] = s.delay_us
-                    values["range_m"] = "inf" if math.isinf(s.range_m) else f"{s.range_m:.3f}"
-                elif cls in ("relative_encoder", "absolute_encoder"):
-                    values["count"] = s.count
-                    values["position_rad"] = f"{s.position:.4f}"
-                elif cls == "accelerometer":
-                    values["accel_g"] = f"{s.accel_g:.3f}"
-                else:
-                    values["speedval"] = f"{s.speedval:#06x}"
-                    values["speed"] = f"{s.speed:.3f}" + (" %" if s.duty_mode else " rad/s")
+                values.update(k.diagnostics(s))    # the kind's own values
+                if k.motor:
                     values["command_timeout_ms"] = b.command_timeout_ms
                     values["stop_pending"] = b.stop_pending
                     values["watchdog_stopped"] = b.timed_out
                     lease = robot.lease_state(d.key, now_mono)
                     values["lease"] = lease["lease"]
                     values["lease_stopped"] = bool(lease["lease_stopped"])
-                    if cls == "pservo_motor":
-                        values["homed"] = s.homed
-                        values["homing"] = s.homing
-                        values["phase"] = s.phase
                 if not s.up or not s.ok:
                     level, msg = ERROR, s.fault or "board not ok"
                 elif s.on and age > stale_factor * period:
@@ -83,7 +71,7 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                     level, msg = WARN, "motor stalled"
                 elif s.stop_pending or s.watchdog_stopped:
                     level, msg = WARN, s.fault
-                elif cls in ("dc_motor", "pservo_motor") and lease["lease_stopped"]:
+                elif k.motor and lease["lease_stopped"]:
                     level, msg = WARN, lease["lease_stopped"]
                 elif cls == "dc_motor" and s.on and getattr(robot, "drive_held", ""):
                     level, msg = WARN, f"cmd_vel holds the wheel: {robot.drive_held}"

@@ -28,29 +28,25 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from . import registers as regs
-from ..core.device_classes import ABSOLUTE_ENCODER, ALL_CLASSES
+from ..core.device_classes import ABSOLUTE_ENCODER
 from ..core.device_state import DeviceState
 from ..core.result import BAD_REQUEST, INVALID_ID, OK, Result
 from ..core.units import SPEED_OF_SOUND, counts_to_angle
 from ..protocol.values import STATVAL_MS_MAX
 from .backends import BusOptions, open_bus
-from .boards import AccelBoard, Board, BoardError, BoardEvent, UltrasonicBoard
+from ..kinds import board_type, device_classes, kind, resolve
+from .boards import Board, BoardError, BoardEvent
 from .commands import RobotCommands
 from .description import check_motor_watchdogs
-from .devices import DEVICE_TYPES, Device
+from .devices import Device
 from .drive import DriveFollower
 from .homing import SteeringHoming
 from .kinematics import TricycleOdometry
 from .leases import LeaseKeeping
-from .motor_boards import DcMotorBoard, MotorBoard, PservoBoard
+from .motor_boards import DcMotorBoard, MotorBoard
 
-# board type (robot description) -> the Board subclass that polls it
-BOARD_TYPES = {
-    "ultrasonic": UltrasonicBoard,
-    "dc_motor": DcMotorBoard,
-    "pservo_motor": PservoBoard,
-    "accelerometer": AccelBoard,
-}
+# the Board subclass of a board type and the Device subclass of a device
+# kind are declared by the kind (bsal_ros/kinds); an unknown one is a KindError
 
 
 @dataclass
@@ -131,14 +127,15 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
         self.boards: dict[str, Board] = {}
         for name, b in robot["boards"].items():
             rm = regs.RegisterMap.from_description(robot["register_maps"], b["type"])
-            self.boards[name] = BOARD_TYPES[b["type"]](name, b, self.bus, rm, retries=retries,
-                                                       stuck_polls=stuck_polls)
+            board_cls = resolve(board_type(b["type"]).board)
+            self.boards[name] = board_cls(name, b, self.bus, rm, retries=retries,
+                                          stuck_polls=stuck_polls)
         self.devices: dict[tuple[str, int], Device] = {}
         self.by_board: dict[str, list[Device]] = {n: [] for n in self.boards}
         for cls, devs in robot["devices"].items():
             for dname, d in (devs or {}).items():
-                dev = DEVICE_TYPES[cls](d["id"], self.boards[d["board"]], d.get("channel", 0),
-                                        dict(d, name=dname))
+                dev = resolve(kind(cls).device)(d["id"], self.boards[d["board"]],
+                                                d.get("channel", 0), dict(d, name=dname))
                 self.devices[dev.key] = dev
                 self.by_board[d["board"]].append(dev)
 
@@ -210,7 +207,7 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
                 b.next_due = now
             self.started = True
         if activate:
-            for cls in ALL_CLASSES:
+            for cls in device_classes():
                 ids = [d.id for d in self.devices_of(cls)]
                 if ids:
                     self.activate(cls, ids, [True] * len(ids))
@@ -340,12 +337,12 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
         """States of all devices, one class, or some ids of one class."""
         ids = list(ids)
         with self.lock:
-            if device_class and device_class not in ALL_CLASSES:
+            if device_class and device_class not in device_classes():
                 return Result(BAD_REQUEST, f"unknown device class {device_class!r}"), []
             if not device_class:
                 if ids:
                     return Result(BAD_REQUEST, "ids need a device_class"), []
-                devs = [d for c in ALL_CLASSES for d in self.devices_of(c)]
+                devs = [d for c in device_classes() for d in self.devices_of(c)]
             elif not ids:
                 devs = self.devices_of(device_class)
             else:
@@ -360,7 +357,7 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
         """Where every device is: board, bus, address, channel, and its status."""
         with self.lock:
             out = []
-            for c in ALL_CLASSES:
+            for c in device_classes():
                 for d in self.devices_of(c):
                     out.append({"device_class": c, "id": d.id, "board": d.board.name,
                                 "bus": self.bus.name, "address": d.board.address,

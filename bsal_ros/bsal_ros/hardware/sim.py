@@ -15,18 +15,13 @@ from typing import Callable
 
 from . import registers as regs
 from .bus import SimBus
-from .sim_boards import VirtualAccelBoard, VirtualUltrasonicBoard
-from .sim_motors import VirtualDcMotorBoard, VirtualPservoBoard
+from ..kinds import board_type, resolve
 from .sim_world import SimWorld
 from .simulation import SimControls
 
-
-VIRTUAL_BOARDS = {
-    "ultrasonic": VirtualUltrasonicBoard,
-    "dc_motor": VirtualDcMotorBoard,
-    "pservo_motor": VirtualPservoBoard,
-    "accelerometer": VirtualAccelBoard,
-}
+# the virtual board of a board type is declared by its kind (bsal_ros/kinds);
+# a class with a ``from_description`` classmethod is built from the whole
+# description (the sonar ring needs its poses), any other as cls(world, board, regmap)
 
 
 def build_sim_bus(robot: dict, clock: Callable[[], float], seed: int | None = None,
@@ -35,18 +30,13 @@ def build_sim_bus(robot: dict, clock: Callable[[], float], seed: int | None = No
     world; ``bus.simulation`` (:class:`~.simulation.SimControls`) reaches it."""
     world = SimWorld(robot, seed=seed, clock=clock)
     bus = SimBus(name=name, seed=world.rng.randrange(1 << 30), before_access=world.sync)
-    sonar_poses: dict[str, dict[int, list[float]]] = {}
-    for d in (robot["devices"].get("ultrasonic") or {}).values():
-        sonar_poses.setdefault(d["board"], {})[int(d["channel"])] = [float(v) for v in d["pose"]]
     for name_, b in robot["boards"].items():
         rm = regs.RegisterMap.from_description(robot["register_maps"], b["type"])
-        if b["type"] == "ultrasonic":
-            vb = VirtualUltrasonicBoard(world, b, rm, sonar_poses.get(name_, {}))
+        vcls = resolve(board_type(b["type"]).sim_board)
+        if hasattr(vcls, "from_description"):
+            vb = vcls.from_description(world, name_, b, rm, robot, bus)
         else:
-            vb = VIRTUAL_BOARDS[b["type"]](world, b, rm)
-            if b["type"] == "dc_motor":
-                vb.drives_world = not any(isinstance(o, VirtualDcMotorBoard)
-                                          for o in bus.attached())
+            vb = vcls(world, b, rm)
         bus.attach(int(b["address"]), vb)
     bus.simulation = SimControls(bus, world, robot["boards"])
     return bus

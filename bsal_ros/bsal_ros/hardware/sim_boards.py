@@ -105,6 +105,14 @@ class VirtualUltrasonicBoard(VirtualBoard):
         self.default_interval = int(board["interval_ms"])
         self.on_reset()
 
+    @classmethod
+    def from_description(cls, world, name, board, regmap, robot, bus):
+        """The board ``name`` with the poses of the sonars on its channels."""
+        poses = {int(d["channel"]): [float(v) for v in d["pose"]]
+                 for d in (robot["devices"].get("ultrasonic") or {}).values()
+                 if d["board"] == name}
+        return cls(world, board, regmap, poses)
+
     def on_reset(self):
         """Power-on state: described slots and interval, no echoes yet."""
         self.slots = list(self.default_slots)

@@ -90,6 +90,13 @@ class VirtualDcMotorBoard(VirtualMotorBoard):
     #: spare motor on the bench (its speed follows its command, no encoder ticks)
     drives_world = True
 
+    @classmethod
+    def from_description(cls, world, name, board, regmap, robot, bus):
+        """The board; it drives the world's wheel unless another DC board on ``bus`` does."""
+        vb = cls(world, board, regmap)
+        vb.drives_world = not any(isinstance(o, cls) for o in bus.attached())
+        return vb
+
     def expire(self) -> bool:
         """Command zero speed; True when the wheel was being driven."""
         if not speedval_sign(self.speed_set):

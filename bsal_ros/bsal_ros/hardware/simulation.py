@@ -9,8 +9,12 @@ reached through :class:`~.robot.Robot`; the node asks the bus.
 from __future__ import annotations
 
 from ..core.result import BAD_REQUEST, INVALID_ID, NOT_SUPPORTED, OK, Result
+from ..kinds import board_type
 
-MOTOR_BOARD_TYPES = ("dc_motor", "pservo_motor")
+
+def _is_motor(board: dict) -> bool:
+    """The board drives a motor (its board type says so, bsal_ros/kinds)."""
+    return board_type(board["type"]).motor
 
 
 def simulation_of(bus) -> "SimControls | None":
@@ -90,7 +94,7 @@ class SimControls:
         for n in names:
             b = self.boards[n]
             self.bus.clear_faults(int(b["address"]))
-            if b["type"] in MOTOR_BOARD_TYPES:
+            if _is_motor(b):
                 self.world.stall[_stall_key(b["type"])] = False
         return Result(OK, f"faults cleared on {', '.join(names)}")
 
@@ -99,7 +103,7 @@ class SimControls:
             return Result(BAD_REQUEST, "set_fault needs a target board")
         b = self.boards[target]
         if fault == "stall":
-            if b["type"] not in MOTOR_BOARD_TYPES:
+            if not _is_motor(b):
                 return Result(BAD_REQUEST, f"stall needs a motor board, {target} is {b['type']}")
             self.world.sync()
             self.world.stall[_stall_key(b["type"])] = True

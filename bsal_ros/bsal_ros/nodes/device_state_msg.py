@@ -3,10 +3,19 @@
 
 Values are clamped to the message's field widths (never wrapped), so a state
 that round-trips through the message keeps every value the wire can carry.
+
+The fields are not listed here: they are those of the record
+(``dataclasses.fields``) that the generated message has
+(``get_fields_and_field_types()``), each converted by its message type; the
+record's ``stamp`` is the header stamp, its ``extra`` (a device kind's own
+values) the ``extra_names``/``extra_values`` pair. :func:`mismatch` names
+every field one side has and the other lacks (beyond :data:`HARDWARE_ONLY`);
+the converter refuses to load while there is one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from builtin_interfaces.msg import Time
@@ -34,39 +43,81 @@ def time_seconds(t: Time) -> float | None:
     return t.sec + t.nanosec * 1e-9
 
 
+#: record fields the hardware node keeps to itself (not in the message)
+HARDWARE_ONLY = ("measured_speed", "stalled", "stop_pending", "watchdog_stopped", "phase")
+#: record field -> where the message carries it, and message fields no record field names
+_ELSEWHERE = {"stamp": "header", "extra": ("extra_names", "extra_values")}
+_MSG_ONLY = ("header", "extra_names", "extra_values")
+_INT_RANGES = {"int8": (-128, 127), "uint8": (0, 0xFF), "int16": (-32768, 32767),
+               "uint16": (0, 0xFFFF), "int32": (-(1 << 31), (1 << 31) - 1),
+               "uint32": (0, 0xFFFFFFFF), "int64": (-(1 << 63), (1 << 63) - 1),
+               "uint64": (0, (1 << 64) - 1)}
+
+
+def mismatch(record_fields=None, msg_types=None) -> list[str]:
+    """What the record and the message disagree on (empty: they agree)."""
+    record = [f.name for f in dataclasses.fields(DeviceState)] if record_fields is None \
+        else list(record_fields)
+    types = DeviceStateMsg.get_fields_and_field_types() if msg_types is None else msg_types
+    out = []
+    for name in record:
+        if name in HARDWARE_ONLY:
+            if name in types:
+                out.append(f"{name} is listed hardware-only but the message has it")
+            continue
+        where = _ELSEWHERE.get(name, name)
+        for w in (where,) if isinstance(where, str) else where:
+            if w not in types:
+                out.append(f"DeviceState.{name} has no message field {w!r}")
+    for name in types:
+        if name not in record and name not in _MSG_ONLY:
+            out.append(f"message field {name!r} has no DeviceState field")
+    return out
+
+
+def _converter(msg_type: str):
+    if msg_type == "boolean":
+        return bool
+    if msg_type in ("float", "double"):
+        return float
+    if msg_type == "string":
+        return str
+    lo, hi = _INT_RANGES[msg_type]
+    return lambda v: clamp_int(v, lo, hi)
+
+
+def _plan() -> tuple[tuple[str, object], ...]:
+    problems = mismatch()
+    if problems:
+        raise RuntimeError("DeviceState and bsal_interfaces/DeviceState disagree: "
+                           + "; ".join(problems))
+    types = DeviceStateMsg.get_fields_and_field_types()
+    return tuple((name, _converter(types[name])) for name in types
+                 if name not in _MSG_ONLY)
+
+
+#: (field, conversion into the message's type), every field both sides carry
+FIELDS = _plan()
+_NAMES = tuple(name for name, _ in FIELDS)
+
+
 def to_msg(s: DeviceState, frame_id: str = "") -> DeviceStateMsg:
     """Pack one record into a message (hardware-only fields are left out)."""
     m = DeviceStateMsg()
     m.header.stamp = time_msg(s.stamp)
     m.header.frame_id = frame_id
-    m.device_class = s.device_class
-    m.id = clamp_int(s.id, 0, 0xFFFF)
-    m.on, m.up, m.ok = bool(s.on), bool(s.up), bool(s.ok)
-    m.statval = clamp_int(s.statval, 0, 0xFFFFFFFF)
-    m.fault = s.fault
-    m.delay_us = clamp_int(s.delay_us, 0, 0xFFFF)
-    m.range_m = float(s.range_m)
-    m.d_count = clamp_int(s.d_count, -32768, 32767)
-    m.d_statval = clamp_int(s.d_statval, 0, 0xFFFFFFFF)
-    m.count = clamp_int(s.count, -32768, 32767)
-    m.position = float(s.position)
-    m.accel_g = float(s.accel_g)
-    m.speedval = clamp_int(s.speedval, 0, 0xFFFF)
-    m.duty_mode = bool(s.duty_mode)
-    m.speed = float(s.speed)
-    m.mposval = clamp_int(s.mposval, 0, 0xFFFFFFFF)
-    m.motor_position = float(s.motor_position)
-    m.homed = bool(s.homed)
-    m.homing = bool(s.homing)
+    for name, conv in FIELDS:
+        setattr(m, name, conv(getattr(s, name)))
+    if s.extra:
+        m.extra_names = list(s.extra)
+        m.extra_values = [float(v) for v in s.extra.values()]
     return m
 
 
 def from_msg(m: DeviceStateMsg) -> DeviceState:
     """Unpack a message into a record (hardware-only fields keep defaults)."""
-    return DeviceState(
-        device_class=m.device_class, id=m.id, on=m.on, up=m.up, ok=m.ok, fault=m.fault,
-        stamp=time_seconds(m.header.stamp), statval=m.statval, delay_us=m.delay_us,
-        range_m=m.range_m, d_count=m.d_count, d_statval=m.d_statval, count=m.count,
-        position=m.position, accel_g=m.accel_g, speedval=m.speedval, duty_mode=m.duty_mode,
-        speed=m.speed, mposval=m.mposval, motor_position=m.motor_position, homed=m.homed,
-        homing=m.homing)
+    s = DeviceState(**{name: getattr(m, name) for name in _NAMES},
+                    stamp=time_seconds(m.header.stamp))
+    if m.extra_names:
+        s.extra = dict(zip(m.extra_names, m.extra_values))
+    return s

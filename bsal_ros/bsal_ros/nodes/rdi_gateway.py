@@ -35,6 +35,7 @@ from std_msgs.msg import String
 from bsal_interfaces.msg import DeviceStateArray
 
 from bsal_ros.core.units import quaternion_to_yaw
+from bsal_ros.kinds import data_fields, status_fields
 from bsal_ros.protocol import Timeval
 from bsal_ros.nodes.ros_logging import python_logger_for
 from bsal_ros.nodes.device_state_msg import from_msg
@@ -51,10 +52,10 @@ LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                      reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
-# which DeviceState fields a control application learns from each answer
-DATA_FIELDS = ("delay_us", "d_count", "count", "accel_g", "speedval", "mposval", "position",
-               "motor_position")
-STATUS_FIELDS = ("statval", "d_statval")
+# which DeviceState fields a control application learns from each answer: the
+# kinds declare them (bsal_ros/kinds); these are the kinds known at import
+DATA_FIELDS = data_fields()
+STATUS_FIELDS = status_fields()
 
 
 def stamp_s(t) -> float:
@@ -152,11 +153,12 @@ class RdiGatewayNode(Node):
 
     def _on_ca_states(self, msg: DeviceStateArray) -> None:
         self.received["ca_states"] += 1
-        fields = STATUS_FIELDS if msg.header.frame_id == "status" else DATA_FIELDS
+        status = msg.header.frame_id == "status"
+        fields = status_fields() if status else data_fields()
         st = self.gateway
         for m in msg.states:
             d = from_msg(m)
-            if fields is STATUS_FIELDS:
+            if status:
                 d.d_statval = d.statval      # the CA receives one statval per device
             st.call(CA, "merge_device", d, fields)
 

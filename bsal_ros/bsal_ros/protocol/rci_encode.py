@@ -235,6 +235,12 @@ _ENCODERS = {
 }
 
 
+def rebuild_reply_encoders() -> None:
+    """Rebuild the reply encoders after a new sensor sub-code (:mod:`.wire_kinds`)."""
+    _ENCODERS[CGtMtRp] = _enc_reply(RciCode.CGtMtRp)
+    _ENCODERS[CGtSnRp] = _enc_reply(RciCode.CGtSnRp)
+
+
 def encode_rci(packet, byteorder: str = "big") -> bytes:
     """Encode one RCI packet. Raises :class:`ProtocolError` if it cannot be encoded."""
     return encode_packet(_ENCODERS, packet, byteorder, "RCI")

@@ -295,6 +295,23 @@ def _plans(pfx: str) -> dict:
 _PLANS = {p: _plans(p) for p in "<>"}
 
 
+def layout_of(code: int, sub: int) -> Layout | None:
+    """The item layout of RDI ``code`` / ``sub`` (None: not a legal pair)."""
+    return _LAYOUT_BY_INT.get((int(code), int(sub)))
+
+
+def add_layout(code: int, sub: int, layout: Layout) -> None:
+    """A new (code, sub-code) item layout (:mod:`.wire_kinds` checks it first):
+    the tables, the encoder of that code and the decode plans are rebuilt."""
+    base = RdiCode(code)
+    _LAYOUTS[(base, sub)] = layout
+    _LAYOUT_BY_INT[(int(code), int(sub))] = layout
+    _SUB_BY_INT[(int(code), int(sub))] = sub
+    _ENCODERS[_CLASS_OF[int(code)]] = _enc_id(base)
+    for pfx, plans in _PLANS.items():
+        plans.update(_plans(pfx))     # in place: running decoders hold this dict
+
+
 class RdiDecoder(StreamDecoder):
     """Streaming RDI decoder: ``feed(data) -> list[packet]`` (see StreamDecoder)."""
 

@@ -6,18 +6,14 @@ A mix-in of :class:`~bsal_ros.rci.session.RciSession`.
 
 from __future__ import annotations
 
-import dataclasses
-
-from ..core.device_classes import ABSOLUTE_ENCODER, ACCELEROMETER, RELATIVE_ENCODER, ULTRASONIC
-from ..protocol.constants import (CStRpStatus, GetSensorStatus, RciCode, SensorCommandCode,
-                                  SensorType)
-from ..protocol.rci import (AbsEncoderData, AccelData, CAcSn, CGtSnIq, CGtSnRp, CStSn,
-                            RelEncoderData, StatusData, UltrasonicData)
+from ..kinds import RCI_SENSOR_CLASS, kind, rci_as_sent, rci_item
+from ..protocol.constants import CStRpStatus, GetSensorStatus, RciCode, SensorCommandCode, SensorType
+from ..protocol.rci import CAcSn, CGtSnIq, CGtSnRp, CStSn, StatusData
 from .handlers_base import status_of
 from .port import SonarTiming
 
-SENSOR_CLASS = {SensorType.ULTRASONIC: ULTRASONIC, SensorType.RELENCODER: RELATIVE_ENCODER,
-                SensorType.ABSENCODER: ABSOLUTE_ENCODER, SensorType.ACCEL: ACCELEROMETER}
+#: RCI sensor sub-code -> device kind: built by the kinds' declarations (bsal_ros/kinds)
+SENSOR_CLASS = RCI_SENSOR_CLASS
 
 
 def wrap_i16(v: int) -> int:
@@ -88,26 +84,12 @@ class SensorHandlers:
         """The DATA item of one sensor. A relative encoder's d_count is the
         board's: the change between its two latest readings (001 5.4.2 pairs it
         with d_status, the time of that interval), the same number RDI sends;
-        it does not depend on when or how often this CA asked."""
-        if sub == SensorType.ULTRASONIC:
-            return UltrasonicData(state.delay_us & 0xFFFF)
-        if sub == SensorType.RELENCODER:
-            return RelEncoderData(wrap_i16(state.d_count), wrap_i16(state.count))
-        if sub == SensorType.ABSENCODER:
-            return AbsEncoderData(wrap_i16(state.count))
-        return AccelData(float(state.accel_g))
+        it does not depend on when or how often this CA asked. The item and
+        its conversions are the kind's (bsal_ros/kinds)."""
+        return rci_item(kind(SENSOR_CLASS[sub]), state)
 
 
 def _as_sent(state, data):
     """``state`` with its data fields as the CA received them (wrapped into
     the wire's types); the same object when nothing differs."""
-    if isinstance(data, RelEncoderData):
-        if (state.d_count, state.count) != (data.d_count, data.count):
-            return dataclasses.replace(state, d_count=data.d_count, count=data.count)
-    elif isinstance(data, AbsEncoderData):
-        if state.count != data.count:
-            return dataclasses.replace(state, count=data.count)
-    elif isinstance(data, UltrasonicData):
-        if state.delay_us != data.delay:
-            return dataclasses.replace(state, delay_us=data.delay)
-    return state
+    return rci_as_sent(kind(state.device_class), state, data)

@@ -47,10 +47,10 @@ from typing import NamedTuple
 from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, ALL_CLASSES, DC_MOTOR,
                                    PSERVO_MOTOR, RELATIVE_ENCODER, ULTRASONIC)
 from ..core.device_state import DeviceState
-from ..protocol import (AbsEncoderReading, AccelReading, DcMotorReading, DriveReading, Form,
+from ..kinds import device_classes, rdi_sensor_kinds
+from ..protocol import (DcMotorReading, DriveReading, Form,
                         RdiActuator, RdiActuatorType, RdiMotor, RdiMotorType, RdiOrientEgo,
-                        RdiOrientOmni, RdiSensor, RdiSensorType, RelEncoderReading,
-                        Statval, SteerReading, Timeval, UltrasonicReading)
+                        RdiOrientOmni, RdiSensor, Statval, SteerReading, Timeval)
 
 #: default RDI-Mt id of pseudo-servo motor 0 (docs/RDI.md "steering")
 PSERVO_RDI_ID_OFFSET = 256
@@ -206,33 +206,17 @@ class StreamState:
 
     def build_frame(self) -> list:
         """The packets of one frame, from the newest values."""
-        by_class: dict[str, list[DeviceState]] = {c: [] for c in ALL_CLASSES}
+        by_class: dict[str, list[DeviceState]] = {c: [] for c in device_classes()}
         for d in self.devices.values():
             lst = by_class.get(d.device_class)
             if lst is not None:
                 lst.append(d)
         out = []
-        us = by_class[ULTRASONIC]
-        if us:
-            out += id_packets(RdiSensor, RdiSensorType.ULTRASONIC,
-                              [(d.id, UltrasonicReading(_u(d.delay_us, 16), _u(d.statval, 32)))
-                               for d in us])
+        for k in rdi_sensor_kinds():       # RDI-Sn: each kind's reading (bsal_ros/kinds)
+            ds = by_class.get(k.name)
+            if ds:
+                out += id_packets(RdiSensor, k.rdi.sub, [(d.id, k.rdi.reading(d)) for d in ds])
         rel = by_class[RELATIVE_ENCODER]
-        if rel:
-            out += id_packets(RdiSensor, RdiSensorType.RELENCODER,
-                              [(d.id, RelEncoderReading(clamp_i16(d.d_count), _u(d.d_statval, 32),
-                                                        clamp_i16(d.count), _u(d.statval, 32)))
-                               for d in rel])
-        ab = by_class[ABSOLUTE_ENCODER]
-        if ab:
-            out += id_packets(RdiSensor, RdiSensorType.ABSENCODER,
-                              [(d.id, AbsEncoderReading(clamp_i16(d.count), _u(d.statval, 32)))
-                               for d in ab])
-        acc = by_class[ACCELEROMETER]
-        if acc:
-            out += id_packets(RdiSensor, RdiSensorType.ACCEL,
-                              [(d.id, AccelReading(_f32(d.accel_g), _u(d.statval, 32)))
-                               for d in acc])
         ps = by_class[PSERVO_MOTOR]
         motors = [(d.id, DcMotorReading(_u(d.speedval, 16), _u(d.statval, 32)))
                   for d in by_class[DC_MOTOR]]

@@ -12,8 +12,10 @@ import math
 from collections import deque
 
 from ..core.units import SPEED_OF_SOUND, delay_to_range
-from ..protocol import (Form, RdiActuator, RdiActuatorType, RdiBaseTime, RdiMotor, RdiOrientEgo,
-                        RdiOrientOmni, RdiSensor, RdiSensorType, Statval, Timeval,
+from ..kinds import rdi_kind
+from ..kinds.convert import fmt_statval
+from ..protocol import (Form, RdiActuator, RdiActuatorType, RdiBaseTime, RdiCode, RdiMotor,
+                        RdiOrientEgo, RdiOrientOmni, RdiSensor, RdiSensorType, Statval, Timeval,
                         speedval_unpack)
 
 __all__ = ["ViewerModel", "describe", "sonar_layout", "fmt_statval", "fmt_speedval"]
@@ -33,13 +35,6 @@ def sonar_layout() -> dict[int, tuple[float, float, float]]:
                 i * math.pi / 6) for i in range(12)}
 
 
-def fmt_statval(raw: int) -> str:
-    """A statval as on,up,ok@ms for a person."""
-    s = Statval.unpack(raw)
-    flags = ",".join(n for n, v in (("on", s.on), ("up", s.up), ("ok", s.ok)) if v) or "-"
-    return f"{flags}@{s.ms}ms"
-
-
 def fmt_speedval(raw: int) -> str:
     """A speedval as signed percent or rad/s."""
     duty, v = speedval_unpack(raw)
@@ -51,14 +46,8 @@ def _items_text(p) -> str:
     sub = p.sub_code
     for ident, d in p.items:
         if isinstance(p, RdiSensor):
-            if sub == RdiSensorType.ULTRASONIC:
-                text = f"delay={d.delay}us"
-            elif sub == RdiSensorType.RELENCODER:
-                text = f"d_count={d.d_count} d_st={fmt_statval(d.d_status)} count={d.count}"
-            elif sub == RdiSensorType.ABSENCODER:
-                text = f"count={d.count}"
-            else:
-                text = f"accel={d.accel:.4f}g"
+            k = rdi_kind(RdiCode.Sn, sub)      # the kind's own text (bsal_ros/kinds)
+            text = k.viewer.text(d) if k is not None and k.viewer else f"{tuple(d)}"
         elif isinstance(p, RdiMotor):
             text = f"speed=0x{d.speed:04x}({fmt_speedval(d.speed)})"
         elif sub == RdiActuatorType.STEER:
@@ -81,7 +70,11 @@ def describe(p) -> str:
                 f"st={fmt_statval(p.status)}")
     code = {RdiSensor: "RDI-Sn", RdiMotor: "RDI-Mt", RdiActuator: "RDI-Ac"}[type(p)]
     form = {Form.GENERAL: "general", Form.POLY: "poly", Form.GROUP: "group"}[p.form]
-    return f"{code} {p.sub_code.name} {form} n={len(p.items)} {_items_text(p)}"
+    sub = getattr(p.sub_code, "name", None)
+    if sub is None:
+        k = rdi_kind(RdiCode.Sn, p.sub_code) if isinstance(p, RdiSensor) else None
+        sub = k.name.upper() if k is not None else f"{p.sub_code:#04x}"
+    return f"{code} {sub} {form} n={len(p.items)} {_items_text(p)}"
 
 
 class ViewerModel:
@@ -92,10 +85,13 @@ class ViewerModel:
         self.c = float(speed_of_sound)
         self.layout = layout if layout is not None else sonar_layout()
         self.base_time: Timeval | None = None
-        self.sonars: dict[int, tuple[int, int]] = {}
-        self.relenc: dict = {}
-        self.absenc: dict = {}
-        self.accel: dict = {}
+        #: device kind -> id -> its latest RDI-Sn reading (every kind of bsal_ros/kinds)
+        self.sensors: dict[str, dict] = {}
+        self.sonars: dict[int, tuple[int, int]] = self.sensors.setdefault("ultrasonic", {})
+        self.relenc: dict = self.sensors.setdefault("relative_encoder", {})
+        self.absenc: dict = self.sensors.setdefault("absolute_encoder", {})
+        self.accel: dict = self.sensors.setdefault("accelerometer", {})
+        self.unknown = 0              # RDI-Sn packets of a sub-code no kind declares
         self.motors: dict = {}
         self.steer: dict = {}
         self.drive: dict = {}
@@ -115,9 +111,11 @@ class ViewerModel:
         """Take one RDI packet into the model."""
         self.packets += 1
         if isinstance(p, RdiSensor):
-            tgt = {RdiSensorType.ULTRASONIC: self.sonars, RdiSensorType.RELENCODER: self.relenc,
-                   RdiSensorType.ABSENCODER: self.absenc, RdiSensorType.ACCEL: self.accel}
-            table = tgt[p.sub_code]
+            k = rdi_kind(RdiCode.Sn, p.sub_code)
+            if k is None:
+                self.unknown += 1
+                return
+            table = self.sensors.setdefault(k.name, {})
             for ident, d in p.items:
                 table[ident] = d
             if p.sub_code == RdiSensorType.ULTRASONIC:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from ..kinds import kind
 from ..protocol import Statval, speedval_unpack
 from .model import ViewerModel, fmt_speedval
 
@@ -99,12 +100,10 @@ def render(model: ViewerModel, size=(800, 600), view_radius_m: float = 6.0,
         lines.append(f"steer {ident}: {math.degrees(a.angle):+.1f} deg")
     for ident, d in sorted(model.drive.items()):
         lines.append(f"drive {ident}: {d.rotations:+.2f} rot")
-    for ident, e in sorted(model.relenc.items()):
-        lines.append(f"rel enc {ident}: {e.count} (d {e.d_count})")
-    for ident, e in sorted(model.absenc.items()):
-        lines.append(f"abs enc {ident}: {e.count}")
-    for ident, e in sorted(model.accel.items()):
-        lines.append(f"accel {ident}: {e.accel:+.3f} g")
+    viewers = {name: kind(name).viewer for name in model.sensors}   # bsal_ros/kinds
+    for name, table in model.sensors.items():
+        if viewers[name] is not None and viewers[name].line is not None:
+            lines += [viewers[name].line(ident, e) for ident, e in sorted(table.items())]
     lines.append(f"packets {model.packets} frames {model.frames}")
     y = 8
     for ln in lines:
@@ -114,8 +113,9 @@ def render(model: ViewerModel, size=(800, 600), view_radius_m: float = 6.0,
     y += 6
     dr.text((mw + 8, y), "status (green ok, red error, grey off)", fill=TEXT)
     y += 16
-    groups = [("sonar", model.sonars), ("relenc", model.relenc), ("absenc", model.absenc),
-              ("accel", model.accel), ("motor", model.motors), ("steer", model.steer)]
+    groups = [(viewers[name].label if viewers[name] else name, table)
+              for name, table in model.sensors.items()]
+    groups += [("motor", model.motors), ("steer", model.steer)]
     for name, table in groups:
         if not table:
             continue

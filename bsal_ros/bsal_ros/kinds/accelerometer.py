@@ -1,0 +1,51 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+"""The one-axis accelerometer board and its device kind (g along base_link x)."""
+
+from __future__ import annotations
+
+from ..protocol.constants import RdiCode, RdiSensorType, SensorType
+from ..protocol.rdi import AccelReading
+from ..protocol.rci_tables import SENSOR_DATA
+from ..protocol.wire_kinds import rdi_item_layout
+from .convert import check_rates, f32, u32
+from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, ViewerSpec,
+                       register_board_type, register_kind)
+
+register_board_type(BoardType(
+    name="accelerometer",
+    board="bsal_ros.hardware.boards:AccelBoard",
+    sim_board="bsal_ros.hardware.sim_boards:VirtualAccelBoard",
+    carries=("accelerometer",),
+    motor=False,
+    validate=check_rates))
+
+register_kind(DeviceKind(
+    name="accelerometer",
+    device="bsal_ros.hardware.devices:Accelerometer",
+    motor=False,
+    fields=("accel_g",),
+    extra_fields=(),
+    data_fields=("accel_g",),
+    status_fields=("statval",),
+    rci=RciSensor(sub=SensorType.ACCEL, layout=SENSOR_DATA[SensorType.ACCEL],
+                  fields=(("accel_g", float),)),
+    rdi=RdiItem(code=RdiCode.Sn, sub=RdiSensorType.ACCEL,
+                layout=rdi_item_layout(RdiCode.Sn, RdiSensorType.ACCEL),
+                reading=lambda d: AccelReading(f32(d.accel_g), u32(d.statval))),
+    diagnostics=lambda s: {"accel_g": f"{s.accel_g:.3f}"},
+    viewer=ViewerSpec(label="accel", text=lambda d: f"accel={d.accel:.4f}g",
+                      line=lambda i, d: f"accel {i}: {d.accel:+.3f} g")))

@@ -1,0 +1,289 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+"""The device-kind and board-type registry (python-can's ``register_backend``
+style): one declaration per kind, every per-kind table built from it.
+
+A **board type** says which :class:`~bsal_ros.hardware.boards.Board` polls
+it, which virtual board simulates it, which device kinds it carries, whether
+it drives a motor and what else its description entry must satisfy. A
+**device kind** says which :class:`~bsal_ros.hardware.devices.Device` reads
+it, the :class:`~bsal_ros.core.DeviceState` fields it fills, its RCI sensor
+sub-code and DATA item, its RDI sub-code and reading, its ``/diagnostics``
+values and its line in the display client. Every field is required (a kind
+that has no RCI item says ``rci=None``), so a declaration that forgets one
+fails at import with the missing name.
+
+Hardware classes are named ``"module:attribute"`` and resolved when the
+hardware layer builds a robot, so the gateways (which import no hardware
+code) read the same declarations. No ROS, no hardware imports here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..core.device_classes import ALL_CLASSES
+from ..core.device_state import DeviceState
+from ..protocol._items import Layout
+from ..protocol.constants import RdiCode
+from ..protocol.wire_kinds import register_rci_sensor, register_rdi_item
+
+STATE_FIELDS = frozenset(f.name for f in dataclasses.fields(DeviceState))
+
+
+class KindError(LookupError):
+    """An unknown board type or device kind, or a declaration that is not whole."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoardType:
+    """One board type of the robot description (``boards.<name>.type``)."""
+
+    name: str
+    board: str | type           # "module:Class", a hardware.boards.Board subclass
+    sim_board: str | type       # "module:Class" of the virtual board (sim backend)
+    carries: tuple[str, ...]    # device kinds a board of this type may carry
+    motor: bool                 # drives a motor: command watchdog, stall faults
+    validate: Callable[[str, dict], None] | None   # checks of its description entry
+
+
+@dataclass(frozen=True, kw_only=True)
+class RciSensor:
+    """A kind's RCI sensor sub-code and the DATA item of CGtSnRp: ``fields``
+    are (DeviceState field, wire conversion) in item order."""
+
+    sub: int
+    layout: Layout
+    fields: tuple[tuple[str, Callable[[Any], Any]], ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RdiItem:
+    """A kind's RDI packet (``code``: RdiCode.Sn) and sub-code, and how its
+    reading is built from a state."""
+
+    code: int
+    sub: int
+    layout: Layout
+    reading: Callable[[DeviceState], tuple]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ViewerSpec:
+    """How the display client shows a kind: status-row ``label``, ``text`` of
+    one reading (``--dump``), ``line`` of the side panel (None: drawn instead)."""
+
+    label: str
+    text: Callable[[tuple], str]
+    line: Callable[[int, tuple], str] | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeviceKind:
+    """One device kind (a BSAL device class, ``DeviceState.device_class``)."""
+
+    name: str
+    device: str | type             # "module:Class", a hardware.devices.Device subclass
+    motor: bool
+    fields: tuple[str, ...]        # DeviceState fields this kind fills
+    extra_fields: tuple[str, ...]  # its own values beyond DeviceState (state.extra)
+    data_fields: tuple[str, ...]   # what a DATA answer tells a control application
+    status_fields: tuple[str, ...]  # what a STATUS answer tells it
+    rci: RciSensor | None          # None: not an RCI sensor (motors answer CGtMt)
+    rdi: RdiItem | None            # None: sent by rdi.state's motor code
+    diagnostics: Callable[[DeviceState], dict]
+    viewer: ViewerSpec | None
+
+
+_BOARD_TYPES: dict[str, BoardType] = {}
+_KINDS: dict[str, DeviceKind] = {}
+#: RCI sensor sub-code -> kind name; one live dict (the RCI handlers read it)
+RCI_SENSOR_CLASS: dict[int, str] = {}
+#: RDI (code, sub-code) -> kind name
+RDI_KIND: dict[tuple[int, int], str] = {}
+
+
+def resolve(ref):
+    """``"package.module:attribute"`` -> the attribute (imported now); a class
+    given instead of a name is returned as it is."""
+    if not isinstance(ref, str):
+        return ref
+    mod, _, attr = ref.partition(":")
+    try:
+        return getattr(importlib.import_module(mod), attr)
+    except (ImportError, AttributeError) as exc:
+        raise KindError(f"cannot resolve {ref!r}: {exc}") from None
+
+
+def value_of(state: DeviceState, name: str):
+    """A state field, or a kind's extra value (0 when never set)."""
+    if name in STATE_FIELDS:
+        return getattr(state, name)
+    return state.extra.get(name, 0)
+
+
+def with_values(state: DeviceState, values: dict) -> DeviceState:
+    """A copy of ``state`` with some fields or extra values replaced."""
+    plain = {k: v for k, v in values.items() if k in STATE_FIELDS}
+    extra = {k: v for k, v in values.items() if k not in STATE_FIELDS}
+    if extra:
+        plain["extra"] = {**state.extra, **extra}
+    return dataclasses.replace(state, **plain)
+
+
+def register_board_type(bt: BoardType) -> BoardType:
+    """Add a board type (again with the same declaration: no-op)."""
+    old = _BOARD_TYPES.get(bt.name)
+    if old is not None and old != bt:
+        raise KindError(f"board type {bt.name!r} is already registered")
+    _BOARD_TYPES[bt.name] = bt
+    return bt
+
+
+def _check_kind(k: DeviceKind) -> None:
+    unknown = [f for f in k.fields if f not in STATE_FIELDS]
+    if unknown:
+        raise KindError(f"device kind {k.name!r}: fields {unknown} are not DeviceState fields "
+                        f"(a kind's own values go in extra_fields)")
+    clash = [f for f in k.extra_fields if f in STATE_FIELDS]
+    if clash:
+        raise KindError(f"device kind {k.name!r}: extra_fields {clash} are DeviceState fields")
+    own = set(k.fields) | set(k.extra_fields) | {"statval", "d_statval"}
+    for what, names in (("data_fields", k.data_fields), ("status_fields", k.status_fields)):
+        stray = [f for f in names if f not in own]
+        if stray:
+            raise KindError(f"device kind {k.name!r}: {what} {stray} not among its fields")
+    if k.rci is not None:
+        stray = [f for f, _ in k.rci.fields if f not in own]
+        if stray:
+            raise KindError(f"device kind {k.name!r}: rci.fields {stray} not among its fields")
+        if len(k.rci.fields) != k.rci.layout.k:
+            raise KindError(f"device kind {k.name!r}: rci.fields has {len(k.rci.fields)} "
+                            f"values, its layout {k.rci.layout.k}")
+        taken = RCI_SENSOR_CLASS.get(k.rci.sub)
+        if taken not in (None, k.name):
+            raise KindError(f"device kind {k.name!r}: RCI sub-code {k.rci.sub:#04x} is {taken}'s")
+    if k.rdi is not None:
+        taken = RDI_KIND.get((int(k.rdi.code), int(k.rdi.sub)))
+        if taken not in (None, k.name):
+            raise KindError(f"device kind {k.name!r}: RDI sub-code {k.rdi.sub:#04x} is {taken}'s")
+
+
+def register_kind(k: DeviceKind) -> DeviceKind:
+    """Add a device kind and its RCI and RDI codes (again, same declaration: no-op)."""
+    old = _KINDS.get(k.name)
+    if old is not None:
+        if old == k:
+            return k
+        raise KindError(f"device kind {k.name!r} is already registered")
+    _check_kind(k)
+    if k.rci is not None:
+        register_rci_sensor(k.rci.sub, k.rci.layout)
+    if k.rdi is not None:
+        register_rdi_item(k.rdi.code, k.rdi.sub, k.rdi.layout)
+    _KINDS[k.name] = k
+    if k.rci is not None:
+        RCI_SENSOR_CLASS[k.rci.sub] = k.name
+    if k.rdi is not None:
+        RDI_KIND[(int(k.rdi.code), int(k.rdi.sub))] = k.name
+    return k
+
+
+def unregister(name: str) -> None:
+    """Forget a board type or device kind (tests); wire codes stay legal."""
+    _BOARD_TYPES.pop(name, None)
+    k = _KINDS.pop(name, None)
+    if k is not None and k.rci is not None:
+        RCI_SENSOR_CLASS.pop(k.rci.sub, None)
+    if k is not None and k.rdi is not None:
+        RDI_KIND.pop((int(k.rdi.code), int(k.rdi.sub)), None)
+
+
+def board_type(name: str) -> BoardType:
+    """The board type ``name``; KindError names the registered ones."""
+    bt = _BOARD_TYPES.get(name)
+    if bt is None:
+        raise KindError(f"unknown board type {name!r} (registered: {', '.join(_BOARD_TYPES)})")
+    return bt
+
+
+def kind(name: str) -> DeviceKind:
+    """The device kind ``name``; KindError names the registered ones."""
+    k = _KINDS.get(name)
+    if k is None:
+        raise KindError(f"unknown device kind {name!r} (registered: {', '.join(_KINDS)})")
+    return k
+
+
+def board_types() -> tuple[str, ...]:
+    """Every registered board type, in registration order."""
+    return tuple(_BOARD_TYPES)
+
+
+def device_classes() -> tuple[str, ...]:
+    """Every registered device kind: Brak's six in their usual order, then the
+    others in registration order."""
+    order = {c: n for n, c in enumerate(ALL_CLASSES)}
+    return tuple(sorted(_KINDS, key=lambda c: order.get(c, len(order))))
+
+
+def all_kinds() -> tuple[DeviceKind, ...]:
+    """Every registered device kind's declaration, in :func:`device_classes` order."""
+    return tuple(_KINDS[c] for c in device_classes())
+
+
+def rdi_sensor_kinds() -> tuple[DeviceKind, ...]:
+    """The kinds sent as RDI-Sn items, in registration order."""
+    return tuple(k for k in all_kinds() if k.rdi is not None and k.rdi.code == RdiCode.Sn)
+
+
+def rdi_kind(code: int, sub: int) -> DeviceKind | None:
+    """The kind behind an RDI (code, sub-code), or None."""
+    name = RDI_KIND.get((int(code), int(sub)))
+    return None if name is None else _KINDS[name]
+
+
+def _attrs(names) -> tuple[str, ...]:
+    """DeviceState attribute names: a kind's extra values travel as ``extra``."""
+    return tuple(dict.fromkeys(f if f in STATE_FIELDS else "extra" for f in names))
+
+
+def data_fields() -> tuple[str, ...]:
+    """Every DeviceState attribute some DATA answer tells a control
+    application, kinds in :func:`device_classes` order."""
+    return _attrs(f for k in all_kinds() for f in k.data_fields)
+
+
+def status_fields() -> tuple[str, ...]:
+    """Every DeviceState attribute some STATUS answer tells a control application."""
+    return _attrs(f for k in all_kinds() for f in k.status_fields)
+
+
+def rci_item(k: DeviceKind, state: DeviceState):
+    """The CGtSnRp DATA item of ``state`` (a kind with an RCI sensor code)."""
+    if k.rci is None:
+        raise KindError(f"device kind {k.name!r} has no RCI sensor item")
+    return k.rci.layout.cls(*(conv(value_of(state, f)) for f, conv in k.rci.fields))
+
+
+def rci_as_sent(k: DeviceKind, state: DeviceState, item) -> DeviceState:
+    """``state`` with the values of its DATA ``item`` as the wire carried them
+    (the same object when nothing differs)."""
+    changed = {f: v for (f, _), v in zip(k.rci.fields, item) if value_of(state, f) != v}
+    return with_values(state, changed) if changed else state

@@ -1,0 +1,66 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+"""The ultrasonic board (up to 8 sonar channels fired in slots) and its
+device kind: echo delay (us) and range."""
+
+from __future__ import annotations
+
+import math
+
+from ..protocol.constants import RdiCode, RdiSensorType, SensorType
+from ..protocol.rdi import UltrasonicReading
+from ..protocol.rci_tables import SENSOR_DATA
+from ..protocol.wire_kinds import rdi_item_layout
+from .convert import low16, u16, u32
+from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, ViewerSpec,
+                       register_board_type, register_kind)
+
+
+def validate_board(name: str, b: dict) -> None:
+    """Channels 1..8, one firing slot per channel, interval 5..1000 ms."""
+    ch = int(b.get("channels", 0))
+    if not 1 <= ch <= 8:
+        raise ValueError("channels must be 1..8")
+    if len(b.get("slots", [])) != ch:
+        raise ValueError("slots needs one entry per channel")
+    if not 5 <= int(b.get("interval_ms", 0)) <= 1000:
+        raise ValueError("interval_ms must be 5..1000")
+
+
+register_board_type(BoardType(
+    name="ultrasonic",
+    board="bsal_ros.hardware.boards:UltrasonicBoard",
+    sim_board="bsal_ros.hardware.sim_boards:VirtualUltrasonicBoard",
+    carries=("ultrasonic",),
+    motor=False,
+    validate=validate_board))
+
+register_kind(DeviceKind(
+    name="ultrasonic",
+    device="bsal_ros.hardware.devices:Ultrasonic",
+    motor=False,
+    fields=("delay_us", "range_m"),
+    extra_fields=(),
+    data_fields=("delay_us",),
+    status_fields=("statval",),
+    rci=RciSensor(sub=SensorType.ULTRASONIC, layout=SENSOR_DATA[SensorType.ULTRASONIC],
+                  fields=(("delay_us", low16),)),
+    rdi=RdiItem(code=RdiCode.Sn, sub=RdiSensorType.ULTRASONIC,
+                layout=rdi_item_layout(RdiCode.Sn, RdiSensorType.ULTRASONIC),
+                reading=lambda d: UltrasonicReading(u16(d.delay_us), u32(d.statval))),
+    diagnostics=lambda s: {"delay_us": s.delay_us,
+                           "range_m": "inf" if math.isinf(s.range_m) else f"{s.range_m:.3f}"},
+    viewer=ViewerSpec(label="sonar", text=lambda d: f"delay={d.delay}us", line=None)))

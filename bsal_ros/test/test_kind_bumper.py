@@ -1,0 +1,217 @@
+"""The worked example of docs/EXTENDING.md: a bumper board kind that is not
+part of Brak (test/bumper_kind.py), registered from its one module, on the
+simulated bus and on the smbus2 backend against a fake SMBus, through the
+codecs, an RDI frame and the viewer, and end to end through ROS: the
+device_states topic, /diagnostics, the RCI gateway and the RDI stream."""
+
+import copy
+import errno
+import socket
+import time
+
+import pytest
+
+import bumper_kind as bumper  # noqa: F401  (registers the bumper)
+from bsal_ros.core import DeviceState
+from bsal_ros.hardware.description import DescriptionError, load_description
+from bsal_ros.hardware.diagnostics import device_diagnostics
+from bsal_ros.hardware.robot import Robot
+from bsal_ros.kinds import board_types, data_fields, device_classes
+from bsal_ros.protocol import RdiDecoder, RdiSensor, encode_rdi_frame
+from bsal_ros.rdi.state import StreamState
+from bsal_ros.viewer.model import ViewerModel, describe
+
+
+def bumper_robot():
+    return load_description(overrides={"robot": bumper.DESCRIPTION})["robot"]
+
+
+def press(robot, mask):
+    vb = [d for d in robot.bus.attached() if isinstance(d, bumper.VirtualBumperBoard)]
+    assert len(vb) == 1
+    vb[0].pressed = mask
+
+
+def test_the_bumper_is_registered_everywhere():
+    assert "bumper" in board_types() and device_classes()[-1] == "bumper"
+    assert "extra" in data_fields()           # its contacts reach the CA view
+    robot = copy.deepcopy(bumper_robot())
+    robot["devices"]["bumper"]["front_bumper"]["board"] = "drive"
+    with pytest.raises(DescriptionError, match="cannot carry"):
+        load_description(overrides={"robot": robot})
+
+
+def test_simulated_bumper_reads_its_contacts_and_diagnoses_them():
+    now = [0.0]
+    r = Robot(bumper_robot(), seed=1, clock=lambda: now[0])
+    try:
+        r.start(activate=True)
+        press(r, 0b0101)
+        for _ in range(5):
+            now[0] += 0.1
+            r.cycle()
+        res, states = r.get_states("bumper")
+        assert res.ok and states[0].extra == {"contacts": 0b0101} and states[0].on
+        diag = {d.name: d for d in device_diagnostics(r, r.clock())}
+        assert diag["bumper 0"].values["contacts"] == "0101"
+        assert diag["bumper 0"].hardware_id.endswith("0x40")
+    finally:
+        r.close()
+
+
+class FakeSMBus:
+    """smbus2.SMBus with one bumper board at 0x40 (every other address: ENXIO)."""
+
+    def __init__(self, bus):
+        self.regs = {0x40: [0] * 256}
+        self.regs[0x40][0] = bumper.WHO_AM_I
+        self.contacts = 0
+
+    def _dev(self, addr):
+        if addr not in self.regs:
+            raise OSError(errno.ENXIO, "No such device or address")
+        r = self.regs[addr]
+        r[1], r[2], r[3] = 0x01, (r[2] + 1) & 0xFF, self.contacts   # STATUS SEQ CONTACTS
+        return r
+
+    def read_byte_data(self, addr, reg):
+        return self._dev(addr)[reg]
+
+    def write_byte_data(self, addr, reg, value):
+        self._dev(addr)[reg] = value
+
+    def read_i2c_block_data(self, addr, reg, length):
+        return self._dev(addr)[reg:reg + length]
+
+    def write_i2c_block_data(self, addr, reg, data):
+        self._dev(addr)[reg:reg + len(data)] = data
+
+    def close(self):
+        pass
+
+
+def test_bumper_on_the_smbus2_backend():
+    desc = copy.deepcopy(bumper_robot())
+    desc["boards"] = {"bumper": desc["boards"]["bumper"]}
+    desc["devices"] = {"bumper": desc["devices"]["bumper"]}
+    made = []
+
+    def factory(n):
+        made.append(FakeSMBus(n))
+        return made[-1]
+
+    r = Robot(desc, backend="smbus2", i2c_bus=5, smbus_factory=factory)
+    try:
+        r.start(activate=True)
+        assert made[0].regs[0x40][0x40] == 0x01            # ENABLE written
+        made[0].contacts = 0b1001
+        r.cycle(r.clock() + 1.0)
+        _, (s,) = r.get_states("bumper")
+        assert s.up and s.ok and s.extra == {"contacts": 0b1001}
+    finally:
+        r.close()
+
+
+def test_bumper_in_an_rdi_frame_and_the_viewer():
+    st = StreamState()
+    st.update_devices([DeviceState("bumper", 0, on=True, statval=0x700, stamp=1.0,
+                                   extra={"contacts": 6.0})])
+    wire = encode_rdi_frame(st.build_frame())
+    (p,) = RdiDecoder().feed(wire)
+    assert isinstance(p, RdiSensor) and p.sub_code == bumper.RDI_SUB
+    assert p.items == [(0, bumper.BumperReading(6, 0x700))]
+    m = ViewerModel(layout={})
+    m.apply(p)
+    assert m.sensors["bumper"][0].contacts == 6
+    assert describe(p).startswith("RDI-Sn BUMPER general n=1 0:contacts=0110")
+    pytest.importorskip("PIL")
+    from bsal_ros.viewer.render import render
+    render(m, size=(400, 300))
+
+
+@pytest.mark.ros
+@pytest.mark.timeout(180)
+def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
+    """Hardware node (sim, bumper added by the description), both gateways:
+    device_states, /diagnostics, RCI CAcSn/CGtSnIq and the RDI stream."""
+    import threading
+    import uuid
+    rclpy = pytest.importorskip("rclpy")
+    from rclpy.parameter import Parameter
+    from bsal_interfaces.msg import DeviceStateArray
+    from diagnostic_msgs.msg import DiagnosticArray
+    from bsal_ros.nodes import executors
+    from bsal_ros.nodes.hardware_node import HardwareNode
+    from bsal_ros.nodes.rci_gateway import RciGatewayNode
+    from bsal_ros.nodes.rdi_gateway import RdiGatewayNode
+    from bsal_ros.protocol.constants import GetSensorStatus, RciCode
+    from bsal_ros.protocol.rci import CAcSn, CCnAc, CGtSnIq, CGtSnRp
+    from bsal_ros.rci.client import RciClient
+    from bsal_ros.rci.users import DEMO_KEY
+
+    ns = "/bumper_" + uuid.uuid4().hex[:8]
+    ex = executors.make(executors.resolve("auto", False), ros_context, 4)
+    hw = HardwareNode(context=ros_context, namespace=ns, auto_home=False,
+                      diagnostics_period=0.2, robot=bumper.DESCRIPTION)
+    rci = RciGatewayNode(context=ros_context, namespace=ns, parameter_overrides=[
+        Parameter("port", value=0), Parameter("watchdog_s", value=10.0)])
+    rdi = RdiGatewayNode(context=ros_context, namespace=ns, parameter_overrides=[
+        Parameter("realtime_port", value=0), Parameter("ca_port", value=0)])
+    probe = rclpy.create_node("bumper_probe", namespace=ns, context=ros_context)
+    got = {"states": [], "diag": []}
+    probe.create_subscription(DeviceStateArray, "device_states",
+                              lambda m: got["states"].append(m), 50)
+    probe.create_subscription(DiagnosticArray, "/diagnostics", lambda m: got["diag"].append(m), 50)
+    for n in (hw, rci, rdi, probe):
+        ex.add_node(n)
+    stop = []
+    def spin_loop():
+        while not stop and ros_context.ok():
+            ex.spin_once(timeout_sec=0.05)
+
+    spin = threading.Thread(target=spin_loop, daemon=True)
+    spin.start()
+
+    def wait(cond, what, timeout=30.0):
+        end = time.monotonic() + timeout
+        while not cond():
+            assert time.monotonic() < end, f"timed out waiting for {what}"
+            time.sleep(0.05)
+
+    try:
+        press(hw.robot, 0b0011)
+        rci_port = rci.start()
+        rt_port = rdi.start()["realtime"]
+        wait(lambda: rci.robot.device_list_known, "device list")
+        # the ROS topic and /diagnostics
+        wait(lambda: any(s.device_class == "bumper" and list(s.extra_names) == ["contacts"]
+                         and list(s.extra_values) == [3.0]
+                         for m in got["states"] for s in m.states), "bumper on device_states")
+        wait(lambda: any(st.name.endswith("bumper 0") and
+                         {kv.key: kv.value for kv in st.values}.get("contacts") == "0011"
+                         for m in got["diag"] for st in m.status), "bumper on /diagnostics")
+        # RCI: activate it, ask its data
+        with RciClient("127.0.0.1", rci_port, timeout=10) as c:
+            c.handshake("demo", DEMO_KEY)
+            assert c.request(CAcSn.one(bumper.RCI_SUB, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcSn)
+            rp = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.DATA))
+            assert isinstance(rp, CGtSnRp) and rp.items == [(0, bumper.BumperData(3))], rp
+            # RDI real-time stream
+            sock = socket.create_connection(("127.0.0.1", rt_port), timeout=10)
+            dec, packets, end = RdiDecoder(), [], time.monotonic() + 20
+            while time.monotonic() < end and not any(     # (the session still holds it on)
+                    isinstance(p, RdiSensor) and p.sub_code == bumper.RDI_SUB
+                    and p.items[0][1].contacts == 3 for p in packets):
+                packets += dec.feed(sock.recv(65536))
+            sock.close()
+            assert any(isinstance(p, RdiSensor) and p.sub_code == bumper.RDI_SUB
+                       and p.items == [(0, (3, p.items[0][1].status))] for p in packets)
+    finally:
+        rci.stop()
+        rdi.stop()
+        stop.append(1)
+        spin.join(5)
+        for n in (probe, rdi, rci, hw):
+            ex.remove_node(n)
+            n.destroy_node()
+        ex.shutdown()
