@@ -21,7 +21,8 @@ ROSDEP_KEYS = {'PIL': 'python3-pil', 'tkinter': 'python3-tk', 'yaml': 'python3-y
                'tf2_ros': 'tf2_ros_py', 'setuptools': 'python3-setuptools'}
 # Needed but not imported: why.
 NOT_IMPORTED_EXEC = {'robot_state_publisher': 'started by launch/brak.launch.py by default'}
-NOT_IMPORTED_TEST = {'python3-pytest-timeout': 'the pytest plugin setup.cfg configures (timeout)'}
+NOT_IMPORTED_TEST = {'python3-pytest-timeout': 'the pytest plugin setup.cfg configures (timeout)',
+                     'tshark': 'test/test_wireshark.py runs it on the dissector'}
 # Debian splits these out of the standard library.
 SPLIT_STDLIB = {'tkinter'}
 
