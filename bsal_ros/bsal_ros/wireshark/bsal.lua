@@ -411,7 +411,7 @@ local function rci_items(c, F, base, flags, sub, ctx, asked)
             if not (base == 0x0202 and GET_MOTOR_STATUS or GET_SENSOR_STATUS)[v] then
                 bad("status code 0x%02x", v)
             end
-            asked[id] = v
+            asked[#asked + 1] = {id, v}
         elseif base == 0x0201 or base == 0x0211 then
             local b = c:take("B", base == 0x0201 and F.motor_cmd or F.sensor_cmd, it)
             local cmd = RCI_COMMANDS[base][sub][b]
@@ -421,8 +421,10 @@ local function rci_items(c, F, base, flags, sub, ctx, asked)
             elseif cmd[2] == "B" then c:take("B", F.slot, it)
             elseif cmd[2] == "H" then c:take("H", F.interval, it) end
         else   -- replies
-            local st = ctx.status[id]
-            if not st then bad("reply item for id %d, which was not asked", id) end
+            -- items answer the inquiry's in order (an id may be asked twice: DATA and STATUS)
+            local q = ctx.status[n + 1]
+            if not q or q[1] ~= id then bad("reply item for id %d, which was not asked there", id) end
+            local st = q[2]
             local lay = RCI_REPLIES[base][sub][st]
             if not lay then bad("status code 0x%02x is never answered with a reply", st) end
             take_layout(c, F, it, lay)

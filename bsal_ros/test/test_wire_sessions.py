@@ -1,0 +1,102 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+"""Recorded sessions (test/sessions/*.jsonl) replayed against a freshly started bridge.
+
+The sessions were recorded with ``brak_wire record`` through the recording
+proxy (docs/WIRE.md): the book's listing (legacy/build/book-3.3), the legacy
+example program (legacy/build/client-app) and the RDI viewer (the GUI
+client). The replay sends the recorded client bytes and diffs the gateway's
+replies with the rule of bsal_ros.tools.wire_replay: codes, order, counts,
+acknowledgements and terminations must match; times and sensor values may
+differ.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bsal_ros.protocol import CBsTm, CCnAc, CStRp, Statval, encode_rci
+from bsal_ros.protocol.rci_packets import StatusData
+from bsal_ros.tools.wire_record import Recording, load
+from bsal_ros.tools.wire_replay import decode, diff, normalize, replay
+
+pytestmark = [pytest.mark.timeout(300)]
+
+SESSIONS = sorted(Path(__file__).with_name("sessions").glob("*.jsonl"))
+
+
+def test_the_three_sessions_are_shipped():
+    names = {p.stem for p in SESSIONS}
+    assert {"book_listing", "client_app", "rdi_viewer"} <= names
+    for p in SESSIONS:
+        rec = load(p)
+        assert rec.header["format"] == "bsal-wire/1" and rec.header["note"]
+        packets = [x for c in rec.connections() for x in decode(c, rec.header["protocol"])]
+        assert packets and not [x for x in packets if x[0] == "error"], p
+
+
+def test_the_rule_masks_times_and_readings_but_not_codes():
+    a = CBsTm(time=(1, 2))
+    assert normalize(a) == normalize(CBsTm(time=(3, 4)))
+    s1 = StatusData(Statval(on=True, up=False, ok=True, ms=5).pack())
+    s2 = StatusData(Statval(on=True, up=False, ok=True, ms=999).pack())
+    s3 = StatusData(Statval(on=True, up=False, ok=False, ms=5).pack())
+    from bsal_ros.tools.wire_replay import _data
+    assert _data(s1) == _data(s2) != _data(s3)
+    assert normalize(CStRp(0x0201, 0x09)) != normalize(CStRp(0x0201, 0x0B))
+    assert normalize(CCnAc(0x0201)) != normalize(CStRp(0x0201, 0x0B))
+
+
+def _rec(chunks):
+    return Recording({"format": "bsal-wire/1", "protocol": "rci", "byteorder": "big", "note": "t"},
+                     [{"t": t, "conn": 0, "dir": d, "hex": b.hex()} for t, d, b in chunks])
+
+
+def test_diff_reports_a_changed_reply_code_and_a_missing_packet():
+    base = [(0.0, "c2s", bytes.fromhex("0a01c10000d2")), (0.1, "s2c", encode_rci(CCnAc(0x0201)))]
+    changed = [base[0], (0.1, "s2c", encode_rci(CStRp(0x0201, 0x09)))]
+    assert diff(_rec(base), _rec(base)) == []
+    d = diff(_rec(base), _rec(changed))
+    assert len(d) == 1 and "CCnAc" in d[0] and "CStRp" in d[0]
+    d = diff(_rec(base), _rec(base[:1]))
+    assert any("recorded 1 packets from the gateway, replayed 0" in x for x in d)
+
+
+@pytest.fixture(scope="module")
+def bridge():
+    from test_bringup import Bridge
+    import re
+    b = Bridge()
+    b.wait_for(re.compile(r"device list received"), timeout=60)
+    yield b
+    b.stop()
+
+
+@pytest.mark.ros
+@pytest.mark.slow
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.stem)
+def test_replay_against_a_fresh_bridge_gives_the_same_replies(bridge, path):
+    rci_port, rt_port, _ = (int(x) for x in bridge.ports)
+    rec = load(path)
+    port = rci_port if rec.header["protocol"] == "rci" else rt_port
+    live = replay(rec, "127.0.0.1", port)
+    problems = diff(rec, live)
+    assert problems == [], "\n".join(problems)
+    # the replay really talked to the gateway
+    got = [p for c in live.connections() for d, p in decode(c, rec.header["protocol"]) if d == "s2c"]
+    assert len(got) > 5
