@@ -26,6 +26,10 @@ differ.
 
 from __future__ import annotations
 
+import shutil
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -77,6 +81,19 @@ def test_diff_reports_a_changed_reply_code_and_a_missing_packet():
     assert any("recorded 1 packets from the gateway, replayed 0" in x for x in d)
 
 
+def replay_when_free(rec, port):
+    """Replay; a connection refused because the previous session is still
+    closing (IInCp + CSvTm ACCESS: one session at a time) is tried again."""
+    for _ in range(20):
+        live = replay(rec, "127.0.0.1", port)
+        first = [p for c in live.connections()[:1] for d, p in decode(c, rec.header["protocol"])
+                 if d == "s2c"][:2]
+        if not any(type(p).__name__ == "CSvTm" and p.term_code == 0x10 for p in first):
+            return live
+        time.sleep(0.5)
+    return live
+
+
 @pytest.fixture(scope="module")
 def bridge():
     from test_bringup import Bridge
@@ -94,9 +111,47 @@ def test_replay_against_a_fresh_bridge_gives_the_same_replies(bridge, path):
     rci_port, rt_port, _ = (int(x) for x in bridge.ports)
     rec = load(path)
     port = rci_port if rec.header["protocol"] == "rci" else rt_port
-    live = replay(rec, "127.0.0.1", port)
+    live = replay_when_free(rec, port)
     problems = diff(rec, live)
     assert problems == [], "\n".join(problems)
     # the replay really talked to the gateway
     got = [p for c in live.connections() for d, p in decode(c, rec.header["protocol"]) if d == "s2c"]
     assert len(got) > 5
+
+
+@pytest.mark.ros
+@pytest.mark.slow
+@pytest.mark.skipif(not (shutil.which("dumpcap") and shutil.which("tshark")),
+                    reason="tshark/dumpcap are not installed (apt package tshark; make setup installs it)")
+def test_a_live_loopback_capture_decodes_in_tshark(bridge, tmp_path):
+    """dumpcap on lo while the book's session is replayed against the bridge:
+    tshark with the dissector lists exactly the packets bsal_ros.protocol
+    decodes from the same session, none malformed, with `-Y rci` as typed."""
+    from test_wireshark import BAD, fields, frames
+    rci_port = int(bridge.ports[0])
+    pcap = tmp_path / "live.pcapng"
+    cap = subprocess.Popen(["dumpcap", "-q", "-i", "lo", "-f", f"tcp port {rci_port}", "-w", str(pcap),
+                            "-a", "duration:120"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 15
+        while not (pcap.exists() and pcap.stat().st_size > 0):
+            assert time.monotonic() < deadline and cap.poll() is None, cap.stderr.read()
+            time.sleep(0.1)
+        time.sleep(0.5)
+        live = replay_when_free(load(Path(__file__).with_name("sessions") / "book_listing.jsonl"),
+                                rci_port)
+        time.sleep(0.5)
+    finally:
+        cap.send_signal(signal.SIGINT)
+        cap.wait(15)
+    # per direction: the capture's interleaving of the two is the wire's, not the replayer's
+    decode_as = f"tcp.port=={rci_port},rci"
+    got = fields(pcap, "rci.packet", "rci.direction", flt=None, extra=("-d", decode_as))
+    assert len(got["rci.packet"]) == len(got["rci.direction"])
+    for mine, theirs in (("c2s", "CA"), ("s2c", "CP")):
+        expected = [type(p).__name__ for c in live.connections() for d, p in decode(c, "rci")
+                    if d == mine]
+        assert [n for n, d in zip(got["rci.packet"], got["rci.direction"]) if d == theirs] == expected
+    assert frames(pcap, BAD, "-d", decode_as) == 0
+    assert frames(pcap, "rci", "-d", decode_as) > 10
+    assert frames(pcap, 'rci.packet == "CStMt"', "-d", decode_as) > 0

@@ -68,9 +68,9 @@ def tshark(pcap, *args):
     return r.stdout
 
 
-def fields(pcap, *names, flt=None):
+def fields(pcap, *names, flt=None, extra=()):
     """{field: [values over the capture, in order]}."""
-    args = ["-T", "fields", "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=|"]
+    args = [*extra, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=|"]
     for n in names:
         args += ["-e", n]
     if flt:
@@ -82,8 +82,8 @@ def fields(pcap, *names, flt=None):
     return out
 
 
-def frames(pcap, flt):
-    return len(tshark(pcap, "-Y", flt, "-T", "fields", "-e", "frame.number").split())
+def frames(pcap, flt, *extra):
+    return len(tshark(pcap, *extra, "-Y", flt, "-T", "fields", "-e", "frame.number").split())
 
 
 def rci_expected(packets):
