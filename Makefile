@@ -13,7 +13,7 @@ export ROS_DOMAIN_ID
 
 PYTEST_ARGS ?=
 
-.PHONY: setup run test test-fast bench faults legacy clean distclean print-domain
+.PHONY: setup run test test-fast bench faults fuzz legacy clean distclean print-domain
 
 setup:
 	@bash scripts/setup.sh
@@ -37,11 +37,17 @@ bench: setup
 faults: setup
 	@$(ENV) python bench/fault_campaign.py
 
+# Coverage-guided fuzzing of the RCI/RDI decoders and of an RCI session
+# (docs/WIRE.md): FUZZ_SECONDS per target; findings go to fuzz-findings/.
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	@$(ENV) python -m bsal_ros.tools.wire_fuzz --target all --seconds $(FUZZ_SECONDS) --findings fuzz-findings $(FUZZ_ARGS)
+
 legacy: setup
 	@$(MAKE) -s -C legacy
 
 clean:
-	rm -rf build install log .pytest_cache .hypothesis legacy/build
+	rm -rf build install log .pytest_cache .hypothesis legacy/build fuzz-findings
 	rm -f .venv/.stamps/interfaces .venv/.stamps/bsal_ros .venv/.stamps/ament
 
 distclean: clean

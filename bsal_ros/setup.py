@@ -15,6 +15,7 @@ setup(
         ('share/' + package_name + '/launch', glob('launch/*.launch.py')),
         ('share/' + package_name + '/config',
          glob('config/*.yaml') + glob('config/*.rviz') + glob('config/*.urdf')),
+        ('share/' + package_name + '/wireshark', ['bsal_ros/wireshark/bsal.lua']),
     ],
     install_requires=['setuptools'],
     zip_safe=True,
@@ -32,6 +33,7 @@ setup(
             'brak_bringup = bsal_ros.nodes.bringup:main',
             'rdi_viewer = bsal_ros.viewer:main',
             'brak_drive = bsal_ros.tools.drive:main',
+            'brak_wire = bsal_ros.tools.wire:main',
         ],
     },
 )

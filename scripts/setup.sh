@@ -28,8 +28,9 @@ fresh() {
 }
 
 # --- 1. system packages -----------------------------------------------------
-# iproute2, nftables: ip/tc/nft for the two-host tests (test_two_hosts.py, network namespaces)
-apt_packages=(cmake g++ make pkg-config libglib2.0-dev xvfb iproute2 nftables)
+# iproute2, nftables: ip/tc/nft for the two-host tests (test_two_hosts.py, network namespaces);
+# tshark: the Wireshark dissector's tests
+apt_packages=(cmake g++ make pkg-config libglib2.0-dev xvfb iproute2 nftables tshark)
 missing=()
 for p in "${apt_packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -46,6 +47,9 @@ if [ "${#missing[@]}" -gt 0 ]; then
     sudo_cmd=()
     [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
     "${sudo_cmd[@]}" apt-get update -qq
+    # tshark: no question about non-root capture (answered "no")
+    echo "wireshark-common wireshark-common/install-setuid boolean false" \
+        | "${sudo_cmd[@]}" debconf-set-selections 2>/dev/null || true
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 

@@ -25,7 +25,8 @@ NOT_IMPORTED_TEST = {'python3-pytest-timeout': 'the pytest plugin setup.cfg conf
                      'libglib-dev': 'legacy/ (conftest.build_legacy)',
                      'pkg-config': 'legacy/ (conftest.build_legacy)',
                      'xvfb': "the viewer's window test (test_rdi_viewer.py)",
-                     'iproute2': 'ip and tc: test_two_hosts.py makes network namespaces'}
+                     'iproute2': 'ip and tc: test_two_hosts.py makes network namespaces',
+                     'tshark': 'test/test_wireshark.py runs it on the dissector'}
 # Debian splits these out of the standard library.
 SPLIT_STDLIB = {'tkinter'}
 
@@ -111,7 +112,7 @@ def test_plain_colcon_list_in_a_workspace_finds_both_packages(tmp_path):
 
 
 @pytest.mark.parametrize('script', ['hardware_node', 'rci_gateway', 'rdi_gateway',
-                                    'brak_bringup', 'rdi_viewer', 'brak_drive'])
+                                    'brak_bringup', 'rdi_viewer', 'brak_drive', 'brak_wire'])
 def test_console_scripts_resolve(script):
     """Every console script named in setup.py points at a real main()."""
     import importlib
