@@ -67,6 +67,12 @@ def _fields(names, fmt: str) -> str:
     return "{" + ", ".join(_field(n, c) for n, c in zip(names, fmt)) + "}"
 
 
+def _sub_name(sub) -> str:
+    """A sub-code's name: the constant's, or for one a kind registered at run time
+    (wire_kinds keeps plain numbers) its hex value."""
+    return getattr(sub, "name", None) or f"0x{int(sub):02x}"
+
+
 def _names(enum) -> str:
     return "{" + ", ".join(f'[0x{int(m):02x}] = "{m.name}"' for m in enum) + "}"
 
@@ -91,7 +97,8 @@ def tables() -> str:
                        ("MOTOR_COMMANDS", k.MotorCommandCode)):
         out.append(f"local {name} = {_names(enum)}")
     out.append("local RCI_SUBS = {" + ", ".join(
-        f"[0x{int(c):04x}] = {{" + ", ".join(f'[0x{s:02x}] = "{e.name}"' for s, e in subs.items()) + "}"
+        f"[0x{int(c):04x}] = {{" + ", ".join(f'[0x{s:02x}] = "{_sub_name(e)}"'
+                                              for s, e in subs.items()) + "}"
         for c, subs in sorted(t.SUB_CODES.items())) + "}")
     acts = {0: "deactivate", 1: "activate"}
     out.append("local ACTIVATE_VALUES = {" + ", ".join(
