@@ -152,7 +152,7 @@ def test_keeper_renews_and_the_motor_stops_after_close(fresh):
 
 
 def test_keeper_drops_a_motor_whose_lease_the_node_cleared(fresh):
-    node, p = fresh.node, fresh.probe
+    p = fresh.probe
     keeper = MotorLeaseKeeper(fresh.client, lease_s=2.0, renew_period_s=0.2)
     try:
         assert set_drive(p, 30.0, lease_s=2.0).code == Result.OK

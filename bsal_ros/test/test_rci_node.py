@@ -23,7 +23,6 @@ come from the environment (conftest.py)."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import threading

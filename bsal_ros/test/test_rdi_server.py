@@ -26,8 +26,7 @@ import time
 
 import pytest
 
-from bsal_ros.protocol import (RdiActuator, RdiBaseTime, RdiDecoder, RdiMotor, RdiOrientEgo,
-                               RdiOrientOmni, RdiSensor, Statval, Timeval)
+from bsal_ros.protocol import RdiBaseTime, RdiDecoder, RdiOrientEgo, RdiOrientOmni, Statval, Timeval
 from bsal_ros.core import DeviceState
 from bsal_ros.rdi import RdiGateway, StreamConfig, StreamState
 

@@ -40,7 +40,7 @@ import time
 
 import pytest
 
-from test_ros2_launch import (READY, REPO, ROOT, Launch, check_clean_shutdown, launch, port_args,
+from test_ros2_launch import (READY, REPO, Launch, check_clean_shutdown, launch, port_args,
                               read_records, require_ros2_tools, stand_in_env, write_config)
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(240)]

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import math
 
-import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rcl_interfaces.msg import SetParametersResult
@@ -300,6 +299,7 @@ class HardwareNode(Node):
 def main(args=None) -> int:
     """Run the hardware node until SIGINT/SIGTERM; exit code 0 (2: bad parameter).
     Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
+    from bsal_ros.hardware.description import DescriptionError
     from bsal_ros.nodes.runtime import StartupError, run
 
     def build(nodes) -> None:

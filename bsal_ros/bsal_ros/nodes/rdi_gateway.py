@@ -38,7 +38,6 @@ thread ever touches a socket. See docs/RDI.md.
 
 from __future__ import annotations
 
-import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
