@@ -60,6 +60,7 @@ EXECUTOR = executors.resolve("auto", blocking_callbacks=False)
 
 
 class Spinner:
+
     def __init__(self, context, nodes):
         self.ex = executors.make(EXECUTOR, context, num_threads=4)
         for n in nodes:
@@ -114,6 +115,7 @@ def measure(seconds, make_node):
 
 
 class FakeClock:
+
     def __init__(self, t):
         self.t = t
 

@@ -48,22 +48,23 @@ Output: Markdown (figures in a code block), for bench/run_all.py.
 from __future__ import annotations
 
 import argparse
+from itertools import chain, repeat
+from operator import itemgetter
 import os
 import platform
 import struct
 import sys
 import time
-from itertools import chain, repeat
-from operator import itemgetter
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from bsal_ros.protocol import (  # noqa: E402
-    Form, AbsEncoderReading, AccelReading, CGtSnIq, CGtSnRp, DcMotorReading, DriveReading,
-    GetSensorStatus, RciDecoder, RdiActuator, RdiActuatorType, RdiDecoder, RdiMotor,
-    RdiMotorType, RdiOrientEgo, RdiOrientOmni, RdiSensor, RdiSensorType, RelEncoderReading,
-    SensorType, Statval, SteerReading, UltrasonicData, UltrasonicReading, encode_rci,
-    encode_rdi_frame, speedval_pack)
+from bsal_ros.protocol import (AbsEncoderReading, AccelReading, CGtSnIq, CGtSnRp,  # noqa: E402
+                               DcMotorReading, DriveReading, encode_rci, encode_rdi_frame, Form,
+                               GetSensorStatus, RciDecoder, RdiActuator, RdiActuatorType,
+                               RdiDecoder, RdiMotor, RdiMotorType, RdiOrientEgo, RdiOrientOmni,
+                               RdiSensor, RdiSensorType, RelEncoderReading, SensorType,
+                               speedval_pack, Statval, SteerReading, UltrasonicData,
+                               UltrasonicReading)
 
 _get1 = itemgetter(1)
 _tnew = tuple.__new__

@@ -24,10 +24,10 @@
 Idempotent: a file that already names a licence with ``SPDX-License-Identifier``
 in its first lines is left alone (so is the GPL listing of the book, which
 carries its own). Re-run it after merging another branch. Files are those
-``git ls-files`` lists: Python (``.py``, launch files and tests included),
-shell scripts (``.sh`` and extension-less files with a shell shebang),
-C/C++ (``.c .cc .cpp .h .hh .hpp``), ``CMakeLists.txt``, ``.cmake``,
-Makefiles and ``.lua``.
+git tracks or would track (``git ls-files --cached --others --exclude-standard``):
+Python (``.py``, launch files and tests included), shell scripts (``.sh`` and
+extension-less files with a shell shebang), C/C++ (``.c .cc .cpp .h .hh .hpp``),
+``CMakeLists.txt``, ``.cmake``, Makefiles and ``.lua``.
 
 Where the header goes: after a shebang line and a PEP 263 coding line (both
 must stay first), before everything else, followed by one empty line, so a
@@ -35,10 +35,10 @@ module docstring stays the module's docstring.
 """
 
 import argparse
+from pathlib import Path
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 HEADER = """\
 Copyright 2026 The bsal_ros authors
@@ -113,9 +113,9 @@ def with_header(text: str, token: str) -> str:
 
 
 def tracked_files(root: Path):
-    """Every file git tracks under ``root``."""
-    out = subprocess.run(["git", "ls-files", "-z"], cwd=root, check=True,
-                         capture_output=True, text=True).stdout
+    """Every file git tracks under ``root``, and new files it does not ignore."""
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                         cwd=root, check=True, capture_output=True, text=True).stdout
     return [root / name for name in out.split("\0") if name]
 
 

@@ -44,7 +44,7 @@ fresh() {
 }
 
 # --- 1. system packages -----------------------------------------------------
-apt_packages=(cmake g++ make pkg-config libglib2.0-dev xvfb)
+apt_packages=(cmake g++ make pkg-config libglib2.0-dev xvfb libxml2-utils)
 missing=()
 for p in "${apt_packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -96,6 +96,17 @@ if ! fresh "$stamps/deps" requirements/; then
             -e "s#/opt/python/cp311-cp311/include/python3.11#${py_include}#g" "$f"
     done || true  # nothing left to rewrite: grep exits 1
     touch "$stamps/deps"
+fi
+
+# --- 2a. coverage of the processes the tests start ---------------------------
+# `make test` sets COVERAGE_PROCESS_START (bsal_ros/.coveragerc); this hook
+# starts coverage.py in every Python process of the venv that has it, so nodes,
+# brak_bringup and tools run by the tests are measured too (recent coverage
+# releases install an equivalent hook of their own: starting twice is a no-op).
+cov_pth="$venv/lib/python3.11/site-packages/bsal_ros_coverage.pth"
+cov_hook='import os; exec("try:\n import coverage\nexcept ImportError:\n pass\nelse:\n coverage.process_startup()") if os.environ.get("COVERAGE_PROCESS_START") else None'
+if [ "$(cat "$cov_pth" 2>/dev/null)" != "$cov_hook" ]; then
+    printf '%s\n' "$cov_hook" > "$cov_pth"
 fi
 
 # --- 3. bsal_interfaces, built by colcon into the ament prefix install/ -----

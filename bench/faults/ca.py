@@ -42,7 +42,7 @@ import time
 
 from bsal_ros.protocol.constants import CStRpStatus, GetMotorStatus, MotorType, TermCode
 from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtMtIq, CGtMtRp, CStMt, CStRp, CSvTm, IIId,
-                            MotorCommand, MotorCommandKind)
+                                   MotorCommand, MotorCommandKind)
 from bsal_ros.protocol.values import speedval_pack
 from bsal_ros.rci.client import RciClient
 

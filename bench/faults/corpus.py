@@ -32,17 +32,18 @@ Nothing here opens a socket; the campaign replays the entries.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import random
 import struct
-from dataclasses import dataclass
 
 from bsal_ros.protocol.constants import (CapInquiry, CStRpStatus, GetMotorStatus, GetSensorStatus,
-                                  MotorType, RciCode, SensorCommandCode, SensorType, TermCode)
+                                         MotorType, RciCode, SensorCommandCode, SensorType,
+                                         TermCode)
 from bsal_ros.protocol.rci import (ALL_CODES, CAcMt, CAcSn, CBsTm, CBsTmIq, CGtMtIq, CGtMtRp,
-                            CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStSn, CSvTm, ICaIq,
-                            IIId, IInCp, MotorCommand, MotorCommandKind, MotorData,
-                            SensorCommand, StatusData, UltrasonicData, encode_rci)
-from bsal_ros.protocol.values import Timeval, speedval_pack
+                                   CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStSn, CSvTm, encode_rci,
+                                   ICaIq, IIId, IInCp, MotorCommand, MotorCommandKind, MotorData,
+                                   SensorCommand, StatusData, UltrasonicData)
+from bsal_ros.protocol.values import speedval_pack, Timeval
 
 #: the demo operator of config/users.yaml (public; the gateway refuses it off
 #: loopback): init-phase entries identify as it, so that what follows the

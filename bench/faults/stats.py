@@ -19,8 +19,8 @@ resource snapshots (file descriptors, threads, RSS) with leak checks."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
+import math
 
 #: growth tolerated between two snapshots before a leak is reported
 FD_TOLERANCE = 4

@@ -88,8 +88,8 @@ def detail(label, runs):
     print()
     deps = [d for d in DEPLOY if any(d in r.get("breakdown", {}) for r in runs)]
     if deps:
-        names = [k for k in next(r["breakdown"][deps[0]]["segments"] for r in runs
-                                 if deps[0] in r.get("breakdown", {}))]
+        names = list(next(r["breakdown"][deps[0]]["segments"] for r in runs
+                          if deps[0] in r.get("breakdown", {})))
         print("| segment (traced) | " + " | ".join(f"{DEPLOY[d]} p50 (p99)" for d in deps)
               + " |")
         print("|---|" + "---|" * len(deps))

@@ -16,6 +16,8 @@
 
 """The two floors of bench/bench_rci.py, each a process of its own.
 
+Usage, one process per floor:
+
     python bench/rci_latency/floors.py echo
         Loopback TCP server: on each connection the client first sends two
         big-endian uint32 (request size, reply size); then for every request
@@ -40,6 +42,7 @@ import time
 
 
 class _SizedEcho(asyncio.Protocol):
+
     def connection_made(self, transport):
         self.t = transport
         transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

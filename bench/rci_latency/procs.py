@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import ctypes
 import os
+from pathlib import Path
 import re
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 try:
     _prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl

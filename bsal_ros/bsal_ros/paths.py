@@ -33,5 +33,5 @@ def share_dir() -> Path:
 
 
 def shipped(*parts: str) -> Path:
-    """A shipped file, e.g. shipped('config', 'users.yaml')."""
+    """Return the path of a shipped file (parts such as "config", "users.yaml")."""
     return share_dir().joinpath(*parts)

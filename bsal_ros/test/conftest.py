@@ -31,8 +31,8 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Before anything imports rclpy: the RMW reads these when a context starts.
-os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-os.environ.setdefault('ROS_DOMAIN_ID', str(random.randint(1, 100)))
+os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+os.environ.setdefault("ROS_DOMAIN_ID", str(random.randint(1, 100)))
 
 import pytest  # noqa: E402
 
@@ -52,11 +52,11 @@ def ros_context():
 
 
 # --- RCI fixtures (the gateway logic over real loopback sockets, no ROS)
-import asyncio  # noqa: E402
+import asyncio  # noqa: E402, I100 - after importorskip / the fixtures above
+from pathlib import Path  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 # the fault-campaign helpers (bench.faults) are imported from the repository,
 # which holds the bsal_ros package folder (this file's parents[1]) and bench/
@@ -156,13 +156,14 @@ class RciServerThread:
 #   NS       - the node's namespace (own per module: modules share a ROS domain)
 #   NODE_KW  - keyword overrides of the HardwareNode (default: fast, no auto-home)
 #   LISTEN   - (message type, topic, listen() keywords) the probe records
-HARDWARE_NODE_KW = dict(auto_home=False, rate_scale=2.0, diagnostics_period=0.2)
+HARDWARE_NODE_KW = {"auto_home": False, "rate_scale": 2.0, "diagnostics_period": 0.2}
 
 
 @pytest.fixture(scope="module")
 def hardware_node_env(request):
     """A RosEnv with ``.node`` (HardwareNode) and ``.probe`` (Probe) in ``NS``."""
     from bsal_ros.nodes.hardware_node import HardwareNode
+
     from test_hardware_node_helpers import Probe, RosEnv
     module = request.module
     ns = module.NS
@@ -189,6 +190,7 @@ def empty_smbus2(monkeypatch):
     from test_hardware_bus import FakeSMBus
 
     class Empty(FakeSMBus):
+
         def __init__(self, bus):
             super().__init__(bus)
             self.regs = {}

@@ -17,8 +17,8 @@
 """The "Where we differ from the book, and why" tables name their tests;
 these helpers check that every named test exists, so a table cannot point at
 a renamed or deleted test."""
-import re
 from pathlib import Path
+import re
 
 ROOT = Path(__file__).resolve().parents[1]  # the bsal_ros package
 REPO = ROOT.parent  # the repository: bsal_interfaces/, legacy/, docs/, bench/ beside it

@@ -27,11 +27,11 @@ tests share one start of the node.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 import functools
+from pathlib import Path
 import threading
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "brak.yaml"
@@ -53,15 +53,15 @@ class Published:
 
 @functools.lru_cache(maxsize=1)
 def capture() -> Published:
-    import rclpy
-    import rclpy.context
+    from bsal_interfaces.msg import DeviceStateArray
     from diagnostic_msgs.msg import DiagnosticArray
     from nav_msgs.msg import Odometry
+    import rclpy
+    import rclpy.context
     from rclpy.executors import MultiThreadedExecutor
     from rclpy.qos import qos_profile_sensor_data
     from sensor_msgs.msg import Imu, JointState, Range
 
-    from bsal_interfaces.msg import DeviceStateArray
     from bsal_ros.hardware.description import load_description
     from bsal_ros.nodes.hardware_node import HardwareNode
 

@@ -31,6 +31,7 @@ import time
 import pytest
 
 from bsal_ros.rci.users import DEMO_KEY
+
 from conftest import RciServerThread
 
 pytestmark = pytest.mark.timeout(120)
@@ -498,5 +499,5 @@ def test_failed_acked_command_gets_cstrp_in_place_of_ccnac(gw):
 def test_protocol_differences_name_existing_tests():
     """Every test named in docs/PROTOCOL.md "Where we differ from the book,
     and why" exists (so the table cannot point at a renamed or deleted test)."""
-    from difference_tables import REPO, assert_named_tests_exist
+    from difference_tables import assert_named_tests_exist, REPO
     assert assert_named_tests_exist(REPO / "docs" / "PROTOCOL.md") >= 10

@@ -29,18 +29,18 @@ compared with the seed when the seed is at hand, compiled as printed
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import re
 import shutil
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 from bsal_ros.rci.client import RciClient
-from bsal_ros.rci.users import (DEMO_KEY, Users, UsersFileError, check_bind_allowed,
-                                file_permission_warning, unchecked_key_warning)
+from bsal_ros.rci.users import (check_bind_allowed, DEMO_KEY, file_permission_warning,
+                                unchecked_key_warning, Users, UsersFileError)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -219,10 +219,10 @@ class Watcher:
     """Collects the hardware node's `encoders` and `motor_states` in a thread."""
 
     def __init__(self):
+        from bsal_interfaces.msg import DeviceStateArray
         import rclpy
         import rclpy.context
         import rclpy.executors
-        from bsal_interfaces.msg import DeviceStateArray
         from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
         self.context = rclpy.context.Context()
         rclpy.init(context=self.context)

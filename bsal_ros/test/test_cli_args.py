@@ -16,13 +16,13 @@
 
 """brak_bringup and brak_drive take ROS arguments like every ROS executable."""
 import os
+from pathlib import Path
 import re
 import signal
 import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -74,8 +74,8 @@ def test_bringup_applies_a_params_file_given_after_ros_args(tmp_path):
 
 @pytest.mark.ros
 def test_brak_drive_honours_a_namespace_remap(ros_context):
-    import rclpy.executors
     from geometry_msgs.msg import Twist
+    import rclpy.executors
     node = rclpy.create_node("remap_listener", namespace="drive_remap", context=ros_context)
     got = []
     node.create_subscription(Twist, "cmd_vel", lambda m: got.append(m.linear.x), 10)

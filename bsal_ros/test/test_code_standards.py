@@ -24,9 +24,9 @@
 """
 import ast
 import importlib.util
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 

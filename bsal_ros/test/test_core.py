@@ -19,8 +19,7 @@ import math
 
 import pytest
 
-from bsal_ros.core import DeviceState, Result
-from bsal_ros.core import result as core_result
+from bsal_ros.core import DeviceState, Result, result as core_result
 
 
 def test_result_ok_and_reason():
@@ -64,7 +63,7 @@ def test_out_of_range_values_clamp_never_wrap():
     m = to_msg(DeviceState("relative_encoder", 70000, d_count=40000, count=-40000,
                            delay_us=-5, statval=1 << 40))
     assert (m.id, m.d_count, m.count, m.delay_us, m.statval) == (0xFFFF, 32767, -32768, 0,
-                                                                   0xFFFFFFFF)
+                                                                 0xFFFFFFFF)
 
 
 @pytest.mark.ros

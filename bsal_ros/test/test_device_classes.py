@@ -24,7 +24,7 @@ pytestmark = pytest.mark.ros
 
 def test_names_equal_the_device_state_constants():
     from bsal_interfaces.msg import DeviceState
-    generated = {getattr(DeviceState, n) for n in dir(DeviceState) if n.startswith('CLASS_')}
+    generated = {getattr(DeviceState, n) for n in dir(DeviceState) if n.startswith("CLASS_")}
     assert set(dc.ALL_CLASSES) == generated
     assert len(dc.ALL_CLASSES) == 6
 

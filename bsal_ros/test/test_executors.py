@@ -95,6 +95,7 @@ def steps_of(awaitable_of, ros_context, seconds=0.3):
     count = {"steps": 0, "done": False}
 
     class Counted:
+
         def __await__(self):
             inner = awaitable_of(future).__await__()
             try:

@@ -22,8 +22,7 @@ import errno
 
 import pytest
 
-from bsal_ros.hardware import diagnostics as D
-from bsal_ros.hardware import load_description, register_backend
+from bsal_ros.hardware import diagnostics as D, load_description, register_backend
 from bsal_ros.hardware.backends import BACKENDS
 from bsal_ros.hardware.bus import Smbus2Bus
 from bsal_ros.hardware.robot import Robot

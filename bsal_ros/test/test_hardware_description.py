@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bsal_ros.hardware.description import (DEFAULT_DESCRIPTION, DescriptionError,
-                                           load_description, params_section, unflatten)
+from bsal_ros.hardware.description import (DEFAULT_DESCRIPTION, DescriptionError, load_description,
+                                           params_section, unflatten)
 
 ROOT = Path(__file__).resolve().parents[1]
 BRAK = ROOT / "config" / "brak.yaml"

@@ -21,8 +21,8 @@ import errno
 
 import pytest
 
-from bsal_ros.hardware import diagnostics as D
 from bsal_ros.core.result import HARDWARE_FAULT
+from bsal_ros.hardware import diagnostics as D
 from bsal_ros.hardware.commands import MODE_VELOCITY
 from bsal_ros.protocol.values import statval_fields
 

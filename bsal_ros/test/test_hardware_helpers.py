@@ -16,7 +16,7 @@
 
 """Shared helpers of the hardware-layer tests (a fake clock, a robot on it); no tests here."""
 
-from bsal_ros.hardware import Robot, load_description
+from bsal_ros.hardware import load_description, Robot
 from bsal_ros.protocol.values import speedval_pack
 
 
@@ -31,6 +31,7 @@ def speedval_from_rad_s(rad_s):
 
 
 class FakeClock:
+
     def __init__(self, t=100.0):
         self.t = t
 

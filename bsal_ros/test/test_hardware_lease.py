@@ -21,13 +21,13 @@ command without lease clears the lease; a renewal never restarts a motor.
 The simulated boards run on a fake clock: deterministic."""
 import math
 
-from bsal_ros.hardware import diagnostics as D
 from bsal_ros.core.result import BAD_REQUEST, HARDWARE_FAULT, INVALID_ID, OK, REFUSED
+from bsal_ros.hardware import diagnostics as D
 from bsal_ros.hardware.commands import MODE_DUTY_CYCLE, MODE_VELOCITY
 from bsal_ros.protocol.values import speedval_sign
-from test_hardware_helpers import speedval_from_duty, speedval_from_rad_s
 
-from test_hardware_helpers import make_robot, run, run_until
+from test_hardware_helpers import (make_robot, run, run_until, speedval_from_duty,
+                                   speedval_from_rad_s)
 
 DRIVE, STEER = 0x30, 0x31
 THIRTY = speedval_from_duty(30.0)

@@ -16,9 +16,9 @@
 
 """The hardware layer is pure Python: no module imports rclpy or a ROS package."""
 import ast
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HW = ROOT / "bsal_ros" / "hardware"

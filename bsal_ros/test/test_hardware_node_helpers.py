@@ -27,11 +27,11 @@ import pytest
 pytest.importorskip("rclpy")  # the project venv has it (make test)
 
 import rclpy  # noqa: E402
-import rclpy.context  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
+import rclpy.context  # noqa: E402
 from rclpy.node import Node  # noqa: E402
-from rclpy.qos import (DurabilityPolicy, QoSProfile, ReliabilityPolicy,  # noqa: E402
-                       qos_profile_sensor_data)
+from rclpy.qos import (DurabilityPolicy, qos_profile_sensor_data, QoSProfile,  # noqa: E402
+                       ReliabilityPolicy)
 
 from bsal_ros.nodes import executors  # noqa: E402
 
@@ -49,6 +49,7 @@ def wait_for(cond, timeout=TIMEOUT, step=0.01):
 
 
 class RosEnv:
+
     def __init__(self):
         self.context = rclpy.context.Context()
         rclpy.init(context=self.context)

@@ -20,25 +20,25 @@ MotorLeaseKeeper keeps it running and, once it is closed (the client died),
 the motor stops; a client process that is SIGKILLed stops its motor too.
 No timed assertions: conditions are waited for with generous deadlines."""
 import os
+from pathlib import Path
 import signal
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("rclpy")
 
-from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402
+from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402, I100
 from bsal_interfaces.srv import RenewLease, Reset, SetMotors  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 
-from bsal_ros.protocol.values import speedval_sign  # noqa: E402
-from test_hardware_helpers import speedval_from_duty  # noqa: E402
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper  # noqa: E402
+from bsal_ros.protocol.values import speedval_sign  # noqa: E402
 
+from test_hardware_helpers import speedval_from_duty  # noqa: E402
 from test_hardware_node_helpers import TIMEOUT, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
@@ -116,7 +116,7 @@ def test_unrenewed_lease_through_the_service_stops_the_motor(fresh):
     assert st.level == bytes([1]) and "lease of 0.5 s ran out" in st.message
     # the renewal of a lease that ran out is refused and names the motor
     resp = p.call(RenewLease, "renew_lease", RenewLease.Request(device_class="dc_motor",
-                                                                 ids=[0]))
+                                                                ids=[0]))
     assert resp.result.code == Result.REFUSED and list(resp.not_held) == [0]
     assert speedval_sign(vb.speed_set) == 0
     # lease 0 (the default of every existing caller) keeps the old behaviour

@@ -22,7 +22,7 @@ import pytest
 
 pytest.importorskip("rclpy")
 
-from bsal_interfaces.msg import Result  # noqa: E402
+from bsal_interfaces.msg import Result  # noqa: E402, I100 - after importorskip / the fixtures above
 from bsal_interfaces.srv import ListDevices, SimControl  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
@@ -71,7 +71,8 @@ def test_two_namespaced_robots_do_not_collide():
             return {"/brak1/hardware_node", "/brak2/hardware_node"} <= names
         assert wait_for(both)
         topics = dict(r1.get_topic_names_and_types())
-        assert "/brak1/cmd_vel" in topics and "/brak2/cmd_vel" in topics and "/cmd_vel" not in topics
+        assert "/brak1/cmd_vel" in topics and "/brak2/cmd_vel" in topics
+        assert "/cmd_vel" not in topics
         assert r1.robot.bus.simulation.world is not r2.robot.bus.simulation.world
     finally:
         env.close()

@@ -27,7 +27,7 @@ import pytest
 
 pytest.importorskip("rclpy")
 
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402, I100
 
 from test_hardware_node_helpers import Probe, RosEnv  # noqa: E402
 

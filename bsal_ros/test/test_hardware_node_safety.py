@@ -21,12 +21,12 @@ import pytest
 
 pytest.importorskip("rclpy")
 
-from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402
+from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402, I100
 from bsal_interfaces.srv import SetMotors, SimControl  # noqa: E402
 
 from bsal_ros.protocol.values import speedval_sign  # noqa: E402
-from test_hardware_helpers import speedval_from_duty  # noqa: E402
 
+from test_hardware_helpers import speedval_from_duty  # noqa: E402
 from test_hardware_node_helpers import wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros

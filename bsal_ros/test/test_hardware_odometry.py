@@ -17,10 +17,10 @@
 """Tricycle kinematics and odometry against the simulated ground truth."""
 import math
 
-import pytest
 from hypothesis import given, strategies as st
+import pytest
 
-from bsal_ros.hardware.kinematics import TricycleOdometry, tricycle_fk, tricycle_ik
+from bsal_ros.hardware.kinematics import tricycle_fk, tricycle_ik, TricycleOdometry
 
 from test_hardware_helpers import make_robot, run, run_until
 

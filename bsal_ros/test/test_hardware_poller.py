@@ -19,7 +19,7 @@ survives a failing listener (one log event per distinct error), stops."""
 import threading
 import time
 
-from bsal_ros.hardware import Robot, load_description, scale_rates
+from bsal_ros.hardware import load_description, Robot, scale_rates
 from bsal_ros.hardware.poller import Poller
 
 

@@ -30,20 +30,20 @@ a scripted control process written here:
 from __future__ import annotations
 
 import math
+from pathlib import Path
 import re
 import shutil
 import socket
 import subprocess
 import threading
-from pathlib import Path
 
 import pytest
 import yaml
 
 from bsal_ros.protocol.constants import CStRpStatus, Form, GetSensorStatus, RciCode, SensorType
-from bsal_ros.protocol.rci import (CBsTm, CCnAc, CGtSnIq, CGtSnRp, CRs, CStMt, CStRp, IIId,
-                                   IInCp, RciDecoder, RelEncoderData, StatusData,
-                                   UltrasonicData, encode_rci)
+from bsal_ros.protocol.rci import (CBsTm, CCnAc, CGtSnIq, CGtSnRp, CRs, CStMt, CStRp, encode_rci,
+                                   IIId, IInCp, RciDecoder, RelEncoderData, StatusData,
+                                   UltrasonicData)
 from bsal_ros.protocol.values import Statval, Timeval
 from bsal_ros.rci.fake import FakeRobotPort
 from bsal_ros.rci.port import RELATIVE_ENCODER

@@ -24,17 +24,17 @@ Numbers cross the pipe as hex floats, so the comparison is exact."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 import random
 import shutil
 import struct
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from bsal_ros.protocol.errors import ProtocolError
-from bsal_ros.protocol.values import (MPOSVAL_MAG_MAX, Timeval, mposval_pack_native,
-                                      mposval_unpack_native)
+from bsal_ros.protocol.values import (MPOSVAL_MAG_MAX, mposval_pack_native, mposval_unpack_native,
+                                      Timeval)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -104,7 +104,8 @@ def test_mposval_encode_equals_python(values_check, kind, unit):
     values = mposval_inputs(kind, unit)
     answers = cxx(values_check, [f"mpos {kind} {unit} {hexf(v)}" for v in values])
     mismatches = [(v, int(a[1]), mposval_pack_native(kind, unit, v))
-                  for v, a in zip(values, answers) if int(a[1]) != mposval_pack_native(kind, unit, v)]
+                  for v, a in zip(values, answers)
+                  if int(a[1]) != mposval_pack_native(kind, unit, v)]
     assert not mismatches, mismatches[:10]
     # the rule itself, spelled out at the ties: half away from zero
     lsb = 2.0 ** -FRACTION_BITS[(kind, unit)]

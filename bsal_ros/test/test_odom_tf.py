@@ -22,13 +22,14 @@ tf2_ros is not on PyPI, so the broadcasting path runs against a stand-in
 import sys
 import types
 
-import pytest
 from nav_msgs.msg import Odometry
+import pytest
 
 from bsal_ros.nodes.odom_tf import make_odom_tf_publisher
 
 
 class FakeLogger:
+
     def __init__(self):
         self.lines = []
 
@@ -39,6 +40,7 @@ class FakeLogger:
 
 
 class FakeNode:
+
     def __init__(self):
         self.logger = FakeLogger()
 
@@ -62,6 +64,7 @@ def fake_tf2(monkeypatch):
     sent = []
 
     class TransformBroadcaster:
+
         def __init__(self, node):
             self.node = node
 

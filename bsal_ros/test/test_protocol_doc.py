@@ -21,8 +21,8 @@ drift from the code."""
 import pathlib
 import re
 
-from bsal_ros.protocol import (CGtMtIq, CGtSnIq, ICaIq, RciDecoder, RdiDecoder, encode_rci,
-                               encode_rdi)
+from bsal_ros.protocol import (CGtMtIq, CGtSnIq, encode_rci, encode_rdi, ICaIq, RciDecoder,
+                               RdiDecoder)
 
 DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 HEX = re.compile(r"`([0-9a-f]{2,}(?: [0-9a-f]{2,})*)`")

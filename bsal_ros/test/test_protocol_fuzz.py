@@ -17,22 +17,19 @@
 """Property-based tests (hypothesis): random valid packets round-trip; random
 and mutated byte streams only ever raise ProtocolError, in bounded time."""
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given, HealthCheck, settings, strategies as st
 
-from bsal_ros.protocol import (AbsEncoderData, AbsEncoderReading, AccelData, AccelReading,
-                               CAcMt, CAcSn, CapInquiry, CapReply, CBsTm, CBsTmIq, CCnAc,
-                               CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStRp,
-                               CStRpStatus, CStSn, CSvTm, DcMotorReading, DriveReading, Form,
+from bsal_ros.protocol import (AbsEncoderData, AbsEncoderReading, AccelData, AccelReading, CAcMt,
+                               CAcSn, CapInquiry, CapReply, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp,
+                               CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStRp, CStRpStatus, CStSn,
+                               CSvTm, DcMotorReading, DriveReading, encode_rci, encode_rdi, Form,
                                GetMotorStatus, GetSensorStatus, ICaIq, ICaRp, IIId, IInCp,
-                               MotorCommand, MotorCommandKind, MotorData, MotorType,
-                               ProtocolError, RciDecoder, RdiActuator, RdiActuatorType,
-                               RdiBaseTime, RdiDecoder, RdiMotor, RdiMotorType, RdiOrientEgo,
-                               RdiOrientOmni, RdiSensor, RdiSensorType, RelEncoderData,
-                               RelEncoderReading, SensorCommand, SensorCommandCode,
-                               SensorType, StatusData, SteerReading, TermCode, Timeval,
-                               UltrasonicData, UltrasonicReading, VersionReply, encode_rci,
-                               encode_rdi)
+                               MotorCommand, MotorCommandKind, MotorData, MotorType, ProtocolError,
+                               RciDecoder, RdiActuator, RdiActuatorType, RdiBaseTime, RdiDecoder,
+                               RdiMotor, RdiMotorType, RdiOrientEgo, RdiOrientOmni, RdiSensor,
+                               RdiSensorType, RelEncoderData, RelEncoderReading, SensorCommand,
+                               SensorCommandCode, SensorType, StatusData, SteerReading, TermCode,
+                               Timeval, UltrasonicData, UltrasonicReading, VersionReply)
 from bsal_ros.protocol.rci_packets import CODE_OF
 
 PROPS = settings(max_examples=120, deadline=2000,

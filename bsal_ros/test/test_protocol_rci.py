@@ -21,15 +21,14 @@ import random
 
 import pytest
 
-from bsal_ros.protocol import (AbsEncoderData, AccelData, CAcMt, CAcSn, CapInquiry, CapReply,
-                               CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp,
-                               CRs, CStIq, CStMt, CStRp, CStRpStatus, CStSn, CSvTm, Form,
-                               GetMotorStatus, GetSensorStatus, ICaIq, ICaRp, IIId, IInCp,
-                               MotorCommand, MotorCommandKind, MotorData, MotorType,
-                               ProtocolError, RciCode, RciDecoder, RelEncoderData,
-                               SensorCommand, SensorCommandCode, SensorType, StatusData,
-                               TermCode, Timeval, UltrasonicData, VersionReply, decode_rci,
-                               encode_rci)
+from bsal_ros.protocol import (AbsEncoderData, AccelData, CAcMt, CAcSn, CapInquiry, CapReply, CBsTm,
+                               CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq,
+                               CStMt, CStRp, CStRpStatus, CStSn, CSvTm, decode_rci, encode_rci,
+                               Form, GetMotorStatus, GetSensorStatus, ICaIq, ICaRp, IIId, IInCp,
+                               MotorCommand, MotorCommandKind, MotorData, MotorType, ProtocolError,
+                               RciCode, RciDecoder, RelEncoderData, SensorCommand,
+                               SensorCommandCode, SensorType, StatusData, TermCode, Timeval,
+                               UltrasonicData, VersionReply)
 
 SPVAL, RESET = MotorCommandKind.SPVAL, MotorCommandKind.RESET
 DATA_M, STAT_M = GetMotorStatus.DATA, GetMotorStatus.STATUS

@@ -20,12 +20,11 @@ import random
 
 import pytest
 
-from bsal_ros.protocol import (AbsEncoderReading, AccelReading, DcMotorReading, DriveReading,
-                               Form, ProtocolError, RdiActuator, RdiActuatorType, RdiBaseTime,
-                               RdiDecoder, RdiMotor, RdiMotorType, RdiOrientEgo, RdiOrientOmni,
-                               RdiSensor, RdiSensorType, RelEncoderReading, SteerReading,
-                               Timeval, UltrasonicReading, decode_rdi, encode_rdi,
-                               encode_rdi_frame)
+from bsal_ros.protocol import (AbsEncoderReading, AccelReading, DcMotorReading, decode_rdi,
+                               DriveReading, encode_rdi, encode_rdi_frame, Form, ProtocolError,
+                               RdiActuator, RdiActuatorType, RdiBaseTime, RdiDecoder, RdiMotor,
+                               RdiMotorType, RdiOrientEgo, RdiOrientOmni, RdiSensor, RdiSensorType,
+                               RelEncoderReading, SteerReading, Timeval, UltrasonicReading)
 
 US, REL, ABS, ACC = (RdiSensorType.ULTRASONIC, RdiSensorType.RELENCODER,
                      RdiSensorType.ABSENCODER, RdiSensorType.ACCEL)

@@ -18,14 +18,12 @@
 
 import math
 
+from hypothesis import given, settings, strategies as st
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from bsal_ros.protocol import (AngularUnit, LinearUnit, MposType, ProtocolError, Statval,
-                               Timeval, mposval_pack, mposval_pack_native, mposval_resolution,
-                               mposval_unpack, mposval_unpack_native, speedval_pack,
-                               speedval_unpack)
+from bsal_ros.protocol import (AngularUnit, LinearUnit, MposType, mposval_pack, mposval_pack_native,
+                               mposval_resolution, mposval_unpack, mposval_unpack_native,
+                               ProtocolError, speedval_pack, speedval_unpack, Statval, Timeval)
 from bsal_ros.protocol.values import MPOSVAL_MAG_MAX, STATVAL_MS_MAX
 
 FAST = settings(max_examples=150, deadline=2000)
@@ -183,7 +181,7 @@ def test_timeval_round_trip(sec, usec):
 # ---- one rounding rule per value type: half away from zero ----------------------
 def _half_away(x) -> int:
     """The reference rule (Decimal's ROUND_HALF_UP rounds ties away from zero)."""
-    from decimal import ROUND_HALF_UP, Decimal
+    from decimal import Decimal, ROUND_HALF_UP
     return int(Decimal(x).to_integral_value(rounding=ROUND_HALF_UP))
 
 

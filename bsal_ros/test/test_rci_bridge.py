@@ -37,10 +37,10 @@ pytestmark = pytest.mark.ros
 
 
 def test_completed_and_timed_out_calls_are_released(ros_context):
-    node = rclpy.create_node('bridge_leak', context=ros_context)
-    node.create_service(Trigger, 'fast', lambda req, resp: resp)
-    fast = node.create_client(Trigger, 'fast')
-    silent = node.create_client(Trigger, 'nobody_serves_this')
+    node = rclpy.create_node("bridge_leak", context=ros_context)
+    node.create_service(Trigger, "fast", lambda req, resp: resp)
+    fast = node.create_client(Trigger, "fast")
+    silent = node.create_client(Trigger, "nobody_serves_this")
     executor = SingleThreadedExecutor(context=ros_context)
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True)
@@ -52,10 +52,10 @@ def test_completed_and_timed_out_calls_are_released(ros_context):
 
         async def calls():
             for _ in range(300):
-                await bridge.wait(fast.call_async(Trigger.Request()), 5.0, 'fast')
+                await bridge.wait(fast.call_async(Trigger.Request()), 5.0, "fast")
             for _ in range(3):
-                with pytest.raises(PortUnavailable, match='no answer'):
-                    await bridge.wait(silent.call_async(Trigger.Request()), 0.05, 'silent')
+                with pytest.raises(PortUnavailable, match="no answer"):
+                    await bridge.wait(silent.call_async(Trigger.Request()), 0.05, "silent")
         loop.run_until_complete(calls())
 
         deadline = time.monotonic() + 10     # rclpy's done callbacks run as executor tasks

@@ -29,19 +29,20 @@ import time
 
 import pytest
 
-from bsal_ros.protocol.constants import (CapInquiry, CapReply, CStRpStatus, Form,
-                                         GetMotorStatus, GetSensorStatus, MotorType, RciCode,
-                                         SensorCommandCode, SensorType, TermCode)
-from bsal_ros.protocol.rci import (AbsEncoderData, AccelData, CAcMt, CAcSn, CBsTm, CBsTmIq,
-                                   CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq, CStMt,
-                                   CStRp, CStSn, CSvTm, ICaRp, IIId, IInCp, MotorCommand,
+from bsal_ros.protocol.constants import (CapInquiry, CapReply, CStRpStatus, Form, GetMotorStatus,
+                                         GetSensorStatus, MotorType, RciCode, SensorCommandCode,
+                                         SensorType, TermCode)
+from bsal_ros.protocol.rci import (AbsEncoderData, AccelData, CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc,
+                                   CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStRp,
+                                   CStSn, CSvTm, encode_rci, ICaRp, IIId, IInCp, MotorCommand,
                                    MotorCommandKind, MotorData, RelEncoderData, SensorCommand,
-                                   UltrasonicData, VersionReply, encode_rci)
-from bsal_ros.protocol.values import Statval, speedval_pack
-from bsal_ros.rci import RciServer, Users, UsersFileError, check_bind_allowed
-from bsal_ros.rci.client import RciClient, all_access_inquiries
+                                   UltrasonicData, VersionReply)
+from bsal_ros.protocol.values import speedval_pack, Statval
+from bsal_ros.rci import check_bind_allowed, RciServer, Users, UsersFileError
+from bsal_ros.rci.client import all_access_inquiries, RciClient
 from bsal_ros.rci.fake import FakeRobotPort
 from bsal_ros.rci.users import DEMO_KEY
+
 from conftest import RciServerThread
 
 pytestmark = pytest.mark.timeout(120)

@@ -17,9 +17,9 @@
 """The gateway logic is pure Python and its imports go one way: core and
 protocol import nothing above them, rci and rdi import no ROS, no hardware
 code and no node (docs/ARCHITECTURE.md)."""
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages

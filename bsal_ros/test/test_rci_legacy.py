@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import math
 import os
+from pathlib import Path
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-from test_rci_gateway import ServerThread
 from bsal_ros.rci.client import RciClient
 from bsal_ros.rci.fake import FakeRobotPort
 from bsal_ros.rci.users import DEMO_KEY
+
+from test_rci_gateway import ServerThread
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -45,7 +46,8 @@ APP = REPO / "legacy" / "build" / "client-app"
 def app():
     if not (shutil.which("g++") and shutil.which("make") and shutil.which("pkg-config")
             and subprocess.run(["pkg-config", "--exists", "glib-2.0"]).returncode == 0):
-        pytest.skip("g++, make and glib-2.0 headers build legacy/: not installed here (make setup installs them)")
+        pytest.skip("g++, make and glib-2.0 headers build legacy/: not installed here "
+                    "(make setup installs them)")
     subprocess.run(["make", "-s", "-C", str(REPO / "legacy")], check=True)
     selftest = subprocess.run([str(REPO / "legacy" / "build" / "wire-selftest")],
                               capture_output=True, text=True)
@@ -88,7 +90,8 @@ def test_example_against_fake_robot(app):
         assert code == 0, rows
         calls = rcs(rows)
         assert calls[0] == ("connectToServer", "NO_ERROR")
-        assert ("resetRobot", "RCI_CSTRP_BUSY") in calls and ("homeRobot", "RCI_CSTRP_BUSY") in calls
+        assert ("resetRobot", "RCI_CSTRP_BUSY") in calls
+        assert ("homeRobot", "RCI_CSTRP_BUSY") in calls
         assert all(name in ("NO_ERROR", "RCI_CSTRP_BUSY", "RCI_CSTRP_IDLE") for _, name in calls)
         counts = [int(r["count"]) for k, r in rows if k == "encoder"]
         assert len(counts) == 10 and len(set(counts)) == 10

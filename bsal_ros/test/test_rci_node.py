@@ -23,12 +23,12 @@ come from the environment (conftest.py)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import shutil
 import subprocess
 import threading
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -36,16 +36,16 @@ pytestmark = [pytest.mark.ros, pytest.mark.timeout(240)]
 
 rclpy = pytest.importorskip("rclpy")
 
-from bsal_ros.nodes import executors  # noqa: E402
+from bsal_interfaces.msg import DeviceStateArray  # noqa: E402, I100
 from rclpy.parameter import Parameter  # noqa: E402
 
-from bsal_interfaces.msg import DeviceStateArray  # noqa: E402
+from bsal_ros.nodes import executors  # noqa: E402
 from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 from bsal_ros.nodes.rci_gateway import RciGatewayNode  # noqa: E402
-from bsal_ros.protocol.constants import (CStRpStatus, GetSensorStatus, MotorType, RciCode,  # noqa: E402
-                                         SensorType, TermCode)
-from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStMt, CStRp, CSvTm,  # noqa: E402
-                                   MotorCommand, MotorCommandKind)
+from bsal_ros.protocol.constants import (CStRpStatus, GetSensorStatus, MotorType,  # noqa: E402
+                                         RciCode, SensorType, TermCode)
+from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStMt, CStRp,  # noqa: E402
+                                   CSvTm, MotorCommand, MotorCommandKind)
 from bsal_ros.protocol.values import speedval_pack  # noqa: E402
 from bsal_ros.rci.client import RciClient  # noqa: E402
 from bsal_ros.rci.users import DEMO_KEY  # noqa: E402
@@ -138,7 +138,8 @@ def _parse(out: str) -> list[dict]:
 def client_app():
     if not CLIENT_APP.exists():
         if not (shutil.which("g++") and shutil.which("make") and shutil.which("pkg-config")):
-            pytest.skip("g++, make and pkg-config build legacy/: not installed here (make setup installs them)")
+            pytest.skip("g++, make and pkg-config build legacy/: not installed here "
+                        "(make setup installs them)")
         subprocess.run(["make", "-s", "-C", str(REPO / "legacy")], check=True)
     return CLIENT_APP
 

@@ -35,18 +35,16 @@ pytestmark = [pytest.mark.ros, pytest.mark.timeout(240)]
 
 rclpy = pytest.importorskip("rclpy")
 
-from bsal_ros.nodes import executors  # noqa: E402
-from rclpy.parameter import Parameter  # noqa: E402
-from rclpy.qos import (DurabilityPolicy, QoSProfile, ReliabilityPolicy,  # noqa: E402
-                       qos_profile_sensor_data)
-
+from bsal_interfaces.msg import DeviceStateArray, MotorCommand  # noqa: E402, I100
+from bsal_interfaces.srv import SetMotors  # noqa: E402
 from builtin_interfaces.msg import Time  # noqa: E402
 from geometry_msgs.msg import PoseWithCovarianceStamped  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+from rclpy.qos import (DurabilityPolicy, qos_profile_sensor_data, QoSProfile,  # noqa: E402
+                       ReliabilityPolicy)
 from sensor_msgs.msg import Range  # noqa: E402
 
-from bsal_interfaces.msg import DeviceStateArray, MotorCommand  # noqa: E402
-from bsal_interfaces.srv import SetMotors  # noqa: E402
-
+from bsal_ros.nodes import executors  # noqa: E402
 from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 from bsal_ros.nodes.rci_gateway import RciGatewayNode  # noqa: E402
 from bsal_ros.nodes.rdi_gateway import RdiGatewayNode  # noqa: E402
@@ -65,6 +63,7 @@ def test_environment_is_local():
 
 
 class Rig:
+
     def __init__(self, context):
         self.context = context
         ns = "/rdi_" + uuid.uuid4().hex[:8]
@@ -142,6 +141,7 @@ def rig():
 
 
 class Stream:
+
     def __init__(self, port):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         self.sock.settimeout(0.2)

@@ -26,8 +26,8 @@ import time
 
 import pytest
 
-from bsal_ros.protocol import RdiBaseTime, RdiDecoder, RdiOrientEgo, RdiOrientOmni, Statval, Timeval
 from bsal_ros.core import DeviceState
+from bsal_ros.protocol import RdiBaseTime, RdiDecoder, RdiOrientEgo, RdiOrientOmni, Statval, Timeval
 from bsal_ros.rdi import RdiGateway, StreamConfig, StreamState
 
 ST = Statval(True, True, True, 10).pack()
@@ -37,7 +37,7 @@ def robot_state(n_sonars=12):
     st = StreamState()
     st.set_base_time(Timeval(1_700_000_000, 0))
     st.update_devices([DeviceState("ultrasonic", i, statval=ST, delay_us=2000 + i, stamp=1.0)
-                        for i in range(n_sonars)])
+                       for i in range(n_sonars)])
     st.update_devices([
         DeviceState("relative_encoder", 0, statval=ST, d_count=1, count=2, position=1.0, stamp=1.0),
         DeviceState("absolute_encoder", 0, statval=ST, count=3, stamp=1.0),
@@ -191,7 +191,7 @@ def test_fifty_clients_and_a_stalled_one(gateway):
         c.setblocking(False)
         sel.register(c, selectors.EVENT_READ)
         decs[c] = RdiDecoder()
-    frames = {c: 0 for c in clients}
+    frames = dict.fromkeys(clients, 0)
     peak_queued = 0
     t0 = time.monotonic()
     window_start = None

@@ -22,12 +22,12 @@ import math
 
 import pytest
 
-from bsal_ros.protocol import (RdiBaseTime, RdiDecoder, RdiOrientEgo, Statval, Timeval,
-                               encode_rdi_frame)
 from bsal_ros.core import DeviceState
+from bsal_ros.protocol import (encode_rdi_frame, RdiBaseTime, RdiDecoder, RdiOrientEgo, Statval,
+                               Timeval)
 from bsal_ros.rdi import RdiGateway, StreamConfig, StreamState
 from bsal_ros.viewer import main
-from bsal_ros.viewer.model import ViewerModel, describe, fmt_speedval, fmt_statval
+from bsal_ros.viewer.model import describe, fmt_speedval, fmt_statval, ViewerModel
 
 ST = Statval(True, True, True, 1500).pack()
 
@@ -136,6 +136,6 @@ def test_live_window_on_a_real_x_server(stream, xserver, monkeypatch, capsys):
     monkeypatch.setenv("DISPLAY", xserver)
     assert main(["--port", str(stream), "--duration", "1.5"]) == 0
     out = capsys.readouterr().out
-    redraws, packets = (int(x) for x in
-                        __import__("re").search(r"after (\d+) redraws, (\d+) packets", out).groups())
+    found = __import__("re").search(r"after (\d+) redraws, (\d+) packets", out)
+    redraws, packets = (int(x) for x in found.groups())
     assert redraws >= 3 and packets > 0, out

@@ -40,8 +40,8 @@ import time
 
 import pytest
 
-from test_ros2_launch import (READY, REPO, Launch, check_clean_shutdown, launch, port_args,
-                              read_records, require_ros2_tools, stand_in_env, write_config)
+from test_ros2_launch import (check_clean_shutdown, Launch, launch, port_args, read_records, READY,
+                              REPO, require_ros2_tools, stand_in_env, write_config)
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -95,6 +95,8 @@ LAUNCH = {
         "launch", [r"\[brak2\.hardware_node\]: hardware node: backend sim",
                    r"\[brak2\.rci_gateway\]: RCI gateway ready"]),
 }
+
+
 def expectation(command):
     table = LAUNCH if command.startswith("ros2 launch ") else CLI
     if command.startswith("ros2 launch "):

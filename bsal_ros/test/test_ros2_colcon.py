@@ -26,10 +26,10 @@ otherwise it falls back to unittest and finds nothing), with the results in
 workspace's own ``bsal_interfaces`` is the one used.
 """
 import os
+from pathlib import Path
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 

@@ -26,8 +26,8 @@ beside the raw BSAL values the legacy protocols carry.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 
 
 @dataclass(slots=True)

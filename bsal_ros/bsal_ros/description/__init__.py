@@ -27,6 +27,6 @@ it with::
 
 Pure Python: no ROS import here.
 """
-from .urdf import Frames, build_urdf, device_link_name, frames_of, sonar_link_name
+from .urdf import build_urdf, device_link_name, Frames, frames_of, sonar_link_name
 
 __all__ = ["Frames", "build_urdf", "device_link_name", "frames_of", "sonar_link_name"]

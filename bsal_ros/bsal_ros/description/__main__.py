@@ -16,6 +16,8 @@
 
 """``python -m bsal_ros.description``: print Brak's URDF (or check a file against it).
 
+For example:
+
     python -m bsal_ros.description > config/brak.urdf
     python -m bsal_ros.description --config my_brak.yaml -o my_brak.urdf
     python -m bsal_ros.description --check config/brak.urdf     # exit 1 when stale
@@ -23,8 +25,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+import sys
 
 from bsal_ros.hardware.description import load_description
 

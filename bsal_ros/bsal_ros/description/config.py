@@ -28,8 +28,7 @@ from pathlib import Path
 
 import yaml
 
-from bsal_ros.hardware.description import (
-    deep_merge, load_description, params_section, validate)
+from bsal_ros.hardware.description import deep_merge, load_description, params_section, validate
 
 from .urdf import build_urdf
 

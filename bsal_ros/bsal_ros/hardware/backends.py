@@ -26,8 +26,8 @@ none, so nothing above the bus needs to know which backend it runs on.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
+import time
 from typing import Callable
 
 from .bus import Smbus2Bus
@@ -44,7 +44,7 @@ class BusOptions:
 
 
 def _sim(robot: dict, opts: BusOptions):
-    from .sim import build_sim_bus   # the simulator is only imported when used
+    from .sim import build_sim_bus  # the simulator is only imported when used
     return build_sim_bus(robot, opts.clock, seed=opts.seed)
 
 

@@ -27,8 +27,8 @@ moving is "stuck": up, but not ok.
 
 from __future__ import annotations
 
-import errno as _errno
 from dataclasses import dataclass
+import errno as _errno
 
 from . import registers as regs
 from .bus import BusUnavailable
@@ -53,6 +53,7 @@ class BoardError(Exception):
 @dataclass
 class BoardEvent:
     """One state change worth one log line."""
+
     board: str
     level: str        # "info" | "warn" | "error"
     message: str
@@ -60,6 +61,7 @@ class BoardEvent:
 
 class Board:
     """One board at one I2C address: polled, cached, marked down and up by itself."""
+
     type = "base"
 
     def __init__(self, name: str, cfg: dict, bus, regmap: regs.RegisterMap, retries: int = 2,
@@ -236,6 +238,7 @@ class Board:
 
 class UltrasonicBoard(Board):
     """Up to N sonar channels fired in slots; one echo delay per channel."""
+
     type = "ultrasonic"
 
     def __init__(self, *a, **kw):
@@ -279,6 +282,7 @@ class UltrasonicBoard(Board):
 
 class AccelBoard(Board):
     """The one-axis accelerometer board (milli-g)."""
+
     type = "accelerometer"
 
     def __init__(self, *a, **kw):

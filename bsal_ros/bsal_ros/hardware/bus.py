@@ -33,12 +33,12 @@ benchmark and diagnostics.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import errno
 import os
 import random
 import threading
 import time
-from dataclasses import dataclass
 from typing import Callable, Protocol
 
 I2C_BLOCK_MAX = 32  # SMBus/I2C block transfer limit of the kernel interface
@@ -62,6 +62,7 @@ def i2c_wire_time(n_bytes: int, write: bool = False, clock_hz: float = 100e3) ->
 @dataclass
 class BusStats:
     """Transfer counters of one bus (for the benchmark and diagnostics)."""
+
     transactions: int = 0
     bytes_read: int = 0
     bytes_written: int = 0
@@ -250,6 +251,7 @@ _RANDOM_ERRNOS = (errno.EIO, errno.EREMOTEIO, errno.ETIMEDOUT)
 @dataclass
 class AddressFault:
     """The faults injected at one address."""
+
     error_rate: float = 0.0
     stuck: bool = False
     missing: bool = False

@@ -28,12 +28,12 @@ import math
 from typing import Iterable
 
 from . import registers as regs
-from ..core.device_classes import ALL_CLASSES, DC_MOTOR, PSERVO_MOTOR, RELATIVE_ENCODER, ULTRASONIC
-from ..core.result import BAD_REQUEST, HARDWARE_FAULT, INVALID_ID, OK, REFUSED, Result
-from ..protocol.values import SPEEDVAL_RAD_MAX, SPEEDVAL_ZERO, speedval_pack, speedval_sign
 from .boards import BoardError
 from .devices import Device
 from .motor_boards import DcMotorBoard, PservoBoard
+from ..core.device_classes import ALL_CLASSES, DC_MOTOR, PSERVO_MOTOR, RELATIVE_ENCODER, ULTRASONIC
+from ..core.result import BAD_REQUEST, HARDWARE_FAULT, INVALID_ID, OK, REFUSED, Result
+from ..protocol.values import speedval_pack, SPEEDVAL_RAD_MAX, speedval_sign, SPEEDVAL_ZERO
 
 MODE_DUTY_CYCLE = 0
 MODE_VELOCITY = 1

@@ -172,6 +172,7 @@ def deep_merge(base: dict, over: dict) -> dict:
 
 class DescriptionError(ValueError):
     """The robot description is not valid (the message says where and why)."""
+
     pass
 
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from . import registers as regs
 from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
-                                   MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
-                                   SENSOR_CLASSES, ULTRASONIC)
+                                   MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER, SENSOR_CLASSES,
+                                   ULTRASONIC)
 from ..core.device_state import DeviceState
 from ..core.units import counts_to_angle, delay_to_range
 from ..protocol.values import speedval_sign, speedval_unpack, statval_pack

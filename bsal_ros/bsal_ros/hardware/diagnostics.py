@@ -33,8 +33,8 @@ Level from the statval bits and the age of the data:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+import math
 
 from ..core.device_classes import ALL_CLASSES
 

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import math
 
-from ..core.device_classes import DC_MOTOR, PSERVO_MOTOR
-from ..protocol.values import speedval_pack, speedval_sign
 from .boards import BoardError
 from .kinematics import steering_error_scale, tricycle_ik
+from ..core.device_classes import DC_MOTOR, PSERVO_MOTOR
+from ..protocol.values import speedval_pack, speedval_sign
 
 
 class DriveFollower:

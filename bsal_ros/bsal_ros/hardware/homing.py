@@ -24,9 +24,9 @@
 from __future__ import annotations
 
 from . import registers as regs
+from .boards import BoardError
 from ..core.device_classes import PSERVO_MOTOR
 from ..core.result import BUSY, HARDWARE_FAULT, INVALID_ID, OK, REFUSED, Result
-from .boards import BoardError
 
 
 class SteeringHoming:

@@ -24,8 +24,8 @@ shares the robot's lock, devices and stop path); the robot's ``cycle`` calls
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 
 from ..core.device_classes import DC_MOTOR, PSERVO_MOTOR
 from ..core.result import BAD_REQUEST, OK, REFUSED, Result
@@ -36,6 +36,7 @@ from ..protocol.values import SPEEDVAL_ZERO
 class Lease:
     """A command lease on one motor (SetMotors.lease_s): the motor is stopped
     when ``deadline`` (robot clock) passes without a renewal."""
+
     lease_s: float
     deadline: float
     granted: float           # clock time of the command that took the lease

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from . import registers as regs
 from .boards import Board, BoardError, BoardEvent
-from ..protocol.values import (SPEEDVAL_ZERO, mposval_pack_rad, mposval_unpack_rad,
-                               speedval_sign, speedval_unpack)
+from ..protocol.values import (mposval_pack_rad, mposval_unpack_rad, speedval_sign, speedval_unpack,
+                               SPEEDVAL_ZERO)
 
 ZERO_SPEED = SPEEDVAL_ZERO   # speedval: 0 % duty
 
@@ -168,6 +168,7 @@ class MotorBoard(Board):
 
 class DcMotorBoard(MotorBoard):
     """Drive motor (channel 0) and the relative encoder on the drive wheel."""
+
     type = "dc_motor"
 
     def reset_cache(self):
@@ -214,6 +215,7 @@ class DcMotorBoard(MotorBoard):
 
 class PservoBoard(MotorBoard):
     """Steering pseudo-servo motor and the absolute steering encoder."""
+
     type = "pservo_motor"
 
     def reset_cache(self):

@@ -45,8 +45,8 @@ change; the block layouts below are fixed per board type.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
+import struct
 
 from ..core.units import clamp_int
 
@@ -86,6 +86,7 @@ EN_ENCODER = 0x02
 @dataclass(frozen=True)
 class RegisterMap:
     """Register numbers of one board type (from the robot description)."""
+
     who_am_i: int
     data: int
     enable: int

@@ -37,28 +37,28 @@ carries them (``robot.bus.simulation``, :mod:`.simulation`).
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass, field
 import math
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from . import registers as regs
-from ..core.device_classes import ABSOLUTE_ENCODER, ALL_CLASSES
-from ..core.device_state import DeviceState
-from ..core.result import BAD_REQUEST, INVALID_ID, OK, Result
-from ..core.units import SPEED_OF_SOUND, counts_to_angle
-from ..protocol.values import STATVAL_MS_MAX
 from .backends import BusOptions, open_bus
 from .boards import AccelBoard, Board, BoardError, BoardEvent, UltrasonicBoard
 from .commands import RobotCommands
 from .description import check_motor_watchdogs
-from .devices import DEVICE_TYPES, Device
+from .devices import Device, DEVICE_TYPES
 from .drive import DriveFollower
 from .homing import SteeringHoming
 from .kinematics import TricycleOdometry
 from .leases import LeaseKeeping
 from .motor_boards import DcMotorBoard, MotorBoard, PservoBoard
+from ..core.device_classes import ABSOLUTE_ENCODER, ALL_CLASSES
+from ..core.device_state import DeviceState
+from ..core.result import BAD_REQUEST, INVALID_ID, OK, Result
+from ..core.units import counts_to_angle, SPEED_OF_SOUND
+from ..protocol.values import STATVAL_MS_MAX
 
 # board type (robot description) -> the Board subclass that polls it
 BOARD_TYPES = {
@@ -72,10 +72,10 @@ BOARD_TYPES = {
 @dataclass
 class CycleUpdate:
     """What one board poll produced."""
+
     board: Board
     fresh: bool
     snapshots: list[DeviceState] = field(default_factory=list)
-
 
 
 def scale_rates(robot: dict, rate_scale: float = 1.0, all_boards_hz: float = 0.0) -> dict:
@@ -165,7 +165,7 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
                       key=lambda d: d.id)
 
     def device(self, cls: str, dev_id: int) -> Device | None:
-        """One device (None: no such class and id)."""
+        """Return one device, or None when there is no such class and id."""
         return self.devices.get((cls, int(dev_id)))
 
     def _event(self, level: str, message: str, board: str = "") -> None:

@@ -36,7 +36,6 @@ from .sim_motors import VirtualDcMotorBoard, VirtualPservoBoard
 from .sim_world import SimWorld
 from .simulation import SimControls
 
-
 VIRTUAL_BOARDS = {
     "ultrasonic": VirtualUltrasonicBoard,
     "dc_motor": VirtualDcMotorBoard,

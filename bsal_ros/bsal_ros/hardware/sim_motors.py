@@ -25,10 +25,10 @@ from __future__ import annotations
 import math
 
 from . import registers as regs
-from ..core.units import (angle_in_counts, angle_to_counts, wrap_angle)
-from ..protocol.values import (mposval_pack_rad, mposval_unpack_rad, speedval_pack,
-                               speedval_sign, speedval_unpack)
 from .sim_boards import VirtualBoard
+from ..core.units import angle_in_counts, angle_to_counts, wrap_angle
+from ..protocol.values import (mposval_pack_rad, mposval_unpack_rad, speedval_pack, speedval_sign,
+                               speedval_unpack)
 
 
 class VirtualMotorBoard(VirtualBoard):
@@ -275,4 +275,3 @@ class VirtualPservoBoard(VirtualMotorBoard):
         return list(regs.PSERVO_BLOCK.pack(st, self.seq, self.speed_set,
                                            mposval_pack_rad(self.position),
                                            regs.to_i16(self.count), w.homing_phase))
-

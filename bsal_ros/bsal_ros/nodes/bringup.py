@@ -71,7 +71,7 @@ def parse_args(argv):
 
 def overrides(pairs):
     """Parameter overrides for the options the user actually gave."""
-    from rclpy.parameter import Parameter    # rclpy only after the runtime's signal handlers
+    from rclpy.parameter import Parameter  # rclpy only after the runtime's signal handlers
     return [Parameter(name, value=value) for name, value in pairs if value is not None]
 
 
@@ -131,7 +131,7 @@ def compose(nodes, args) -> dict:
 def main(argv=None) -> int:
     """Run the composed bridge until SIGINT/SIGTERM or ``--duration``; exit code 0
     (2: it cannot start). Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
-    from bsal_ros.nodes.runtime import StartupError, run
+    from bsal_ros.nodes.runtime import run, StartupError
     ours, extra = split_ros_args(sys.argv[1:] if argv is None else argv)
     args = parse_args(ours)
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import math
 
-from builtin_interfaces.msg import Time
 from bsal_interfaces.msg import DeviceState as DeviceStateMsg
+from builtin_interfaces.msg import Time
 
 from bsal_ros.core import DeviceState
 from bsal_ros.core.units import clamp_int

@@ -38,15 +38,13 @@ from __future__ import annotations
 
 import math
 
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.node import Node
-from rcl_interfaces.msg import SetParametersResult
-
-from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped
-
 from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates, ListDevices,
                                  RenewLease, Reset, SetMotors, SetSonarTiming, SimControl)
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.node import Node
 
 from bsal_ros.core.result import OK, REFUSED, Result
 from bsal_ros.core.units import quaternion_to_yaw
@@ -58,7 +56,7 @@ from bsal_ros.nodes import hardware_params
 from bsal_ros.nodes.device_state_msg import to_msg
 from bsal_ros.nodes.hardware_msgs import device_info_msg, diag_status_msg, result_msg
 from bsal_ros.nodes.hardware_params import DYNAMIC, PARAMETERS  # noqa: F401
-from bsal_ros.nodes.hardware_publishers import RELIABLE, HardwarePublishers
+from bsal_ros.nodes.hardware_publishers import HardwarePublishers, RELIABLE
 from bsal_ros.nodes.homing_action import HomingSupervisor
 
 
@@ -300,7 +298,7 @@ def main(args=None) -> int:
     """Run the hardware node until SIGINT/SIGTERM; exit code 0 (2: bad parameter).
     Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
     from bsal_ros.hardware.description import DescriptionError
-    from bsal_ros.nodes.runtime import StartupError, run
+    from bsal_ros.nodes.runtime import run, StartupError
 
     def build(nodes) -> None:
         try:

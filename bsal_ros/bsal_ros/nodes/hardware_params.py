@@ -25,12 +25,11 @@ parameters), :func:`check_dynamic` says whether a run-time change is allowed.
 
 from __future__ import annotations
 
-from rclpy.parameter import Parameter
 from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.parameter import Parameter
 
-from bsal_ros.hardware.description import (DEFAULT_DESCRIPTION, DescriptionError,
-                                           check_motor_watchdogs, deep_merge, load_description,
-                                           unflatten, validate)
+from bsal_ros.hardware.description import (check_motor_watchdogs, deep_merge, DEFAULT_DESCRIPTION,
+                                           DescriptionError, load_description, unflatten, validate)
 from bsal_ros.hardware.robot import scale_rates
 
 # name -> description (defaults: DEFAULT_DESCRIPTION["hardware_node"] == config/brak.yaml;

@@ -35,17 +35,16 @@ from __future__ import annotations
 import math
 import time
 
+from bsal_interfaces.msg import DeviceStateArray
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
-from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
-                       qos_profile_sensor_data)
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_profile_sensor_data, QoSProfile,
+                       ReliabilityPolicy)
 from sensor_msgs.msg import Imu, JointState, Range
 
-from bsal_interfaces.msg import DeviceStateArray
-
-from bsal_ros.core.units import G, counts_to_angle, yaw_to_quaternion
+from bsal_ros.core.units import counts_to_angle, G, yaw_to_quaternion
 from bsal_ros.nodes.device_state_msg import time_msg, to_msg
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,

@@ -29,11 +29,10 @@ from __future__ import annotations
 import threading
 import time
 
+from bsal_interfaces.action import HomeSteering
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.task import Future
-
-from bsal_interfaces.action import HomeSteering
 
 from bsal_ros.core.result import BUSY, HARDWARE_FAULT, OK, REFUSED, Result
 from bsal_ros.nodes.executors import parks_pending_tasks

@@ -34,8 +34,8 @@ import asyncio
 import dataclasses
 from pathlib import Path
 
-from rclpy.node import Node
 from rcl_interfaces.msg import SetParametersResult
+from rclpy.node import Node
 
 from bsal_ros.loop_thread import LoopThread
 from bsal_ros.nodes.gateway_params import RciGatewayParams
@@ -43,8 +43,8 @@ from bsal_ros.nodes.rci_ros_port import RosRobotPort
 from bsal_ros.nodes.ros_logging import python_logger_for
 from bsal_ros.rci.server import RciServer
 from bsal_ros.rci.session import SessionConfig
-from bsal_ros.rci.users import (Users, UsersFileError, check_bind_allowed,
-                                file_permission_warning, unchecked_key_warning)
+from bsal_ros.rci.users import (check_bind_allowed, file_permission_warning, unchecked_key_warning,
+                                Users, UsersFileError)
 
 
 class RciGatewayNode(Node):
@@ -185,7 +185,7 @@ class RciGatewayNode(Node):
 def main(args=None) -> int:
     """Run the RCI gateway until SIGINT/SIGTERM; exit code 0 (2: it cannot start).
     Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
-    from bsal_ros.nodes.runtime import StartupError, run
+    from bsal_ros.nodes.runtime import run, StartupError
 
     def build(nodes) -> None:
         try:

@@ -39,23 +39,21 @@ import threading
 import time
 from typing import NamedTuple, Sequence
 
-from rclpy.action import ActionClient
-from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
-                       qos_profile_sensor_data)
-
 from bsal_interfaces.action import HomeSteering
-from bsal_interfaces.msg import DeviceStateArray, MotorCommand
-from bsal_interfaces.msg import SonarTiming as SonarTimingMsg
+from bsal_interfaces.msg import DeviceStateArray, MotorCommand, SonarTiming as SonarTimingMsg
 from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates, ListDevices,
                                  Reset, SetMotors, SetSonarTiming)
+from rclpy.action import ActionClient
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_profile_sensor_data, QoSProfile,
+                       ReliabilityPolicy)
 from std_msgs.msg import String
 
 from bsal_ros.core.device_classes import ALL_CLASSES
 from bsal_ros.core.device_state import DeviceState
 from bsal_ros.core.result import Result
 from bsal_ros.nodes.device_state_msg import from_msg, to_msg
-from bsal_ros.nodes.gateway_params import RciGatewayParams, namespaced
+from bsal_ros.nodes.gateway_params import namespaced, RciGatewayParams
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
 from bsal_ros.protocol.values import speedval_pack
 from bsal_ros.rci.port import MotorSetting, PortUnavailable, RobotPort
@@ -340,7 +338,7 @@ class RosRobotPort(RobotPort):
     async def fetch(self, device_class: str, ids: Sequence[int]):
         """States from get_device_states."""
         res = await self._request("get", GetDeviceStates.Request(device_class=device_class,
-                                                                  ids=list(ids)))
+                                                                 ids=list(ids)))
         if res.result.code != 0:
             raise PortUnavailable(f"get_device_states: {res.result.message}")
         by_id = {m.id: from_msg(m) for m in res.states}

@@ -14,7 +14,7 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""bsal_ros.protocol - the RCI and RDI wire formats of seed 001, in pure Python.
+r"""bsal_ros.protocol - the RCI and RDI wire formats of seed 001, in pure Python.
 
 No ROS, no sockets (a test enforces it). Byte order is selectable per call or
 per decoder (``"big"``, the default, or ``"little"``); everything else follows
@@ -27,7 +27,7 @@ Quick tour::
     # RCI: a control application sets the drive motor to -20 % duty cycle
     pkt = CStMt.one(MotorType.DC, 1, MotorCommand(MotorCommandKind.SPVAL,
                                                   speedval_pack(True, -20.0)))
-    wire = encode_rci(pkt)                      # b'\\x02\\x01\\xc0\\x00\\x01\\xd0\\x89\\x99'
+    wire = encode_rci(pkt)                      # b'\x02\x01\xc0\x00\x01\xd0\x89\x99'
 
     dec = RciDecoder(role="server")             # gateway side
     assert dec.feed(wire) == [pkt]
@@ -40,8 +40,8 @@ Quick tour::
 
     # RDI
     frame = encode_rdi_frame([RdiBaseTime(Timeval(1000, 0)),
-                              RdiSensor.group(RdiSensorType.ULTRASONIC, 0,
-                                              [UltrasonicReading(5831, Statval(True, True, True, 40).pack())] * 12)])
+                              RdiSensor.group(RdiSensorType.ULTRASONIC, 0, [UltrasonicReading(
+                                  5831, Statval(True, True, True, 40).pack())] * 12)])
     packets = RdiDecoder().feed(frame)
 
 Modules: :mod:`.constants` (every constant of 001 4.8 and 5.10), :mod:`.values`

@@ -26,9 +26,9 @@ per-field Python code.
 
 from __future__ import annotations
 
-import struct
 from itertools import chain, repeat
 from operator import itemgetter
+import struct
 
 from .constants import Form
 from .errors import ProtocolError
@@ -43,6 +43,7 @@ get1 = itemgetter(1)
 
 def _is_tuple(d):
     return isinstance(d, tuple)
+
 
 #: largest packet we ever buffer while waiting for the rest (bytes); the real
 #: maximum is 5 + 255 * 14 = 3575 (RDI relative-encoder poly packet)
@@ -199,7 +200,6 @@ class Layout:
         return type(d) is self.cls and d[1] is None
 
 
-
 class IdPacketForms:
     """Constructors of an id-carrying packet in each form, for RCI and RDI
     packets alike (``cls(sub_code, items, form, **flags)``; RCI packets take
@@ -224,6 +224,8 @@ class IdPacketForms:
         return cls(sub_code, list(items), F_POLY, **flags)
 
 # ------------------------------------------------------------------ decoding
+
+
 def decode_fixed(buf, p, form, lay: Layout, pfx: str):
     """Items after the ``id_sub_code`` byte at ``p``; returns (items, end)."""
     if form is F_GENERAL:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import struct
 
 # _items and _stream are private to this package: its codecs share them
-from ._items import MAX_PACKET, Bad, Incomplete, prefix_of
+from ._items import Bad, Incomplete, MAX_PACKET, prefix_of
 from .errors import ProtocolError
 
 

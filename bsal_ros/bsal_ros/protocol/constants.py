@@ -353,4 +353,5 @@ MOTOR_FORWARD = Direction.MOTOR_FORWARD
 MOTOR_BACKWARD = Direction.MOTOR_BACKWARD
 MOTOR_REVERSE = Direction.MOTOR_BACKWARD
 
-__all__ += [n for n in list(globals()) if n.isupper() and (n.startswith(("RCI_", "RDI_", "MOTOR_")))]
+__all__ += [n for n in list(globals())
+            if n.isupper() and (n.startswith(("RCI_", "RDI_", "MOTOR_")))]

@@ -27,7 +27,8 @@ MAX_ERROR_BYTES = 64
 class ProtocolError(ValueError):
     """Bad bytes on the wire (decoder) or a packet that cannot be encoded.
 
-    Attributes:
+    Its attributes:
+
         offset: absolute byte offset in the stream (counting every byte ever fed
             to the decoder) where the offending packet starts, or ``None`` for
             encoder errors.

@@ -70,13 +70,12 @@ from __future__ import annotations
 
 from .rci_decode import RciDecoder
 from .rci_encode import encode_rci
-from .rci_packets import (ALL_CODES, CLASS_OF, CLIENT_RECEIVES, CODE_OF, IIID_SIZE,  # noqa: F401
-                          SERVER_RECEIVES, AbsEncoderData, AccelData, CAcMt, CAcSn, CAtSn,
-                          CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs,
-                          CStIq, CStMt, CStRp, CStSn, CSvTm, ICaIq, ICaRp, IIId, IInCp,
-                          MotorCommand, MotorCommandKind, MotorData, RciPacket, RelEncoderData,
-                          SensorCommand, SensorCommandKind, StatusData, UltrasonicData,
-                          VersionReply)
+from .rci_packets import (AbsEncoderData, AccelData, ALL_CODES, CAcMt, CAcSn, CAtSn,  # noqa: F401
+                          CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CLASS_OF,
+                          CLIENT_RECEIVES, CODE_OF, CRs, CStIq, CStMt, CStRp, CStSn, CSvTm, ICaIq,
+                          ICaRp, IIId, IIID_SIZE, IInCp, MotorCommand, MotorCommandKind, MotorData,
+                          RciPacket, RelEncoderData, SensorCommand, SensorCommandKind,
+                          SERVER_RECEIVES, StatusData, UltrasonicData, VersionReply)
 
 __all__ = [
     "IIId", "IInCp", "ICaIq", "ICaRp", "CStIq", "CStRp", "CSvTm", "CCnAc", "CRs", "CBsTmIq",

@@ -26,7 +26,7 @@ from typing import NamedTuple, Union
 
 # _items and _stream are private to this package: its codecs share them
 from ._items import IdPacketForms
-from .constants import (RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CStRpStatus, Form, RciCode,
+from .constants import (CStRpStatus, Form, RCI_VERSION_MAJOR, RCI_VERSION_MINOR, RciCode,
                         SensorCommandCode, TermCode)
 from .values import Timeval
 
@@ -38,6 +38,8 @@ FORM_FLAG = {Form.GENERAL: 0, Form.POLY: FLAG_POLY, Form.GROUP: FLAG_GROUP}
 IIID_SIZE = 60
 
 # ===================================================================== data types
+
+
 class VersionReply(NamedTuple):
     """RCI-ICaRp item data answering an RCI_ICAIQ_VERSION inquiry."""
 

@@ -34,10 +34,11 @@ from .rci_packets import (AbsEncoderData, AccelData, MotorCommand, MotorCommandK
 MOTOR_SUBS = {int(m): m for m in MotorType}
 SENSOR_SUBS = {int(s): s for s in SensorType}
 SET_SENSOR_SUBS = {int(SensorType.ULTRASONIC): SensorType.ULTRASONIC,
-                int(SensorType.RELENCODER): SensorType.RELENCODER}
+                   int(SensorType.RELENCODER): SensorType.RELENCODER}
 SUB_CODES = {RciCode.CAcMt: MOTOR_SUBS, RciCode.CStMt: MOTOR_SUBS, RciCode.CGtMtIq: MOTOR_SUBS,
-         RciCode.CGtMtRp: MOTOR_SUBS, RciCode.CAcSn: SENSOR_SUBS, RciCode.CStSn: SET_SENSOR_SUBS,
-         RciCode.CGtSnIq: SENSOR_SUBS, RciCode.CGtSnRp: SENSOR_SUBS}
+             RciCode.CGtMtRp: MOTOR_SUBS, RciCode.CAcSn: SENSOR_SUBS,
+             RciCode.CStSn: SET_SENSOR_SUBS, RciCode.CGtSnIq: SENSOR_SUBS,
+             RciCode.CGtSnRp: SENSOR_SUBS}
 CSTRP_STATUS = {int(s): s for s in CStRpStatus}
 TERM_CODES = {int(t): t for t in TermCode}
 INQ_TYPES = {int(c): c for c in CapInquiry}
@@ -50,9 +51,9 @@ L_STATUS = Layout("I", "named", StatusData)
 L_MOTOR_DC = Layout("H", "named_pad", MotorData)
 L_MOTOR_PSERVO = Layout("HI", "named", MotorData)
 SENSOR_DATA = {SensorType.ULTRASONIC: Layout("H", "named", UltrasonicData),
-            SensorType.RELENCODER: Layout("hh", "named", RelEncoderData),
-            SensorType.ABSENCODER: Layout("h", "named", AbsEncoderData),
-            SensorType.ACCEL: Layout("f", "named", AccelData)}
+               SensorType.RELENCODER: Layout("hh", "named", RelEncoderData),
+               SensorType.ABSENCODER: Layout("h", "named", AbsEncoderData),
+               SensorType.ACCEL: Layout("f", "named", AccelData)}
 SENSOR_DATA_TYPE = {lay.cls: s for s, lay in SENSOR_DATA.items()}
 
 # (sub, status) -> Layout of reply items
@@ -64,6 +65,7 @@ for _m in MotorType:
 for _s in SensorType:
     SENSOR_REPLY[(_s, GetSensorStatus.STATUS)] = L_STATUS
     SENSOR_REPLY[(_s, GetSensorStatus.DATA)] = SENSOR_DATA[_s]
+
 
 class CommandItems(NamedTuple):
     """How the items of a Set packet (CStMt, CStSn) go on the wire: a command

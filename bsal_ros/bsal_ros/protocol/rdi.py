@@ -44,18 +44,18 @@ concatenates several; ``RdiDecoder(byteorder).feed(data) -> list[packet]``.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 from itertools import chain, repeat
 from operator import attrgetter
+import struct
 from typing import NamedTuple, Union
 
 # _items and _stream are private to this package: its codecs share them
-from ._items import (F_GENERAL, F_GROUP, F_POLY, Bad, Layout, S, decode_fixed, encode_fixed,
-                     IdPacketForms, encode_packet, prefix_of)
+from ._items import (Bad, decode_fixed, encode_fixed, encode_packet, F_GENERAL, F_GROUP, F_POLY,
+                     IdPacketForms, Layout, prefix_of, S)
 from ._stream import StreamDecoder
-from .constants import (Form, RdiActuatorType, RdiCode, RdiMiscType, RdiMotorType,
-                        RdiOrientType, RdiSensorType)
+from .constants import (Form, RdiActuatorType, RdiCode, RdiMiscType, RdiMotorType, RdiOrientType,
+                        RdiSensorType)
 from .errors import ProtocolError
 from .values import Timeval
 

@@ -52,9 +52,9 @@ value type has one implementation and one rounding rule.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import IntEnum
+import math
 from typing import NamedTuple
 
 from .constants import MposType
@@ -117,7 +117,8 @@ class Statval:
             ms = 0
         elif ms > STATVAL_MS_MAX:
             ms = STATVAL_MS_MAX
-        return (int(ms) << 8) | (4 if self.ok else 0) | (2 if self.up else 0) | (1 if self.on else 0)
+        return ((int(ms) << 8) | (4 if self.ok else 0) | (2 if self.up else 0)
+                | (1 if self.on else 0))
 
     @classmethod
     def unpack(cls, raw: int) -> "Statval":

@@ -18,12 +18,12 @@
 state machine (001 4.5/4.6), the one-client-at-a-time TCP server and its
 limits (login throttle, pending connections; docs/SECURITY.md)."""
 
+from .limits import address_key, LoginThrottle, PendingLimit
 from .port import MotorSetting, PortUnavailable, RobotPort, SonarTiming
-from .limits import LoginThrottle, PendingLimit, address_key
 from .server import DEFAULT_HOST, DEFAULT_PORT, RciServer
 from .session import RciSession, SessionConfig
-from .users import (DEMO_KEY, User, Users, UsersFileError, check_bind_allowed,
-                    file_permission_warning, is_loopback)
+from .users import (check_bind_allowed, DEMO_KEY, file_permission_warning, is_loopback, User, Users,
+                    UsersFileError)
 
 __all__ = ["MotorSetting", "PortUnavailable", "RobotPort",
            "SonarTiming", "RciServer", "DEFAULT_HOST", "DEFAULT_PORT", "RciSession",

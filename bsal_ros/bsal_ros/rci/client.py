@@ -23,8 +23,8 @@ import socket
 import time
 
 from ..protocol.constants import CapInquiry, RciCode
-from ..protocol.rci import (CGtMtIq, CGtSnIq, CStIq, ICaIq, ICaRp, IIId, IInCp, RciDecoder,
-                            encode_rci)
+from ..protocol.rci import (CGtMtIq, CGtSnIq, CStIq, encode_rci, ICaIq, ICaRp, IIId, IInCp,
+                            RciDecoder)
 
 _INQUIRIES = (ICaIq, CGtMtIq, CGtSnIq, CStIq)
 

@@ -26,12 +26,12 @@ import asyncio
 import time
 from typing import Iterable, Sequence
 
-from ..protocol.values import mposval_pack, speedval_pack
+from .port import PortUnavailable, RobotPort
 from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR, MOTOR_CLASSES,
                                    PSERVO_MOTOR, RELATIVE_ENCODER, ULTRASONIC)
 from ..core.device_state import DeviceState
-from ..core.result import SUCCESS, Result
-from .port import PortUnavailable, RobotPort
+from ..core.result import Result, SUCCESS
+from ..protocol.values import mposval_pack, speedval_pack
 
 
 class FakeRobotPort(RobotPort):
@@ -122,7 +122,7 @@ class FakeRobotPort(RobotPort):
         """Record the timing (nothing else changes)."""
         self._check()
         self.calls.append(("set_sonar_timing", [(t.id, t.firing_slot, t.interval_ms)
-                                                 for t in timings]))
+                                                for t in timings]))
         return SUCCESS
 
     async def home_steering(self, motor_id: int) -> Result:

@@ -28,14 +28,14 @@ import logging
 import time
 from typing import Awaitable, Sequence
 
+from .port import PortUnavailable
+from .transport import SessionEnd
 from ..core.device_state import DeviceState
 from ..core.result import Result
 from ..protocol.constants import CStRpStatus, RciCode, TermCode
-from ..protocol.rci import CODE_OF, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtSnIq, CRs, CStIq, CStRp
+from ..protocol.rci import CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtSnIq, CODE_OF, CRs, CStIq, CStRp
 from ..protocol.rci_packets import FLAGS
 from ..protocol.values import Statval, Timeval
-from .port import PortUnavailable
-from .transport import SessionEnd
 
 #: commands whose status a CStIq reports (001 4.6.x "status inquiry" notes)
 TRACKED = frozenset({RciCode.CRs, RciCode.CAcMt, RciCode.CStMt, RciCode.CGtMtIq,

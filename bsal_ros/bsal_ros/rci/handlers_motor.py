@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import asyncio
 
+from .handlers_base import status_of
+from .port import MotorSetting
+from .transport import SessionEnd
 from ..core.device_classes import DC_MOTOR, PSERVO_MOTOR
 from ..protocol.constants import CStRpStatus, GetMotorStatus, MotorType, RciCode
 from ..protocol.rci import CAcMt, CGtMtIq, CGtMtRp, CStMt, MotorCommandKind, MotorData, StatusData
 from ..protocol.values import speedval_unpack
-from .handlers_base import status_of
-from .port import MotorSetting
-from .transport import SessionEnd
 
 MOTOR_CLASS = {MotorType.DC: DC_MOTOR, MotorType.PSERVO: PSERVO_MOTOR}
 

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import dataclasses
 
+from .handlers_base import status_of
+from .port import SonarTiming
 from ..core.device_classes import ABSOLUTE_ENCODER, ACCELEROMETER, RELATIVE_ENCODER, ULTRASONIC
 from ..protocol.constants import (CStRpStatus, GetSensorStatus, RciCode, SensorCommandCode,
                                   SensorType)
 from ..protocol.rci import (AbsEncoderData, AccelData, CAcSn, CGtSnIq, CGtSnRp, CStSn,
                             RelEncoderData, StatusData, UltrasonicData)
-from .handlers_base import status_of
-from .port import SonarTiming
 
 SENSOR_CLASS = {SensorType.ULTRASONIC: ULTRASONIC, SensorType.RELENCODER: RELATIVE_ENCODER,
                 SensorType.ABSENCODER: ABSOLUTE_ENCODER, SensorType.ACCEL: ACCELEROMETER}

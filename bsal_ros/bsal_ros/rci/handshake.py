@@ -33,12 +33,12 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from ..protocol.constants import (RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CapInquiry, CapReply,
+from .transport import SessionEnd
+from ..protocol.constants import (CapInquiry, CapReply, RCI_VERSION_MAJOR, RCI_VERSION_MINOR,
                                   RciCode, TermCode)
-from ..protocol.rci import (ALL_CODES, SERVER_RECEIVES, CSvTm, ICaIq, ICaRp, IIId, IInCp,
+from ..protocol.rci import (ALL_CODES, CSvTm, ICaIq, ICaRp, IIId, IInCp, SERVER_RECEIVES,
                             VersionReply)
 from ..protocol.rci_packets import FLAGS
-from .transport import SessionEnd
 
 #: commands that change the robot: a guest may not send them
 WRITE_CODES = frozenset({RciCode.CRs, RciCode.CAcMt, RciCode.CStMt, RciCode.CAcSn,

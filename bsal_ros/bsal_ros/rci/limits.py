@@ -37,10 +37,10 @@ an IPv6 address counts as its /64 network (one host usually owns a whole
 
 from __future__ import annotations
 
-import ipaddress
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
+import ipaddress
+import time
 from typing import Callable
 
 __all__ = ["LoginThrottle", "PendingLimit", "address_key"]

@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import time
 from dataclasses import dataclass
+import time
 from typing import Iterable, Sequence
 
 from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
-                                   MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
-                                   SENSOR_CLASSES, ULTRASONIC)
+                                   MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER, SENSOR_CLASSES,
+                                   ULTRASONIC)
 from ..core.device_state import DeviceState
 from ..core.result import Result
 

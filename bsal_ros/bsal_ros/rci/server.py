@@ -38,14 +38,14 @@ import asyncio
 import logging
 import socket
 
-from ..protocol.constants import TermCode
-from ..protocol.rci import CSvTm, IInCp, encode_rci
+from .limits import address_key, LoginThrottle, PendingLimit
 from .port import RobotPort
 from .safety import StopRetrier
-from .limits import LoginThrottle, PendingLimit, address_key
 from .session import RciSession, SessionConfig
 from .transport import linger_close
-from .users import Users, check_bind_allowed
+from .users import check_bind_allowed, Users
+from ..protocol.constants import TermCode
+from ..protocol.rci import CSvTm, encode_rci, IInCp
 
 log = logging.getLogger("bsal_ros.rci")
 

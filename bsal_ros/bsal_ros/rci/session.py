@@ -45,16 +45,10 @@ the background.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 import logging
 import time
-from dataclasses import dataclass
 
-from ..core.device_classes import MOTOR_CLASSES
-from ..protocol.constants import (RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CStRpStatus, RciCode,
-                                  TermCode)
-from ..protocol.rci import (CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtSnIq, CRs, CStIq,
-                            CStMt, CStRp, CStSn)
-from ..protocol.values import STATVAL_MS_MAX, Timeval
 from .handlers_base import BaseHandlers
 from .handlers_motor import MotorHandlers
 from .handlers_sensor import SensorHandlers
@@ -62,6 +56,12 @@ from .handshake import Handshake
 from .port import PortUnavailable, RobotPort
 from .transport import RciTransport, SessionEnd
 from .users import Users
+from ..core.device_classes import MOTOR_CLASSES
+from ..protocol.constants import (CStRpStatus, RCI_VERSION_MAJOR, RCI_VERSION_MINOR, RciCode,
+                                  TermCode)
+from ..protocol.rci import (CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtSnIq, CRs, CStIq,
+                            CStMt, CStRp, CStSn)
+from ..protocol.values import STATVAL_MS_MAX, Timeval
 
 log = logging.getLogger("bsal_ros.rci")
 
@@ -111,7 +111,6 @@ class SessionConfig:
     #: refused, closing), in all and per source address (IPv6: per /64)
     max_pending: int = 16
     max_pending_per_address: int = 4
-
 
 
 class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):

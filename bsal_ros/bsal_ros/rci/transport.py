@@ -28,7 +28,7 @@ import time
 
 from ..protocol.constants import TermCode
 from ..protocol.errors import ProtocolError
-from ..protocol.rci import IIID_SIZE, RciDecoder, encode_rci
+from ..protocol.rci import encode_rci, IIID_SIZE, RciDecoder
 
 #: bytes read at a time once the user is logged in
 READ_SIZE = 65536

@@ -29,11 +29,11 @@ non-loopback address, and its names are logged at start-up.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 import hmac
 import ipaddress
 import os
 import stat
-from dataclasses import dataclass, field
 
 import yaml
 
@@ -78,7 +78,8 @@ class Users:
         try:
             doc = yaml.safe_load(text) or {}
         except yaml.YAMLError as exc:
-            raise UsersFileError(f"users file is not valid YAML: {exc.__class__.__name__}") from None
+            raise UsersFileError(
+                f"users file is not valid YAML: {exc.__class__.__name__}") from None
         entries = doc.get("users") if isinstance(doc, dict) else None
         if not isinstance(entries, list):
             raise UsersFileError("users file needs a 'users:' list")

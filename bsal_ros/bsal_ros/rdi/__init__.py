@@ -21,7 +21,7 @@ building (:mod:`.state`), bounded per-client queues and the fan-out policy
 
 from .fanout import ClientQueue, FanOut, Frame
 from .server import RdiGateway, RdiStreamServer, StreamConfig
-from .state import StreamState, id_packets
+from .state import id_packets, StreamState
 
 __all__ = ["ClientQueue", "FanOut", "Frame", "RdiGateway", "RdiStreamServer", "StreamConfig",
            "StreamState", "id_packets"]

@@ -35,16 +35,16 @@ touch a socket.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 import logging
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
 
-from ..protocol import RdiBaseTime, encode_rdi, encode_rdi_frame
-from ..loop_thread import LoopThread
 from .fanout import ClientQueue, FanOut, Frame
 from .state import PSERVO_RDI_ID_OFFSET, StreamState
+from ..loop_thread import LoopThread
+from ..protocol import encode_rdi, encode_rdi_frame, RdiBaseTime
 
 __all__ = ["StreamConfig", "RdiStreamServer", "RdiGateway"]
 

@@ -65,8 +65,8 @@ from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, ALL_CLASSES,
 from ..core.device_state import DeviceState
 from ..protocol import (AbsEncoderReading, AccelReading, DcMotorReading, DriveReading, Form,
                         RdiActuator, RdiActuatorType, RdiMotor, RdiMotorType, RdiOrientEgo,
-                        RdiOrientOmni, RdiSensor, RdiSensorType, RelEncoderReading,
-                        Statval, SteerReading, Timeval, UltrasonicReading)
+                        RdiOrientOmni, RdiSensor, RdiSensorType, RelEncoderReading, Statval,
+                        SteerReading, Timeval, UltrasonicReading)
 
 #: default RDI-Mt id of pseudo-servo motor 0 (docs/RDI.md "steering")
 PSERVO_RDI_ID_OFFSET = 256

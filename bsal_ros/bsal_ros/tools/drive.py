@@ -28,7 +28,7 @@ import sys
 import time
 
 from bsal_ros.nodes.cli import ROS_ARGS, split_ros_args
-from bsal_ros.nodes.runtime import StopRequest, ignore_late_signals, install_signal_handlers
+from bsal_ros.nodes.runtime import ignore_late_signals, install_signal_handlers, StopRequest
 
 
 def main(argv=None) -> int:
@@ -47,8 +47,8 @@ def main(argv=None) -> int:
     # handlers would invalidate the context before the final zero Twist.
     stop = StopRequest()
     install_signal_handlers(stop)
-    import rclpy
     from geometry_msgs.msg import Twist
+    import rclpy
     from rclpy.signals import SignalHandlerOptions
     rclpy.init(args=["brak_drive", ROS_ARGS, *ros_args] if ros_args else None,
                signal_handler_options=SignalHandlerOptions.NO)

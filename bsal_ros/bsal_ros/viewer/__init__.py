@@ -37,9 +37,9 @@ import socket
 import sys
 import time
 
+from .model import describe, ViewerModel
 from ..core.units import SPEED_OF_SOUND
 from ..protocol import ProtocolError, RdiDecoder
-from .model import ViewerModel, describe
 
 __all__ = ["main", "ViewerModel", "describe", "StreamReader"]
 

@@ -24,15 +24,15 @@ text (the ``--dump`` mode), decoding statval/speedval into readable units.
 
 from __future__ import annotations
 
-import math
 from collections import deque
+import math
 
-from ..core.units import SPEED_OF_SOUND, delay_to_range
+from ..core.units import delay_to_range, SPEED_OF_SOUND
 from ..protocol import (Form, RdiActuator, RdiActuatorType, RdiBaseTime, RdiMotor, RdiOrientEgo,
-                        RdiOrientOmni, RdiSensor, RdiSensorType, Statval, Timeval,
-                        speedval_unpack)
+                        RdiOrientOmni, RdiSensor, RdiSensorType, speedval_unpack, Statval, Timeval)
 
 __all__ = ["ViewerModel", "describe", "sonar_layout", "fmt_statval", "fmt_speedval"]
+
 
 def sonar_layout() -> dict[int, tuple[float, float, float]]:
     """Sonar id -> (x, y, yaw) in the robot frame: from the project's robot

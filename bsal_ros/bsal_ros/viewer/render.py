@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import math
 
-from ..protocol import Statval, speedval_unpack
-from .model import ViewerModel, fmt_speedval
+from .model import fmt_speedval, ViewerModel
+from ..protocol import speedval_unpack, Statval
 
 BG = (250, 250, 247)
 GRID = (225, 225, 220)
@@ -45,7 +45,7 @@ def _status_color(raw: int):
 def render(model: ViewerModel, size=(800, 600), view_radius_m: float = 6.0,
            max_range_m: float = 5.0, fov: float = 0.35):
     """A PIL image of the model: robot, sonar ranges, echoes and trail."""
-    from PIL import Image, ImageDraw   # optional dependency: only the rendering needs it
+    from PIL import Image, ImageDraw  # optional dependency: only the rendering needs it
     w, h = size
     panel = max(220, w // 3)
     mw = w - panel
@@ -82,8 +82,8 @@ def render(model: ViewerModel, size=(800, 600), view_radius_m: float = 6.0,
         r = min(model.range_m(d.delay), max_range_m) if d.delay else max_range_m
         a = th + syaw
         col = _status_color(d.status)
-        pts = [px(wx, wy)] + [px(wx + r * math.cos(a + k * fov / 8), wy + r * math.sin(a + k * fov / 8))
-                              for k in range(-4, 5)]
+        pts = [px(wx, wy)] + [px(wx + r * math.cos(a + k * fov / 8),
+                                 wy + r * math.sin(a + k * fov / 8)) for k in range(-4, 5)]
         dr.polygon(pts, fill=col + (60,), outline=col + (160,))
     # robot body (rear axle at the pose, 0.6 m x 0.5 m) and steering wheel
     c, s = math.cos(th), math.sin(th)
