@@ -29,7 +29,7 @@ export ROS_DOMAIN_ID
 
 PYTEST_ARGS ?=
 
-.PHONY: setup run test test-fast bench faults legacy clean distclean print-domain
+.PHONY: setup run test coverage-report test-fast bench faults legacy clean distclean print-domain
 
 setup:
 	@bash scripts/setup.sh
@@ -39,9 +39,30 @@ run: setup
 	@echo "[run] ROS_DOMAIN_ID=$(ROS_DOMAIN_ID) ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE)"
 	@$(ENV) brak_bringup $(RUN_ARGS)
 
+# The whole suite under coverage.py (line + branch, bsal_ros/.coveragerc): every
+# Python process the tests start is measured too (COVERAGE_PROCESS_START and the
+# venv's .pth hook, scripts/setup.sh). Then combine, print the report with its
+# total, and fail when the total is under the floor (fail_under) even if pytest passed.
+COVERAGE_DIR := $(CURDIR)/build/coverage
+COVERAGE_ENV := COVERAGE_PROCESS_START=$(CURDIR)/bsal_ros/.coveragerc BSAL_COVERAGE_DIR=$(COVERAGE_DIR)
+
 test: setup
 	@echo "[test] ROS_DOMAIN_ID=$(ROS_DOMAIN_ID) ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE)"
-	@cd bsal_ros && ../$(ENV) python -m pytest $(PYTEST_ARGS)
+	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)
+	@cd bsal_ros && status=0; \
+	  $(COVERAGE_ENV) ../$(ENV) python -m pytest $(PYTEST_ARGS) || status=$$?; \
+	  $(MAKE) -s --no-print-directory -C .. coverage-report || { [ $$status -ne 0 ] || status=2; }; \
+	  exit $$status
+
+# Combine the data of the last `make test` and print the report (build/coverage/).
+coverage-report:
+	@cd bsal_ros && export BSAL_COVERAGE_DIR=$(COVERAGE_DIR) && \
+	  ../$(ENV) python -m coverage combine --quiet --rcfile=.coveragerc && \
+	  ../$(ENV) python -m coverage report --rcfile=.coveragerc --skip-covered --sort=-cover \
+	    > $(COVERAGE_DIR)/report.txt; rc=$$?; \
+	  tail -n 25 $(COVERAGE_DIR)/report.txt; \
+	  echo "[coverage] line+branch total: $$(../$(ENV) python -m coverage report --rcfile=.coveragerc --format=total)% (floor: fail_under in bsal_ros/.coveragerc; full table: build/coverage/report.txt)"; \
+	  exit $$rc
 
 # Only the pure layers (no ROS): seconds.
 test-fast: setup

@@ -116,7 +116,7 @@ import threading
 import time
 from typing import Callable
 
-from bsal_ros.nodes import executors
+from bsal_ros.nodes import executors, process_exit
 
 #: seconds from the stop request (or the end of start-up) to the end of the process
 SHUTDOWN_BOUND_S = 5.0
@@ -398,10 +398,11 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
 
     ``hard_exit`` (the executables): once everything is stopped and the
     context is shut down, the process ends with ``os._exit(code)`` (stdout
-    and stderr flushed) instead of the interpreter's own teardown, where the
-    watchdogs no longer run (Python freezes daemon threads and cancels
-    faulthandler's timer there): a hang seen once in about 400 runs, after
-    a clean stop, had no bound. ``hard_exit=False`` returns the code."""
+    and stderr flushed, coverage data saved: :mod:`.process_exit`) instead
+    of the interpreter's own teardown, where the watchdogs no longer run
+    (Python freezes daemon threads and cancels faulthandler's timer there):
+    a hang seen once in about 400 runs, after a clean stop, had no bound.
+    ``hard_exit=False`` returns the code."""
     stop = StopRequest()
     install_signal_handlers(stop)     # first: no signal may find Python's default
     import rclpy
@@ -446,11 +447,6 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
             rclpy.try_shutdown()
             ignore_late_signals()
     if hard_exit:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:   # noqa: BLE001 - a closed pipe: nothing left to say
-                pass
-        os._exit(code)
+        process_exit.hard_exit(code)    # flushes output, saves coverage data
     _Watchdog.cancel()
     return code
