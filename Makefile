@@ -59,14 +59,15 @@ test: setup
 	  exit $$status
 
 # Combine the data of the last `make test` and print the report (build/coverage/;
-# the per-process files are kept, so it can be run again).
+# run again, it reports the combined data).
 coverage-report:
 	@cd bsal_ros && export BSAL_COVERAGE_DIR=$(COVERAGE_DIR) && \
-	  ../$(ENV) python -m coverage combine --quiet --keep --rcfile=.coveragerc && \
+	  if ls $(COVERAGE_DIR)/.coverage.* >/dev/null 2>&1; then \
+	    ../$(ENV) python -m coverage combine --quiet --rcfile=.coveragerc; fi && \
 	  ../$(ENV) python -m coverage report --rcfile=.coveragerc --skip-covered --sort=-cover \
 	    $(COVERAGE_FLOOR_ARG) > $(COVERAGE_DIR)/report.txt; rc=$$?; \
 	  tail -n 25 $(COVERAGE_DIR)/report.txt; \
-	  echo "[coverage] line+branch total: $$(../$(ENV) python -m coverage report --rcfile=.coveragerc --format=total)% (floor: fail_under in bsal_ros/.coveragerc; full table: build/coverage/report.txt)$(if $(COVERAGE_SUBSET), - part of the suite: floor not applied,)"; \
+	  echo "[coverage] line+branch total: $$(../$(ENV) python -m coverage report --rcfile=.coveragerc --format=total --fail-under=0)% (floor: fail_under in bsal_ros/.coveragerc; full table: build/coverage/report.txt)$(if $(COVERAGE_SUBSET), - part of the suite: floor not applied,)"; \
 	  exit $$rc
 
 # Only the pure layers (no ROS): seconds.
