@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 # bsal_ros: the two commands are `make run` and `make test` (see README.md).
 SHELL := /bin/bash
 ENV := scripts/with_env.sh
@@ -13,7 +29,7 @@ export ROS_DOMAIN_ID
 
 PYTEST_ARGS ?=
 
-.PHONY: setup run test test-fast bench faults fuzz legacy clean distclean print-domain
+.PHONY: setup run test coverage-report test-fast bench faults fuzz legacy clean distclean print-domain
 
 setup:
 	@bash scripts/setup.sh
@@ -23,9 +39,36 @@ run: setup
 	@echo "[run] ROS_DOMAIN_ID=$(ROS_DOMAIN_ID) ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE)"
 	@$(ENV) brak_bringup $(RUN_ARGS)
 
+# The whole suite under coverage.py (line + branch, bsal_ros/.coveragerc): every
+# Python process the tests start is measured too (COVERAGE_PROCESS_START and the
+# venv's .pth hook, scripts/setup.sh). Then combine, print the report with its
+# total, and fail when the total is under the floor (fail_under) even if pytest passed.
+COVERAGE_DIR := $(CURDIR)/build/coverage
+# A part of the suite (PYTEST_ARGS with -k, -m or a test file) cannot reach the
+# floor: its total is printed, the floor is not applied.
+COVERAGE_SUBSET := $(strip $(findstring -k,$(PYTEST_ARGS))$(findstring -m,$(PYTEST_ARGS))$(findstring test/,$(PYTEST_ARGS)))
+COVERAGE_FLOOR_ARG := $(if $(COVERAGE_SUBSET),--fail-under=0,)
+COVERAGE_ENV := COVERAGE_PROCESS_START=$(CURDIR)/bsal_ros/.coveragerc BSAL_COVERAGE_DIR=$(COVERAGE_DIR)
+
 test: setup
 	@echo "[test] ROS_DOMAIN_ID=$(ROS_DOMAIN_ID) ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE)"
-	@cd bsal_ros && ../$(ENV) python -m pytest $(PYTEST_ARGS)
+	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)
+	@cd bsal_ros && status=0; \
+	  $(COVERAGE_ENV) ../$(ENV) python -m pytest $(PYTEST_ARGS) || status=$$?; \
+	  $(MAKE) -s --no-print-directory -C .. coverage-report || { [ $$status -ne 0 ] || status=2; }; \
+	  exit $$status
+
+# Combine the data of the last `make test` and print the report (build/coverage/;
+# run again, it reports the combined data).
+coverage-report:
+	@cd bsal_ros && export BSAL_COVERAGE_DIR=$(COVERAGE_DIR) && \
+	  if ls $(COVERAGE_DIR)/.coverage.* >/dev/null 2>&1; then \
+	    ../$(ENV) python -m coverage combine --quiet --rcfile=.coveragerc; fi && \
+	  ../$(ENV) python -m coverage report --rcfile=.coveragerc --skip-covered --sort=-cover \
+	    $(COVERAGE_FLOOR_ARG) > $(COVERAGE_DIR)/report.txt; rc=$$?; \
+	  tail -n 25 $(COVERAGE_DIR)/report.txt; \
+	  echo "[coverage] line+branch total: $$(../$(ENV) python -m coverage report --rcfile=.coveragerc --format=total --fail-under=0)% (floor: fail_under in bsal_ros/.coveragerc; full table: build/coverage/report.txt)$(if $(COVERAGE_SUBSET), - part of the suite: floor not applied,)"; \
+	  exit $$rc
 
 # Only the pure layers (no ROS): seconds.
 test-fast: setup

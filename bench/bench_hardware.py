@@ -1,4 +1,20 @@
 #!/usr/bin/env python3
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Hardware node benchmark (not a test).
 
 A. CPU time per second of the hardware node (simulated bus) at the default
@@ -44,6 +60,7 @@ EXECUTOR = executors.resolve("auto", blocking_callbacks=False)
 
 
 class Spinner:
+
     def __init__(self, context, nodes):
         self.ex = executors.make(EXECUTOR, context, num_threads=4)
         for n in nodes:
@@ -98,6 +115,7 @@ def measure(seconds, make_node):
 
 
 class FakeClock:
+
     def __init__(self, t):
         self.t = t
 

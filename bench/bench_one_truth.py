@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 import statistics
 import sys
 import time
-from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bsal_ros" / "test"))
 
@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bsal_ros" / "test"
 def measure(ca, n):
     """(clear+read round trips ms, read-only round trips ms, stale reads)."""
     import struct
+
     import test_rci_one_truth as t
     both, plain, stale = [], [], 0
     for _ in range(n):
@@ -64,6 +65,7 @@ def main():
     n = ap.parse_args().n
     import rclpy
     import test_rci_one_truth as t
+
     from bsal_ros.nodes import rci_state_cache
     ctx = rclpy.context.Context()
     rclpy.init(context=ctx)

@@ -1,4 +1,20 @@
 #!/usr/bin/env python3
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Protocol throughput benchmark (not a test).
 
 Encode + decode of
@@ -32,22 +48,23 @@ Output: Markdown (figures in a code block), for bench/run_all.py.
 from __future__ import annotations
 
 import argparse
+from itertools import chain, repeat
+from operator import itemgetter
 import os
 import platform
 import struct
 import sys
 import time
-from itertools import chain, repeat
-from operator import itemgetter
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from bsal_ros.protocol import (  # noqa: E402
-    Form, AbsEncoderReading, AccelReading, CGtSnIq, CGtSnRp, DcMotorReading, DriveReading,
-    GetSensorStatus, RciDecoder, RdiActuator, RdiActuatorType, RdiDecoder, RdiMotor,
-    RdiMotorType, RdiOrientEgo, RdiOrientOmni, RdiSensor, RdiSensorType, RelEncoderReading,
-    SensorType, Statval, SteerReading, UltrasonicData, UltrasonicReading, encode_rci,
-    encode_rdi_frame, speedval_pack)
+from bsal_ros.protocol import (AbsEncoderReading, AccelReading, CGtSnIq, CGtSnRp,  # noqa: E402
+                               DcMotorReading, DriveReading, encode_rci, encode_rdi_frame, Form,
+                               GetSensorStatus, RciDecoder, RdiActuator, RdiActuatorType,
+                               RdiDecoder, RdiMotor, RdiMotorType, RdiOrientEgo, RdiOrientOmni,
+                               RdiSensor, RdiSensorType, RelEncoderReading, SensorType,
+                               speedval_pack, Statval, SteerReading, UltrasonicData,
+                               UltrasonicReading)
 
 _get1 = itemgetter(1)
 _tnew = tuple.__new__

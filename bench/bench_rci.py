@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RCI latency as a legacy program sees it: a separate client process, both
 deployments, floors measured in the same run, before and after.
 
@@ -48,6 +64,7 @@ import argparse
 import bisect
 import json
 import os
+from pathlib import Path
 import platform
 import shutil
 import signal
@@ -57,22 +74,21 @@ import struct
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
+from bench.rci_latency.procs import Child, STARTED  # noqa: E402
 from bsal_ros.nodes.executors import ENV_VAR as EXECUTOR_ENV  # noqa: E402
 from bsal_ros.paths import shipped  # noqa: E402
 from bsal_ros.protocol.constants import (GetSensorStatus, MotorType, RciCode,  # noqa: E402
                                          SensorType)
 from bsal_ros.protocol.rci import (CAcMt, CBsTm, CCnAc, CGtSnIq, CGtSnRp, CStMt,  # noqa: E402
-                                   MotorCommand, MotorCommandKind, RciDecoder, encode_rci)
+                                   encode_rci, MotorCommand, MotorCommandKind, RciDecoder)
 from bsal_ros.protocol.values import speedval_pack  # noqa: E402
 from bsal_ros.rci.client import RciClient  # noqa: E402
 from bsal_ros.rci.users import DEMO_KEY  # noqa: E402
-from bench.rci_latency.procs import STARTED, Child  # noqa: E402
 
 clock = time.perf_counter_ns       # CLOCK_MONOTONIC on Linux, as in tracemarks.py
 RUNNER = ROOT / "bench" / "rci_latency" / "run_node.py"
@@ -171,7 +187,7 @@ def sonar_inquiry():
 def motor_commands():
     """The two Set Motor packets the bench alternates (DC 0, duty 10 % / 12 %)."""
     return [CStMt.one(MotorType.DC, 0, MotorCommand(MotorCommandKind.SPVAL,
-                                                     speedval_pack(True, v)), rq_ack=True)
+                                                    speedval_pack(True, v)), rq_ack=True)
             for v in (10.0, 12.0)]
 
 
@@ -539,7 +555,7 @@ GOAL_MOTOR_P50, GOAL_MOTOR_P99, GOAL_SONAR_P50, GOAL_SONAR_P99_MS = 1.5, 3.0, 3.
 
 
 def deploy_name(key):
-    """"one", "per-node", "one@previous", ... as the report names them."""
+    """Name a deployment key ("one", "per-node", "one@previous", ...) as the report does."""
     dep, _, variant = key.partition("@")
     if variant == "previous":
         return f"{DEPLOY_NAMES[dep]}, previous executors ({PREVIOUS[dep]})"
@@ -782,7 +798,7 @@ def main(argv=None):
     if a.json:
         out = {"load": [load0[0], load1[0]], "codec_ns": {k: v for k, v in codec.items()
                                                           if not k.startswith("_")},
-               "args": {k: v for k, v in vars(a).items()},
+               "args": dict(vars(a)),
                "runs": {d: {"summary": {k: summary(v) for k, v in r["samples"].items()},
                             "idle_cpu": r["idle_cpu"], "busy_cpu": r["busy_cpu"],
                             "sizes": r["sizes"]} for d, r in runs.items()},

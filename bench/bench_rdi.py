@@ -1,4 +1,20 @@
 #!/usr/bin/env python3
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RDI fan-out benchmark (not a test; no ROS needed).
 
 The gateway core (bsal_ros.rdi.RdiGateway, one real-time stream with a
@@ -34,8 +50,8 @@ import time
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
-from bsal_ros.protocol import RdiDecoder, RdiOrientEgo, Statval, Timeval  # noqa: E402
 from bsal_ros.core import DeviceState  # noqa: E402
+from bsal_ros.protocol import RdiDecoder, RdiOrientEgo, Statval, Timeval  # noqa: E402
 from bsal_ros.rdi import RdiGateway, StreamConfig, StreamState  # noqa: E402
 
 
@@ -104,6 +120,7 @@ def rss_kb(pid: int) -> int:
 
 
 class Child:
+
     def __init__(self, rate, max_lag=5.0, max_clients=128):
         self.t0 = time.monotonic()
         self.p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve",
@@ -134,7 +151,7 @@ def run_clients(child: Child, n: int, seconds: float, warmup: float = 1.0):
         sel.register(s, selectors.EVENT_READ, RdiDecoder())
         socks.append(s)
     lags = {s: [] for s in socks}
-    frames = {s: 0 for s in socks}
+    frames = dict.fromkeys(socks, 0)
     nbytes = 0
     t_start = time.monotonic() + warmup
     t_end = t_start + seconds
@@ -207,7 +224,8 @@ def main(argv=None):
           f"{a.seconds:g} s per case (after 1 s warm-up)\n")
     print(f"{'clients':>7} {'rate':>5} {'gw CPU':>7} {'frames/s':>13} {'lag p50':>8} "
           f"{'lag p99':>8} {'worst p99':>9} {'bytes/s':>10}")
-    print(f"{'':>7} {'Hz':>5} {'%core':>7} {'min/median':>13} {'ms':>8} {'ms':>8} {'ms':>9} {'total':>10}")
+    print(f"{'':>7} {'Hz':>5} {'%core':>7} {'min/median':>13} {'ms':>8} {'ms':>8} {'ms':>9} "
+          f"{'total':>10}")
     for rate in [float(r) for r in a.rates.split(",")]:
         for n in [int(c) for c in a.clients.split(",")]:
             child = Child(rate)
@@ -222,9 +240,11 @@ def main(argv=None):
         for lag, what in ((5.0, "default max_client_lag_s 5 s (stalled client dropped)"),
                           (1e6, "lag limit off (stalled client stays connected)")):
             s = memory_run(a.memory_seconds, lag)
-            print(f"\nmemory, 16 readers + 1 stalled client, 50 Hz, {a.memory_seconds:g} s, {what}:")
-            print(f"  gateway RSS kB: start {s[0]}, after 10 s {s[min(10, len(s) - 1)]}, "
-                  f"max {max(s)}, end {s[-1]} (growth after 10 s: {s[-1] - s[min(10, len(s) - 1)]} kB)")
+            print(f"\nmemory, 16 readers + 1 stalled client, 50 Hz, {a.memory_seconds:g} s, "
+                  f"{what}:")
+            at_10 = s[min(10, len(s) - 1)]
+            print(f"  gateway RSS kB: start {s[0]}, after 10 s {at_10}, "
+                  f"max {max(s)}, end {s[-1]} (growth after 10 s: {s[-1] - at_10} kB)")
     print("```")
 
 

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Fault campaign (issue 7): the whole bridge on the simulated Brak, driven by
 control applications, under injected faults. Bounded, loopback only, stops
 by itself, cleans up every process it started (by PID).
@@ -41,9 +57,11 @@ figure (p50 / max where repeated). Markdown on stdout, JSON with ``--json``.
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 import ctypes
 import json
 import os
+from pathlib import Path
 import platform
 import random
 import re
@@ -56,8 +74,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections import Counter
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -67,14 +83,14 @@ os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 100 + 1))
 
 from bench.faults import stats as S  # noqa: E402
-from bench.faults.corpus import CONTROL, build_corpus  # noqa: E402
+from bench.faults.corpus import build_corpus, CONTROL  # noqa: E402
 from bsal_ros.paths import shipped  # noqa: E402
 from bsal_ros.protocol import ProtocolError, RdiBaseTime, RdiDecoder, RdiSensor  # noqa: E402
 from bsal_ros.protocol.constants import (CStRpStatus, GetSensorStatus, MotorType,  # noqa: E402
                                          RciCode, SensorType, TermCode)
-from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStIq, CStMt, CStRp,  # noqa: E402
-                                   CSvTm, IIId, IInCp, MotorCommand, MotorCommandKind,
-                                   RciDecoder, encode_rci)
+from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStIq, CStMt,  # noqa: E402
+                                   CStRp, CSvTm, encode_rci, IIId, IInCp, MotorCommand,
+                                   MotorCommandKind, RciDecoder)
 from bsal_ros.protocol.values import speedval_pack  # noqa: E402
 from bsal_ros.rci.client import RciClient  # noqa: E402
 
@@ -208,6 +224,7 @@ class Child:
 
 # ============================================================================ monitor
 class Watch:
+
     def __init__(self, pred, not_before_wall: float):
         self.pred = pred
         self.not_before = not_before_wall
@@ -219,14 +236,14 @@ class Monitor:
     """rclpy side of the campaign: /diagnostics, device_states, sim_control."""
 
     def __init__(self, ns: str):
+        from bsal_interfaces.msg import DeviceStateArray
+        from bsal_interfaces.srv import SimControl
+        from diagnostic_msgs.msg import DiagnosticArray
         import rclpy
         from rclpy.context import Context
         from rclpy.executors import MultiThreadedExecutor
         from rclpy.node import Node
         from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
-        from bsal_interfaces.msg import DeviceStateArray
-        from bsal_interfaces.srv import SimControl
-        from diagnostic_msgs.msg import DiagnosticArray
         self.rclpy = rclpy
         self.SimControl = SimControl
         self.ctx = Context()
@@ -461,6 +478,7 @@ class DrivingCA(threading.Thread):
 
 # ============================================================================ campaign
 class Campaign:
+
     def __init__(self, args):
         self.a = args
         self.quick = args.quick
@@ -1106,7 +1124,7 @@ class Campaign:
         ca.driving.wait(15)
         rows = []
         gw_before = {n: S.snapshot(ch.pid) for n, ch in (("rci_gateway", self.rci),
-                                                          ("rdi_gateway", self.rdi))}
+                                                         ("rdi_gateway", self.rdi))}
         for k in range(a.hw_kills):
             delay = delays[k % len(delays)]
             if not self.budget("B", delay + 45):
@@ -1153,7 +1171,7 @@ class Campaign:
         rdi_ok = (self.rdi_check(self.rdi_ports["realtime"], timeout=5) and
                   self.rdi_check(self.rdi_ports["ca"], need_sensor=False, timeout=5))
         gw_after = {n: S.snapshot(ch.pid) for n, ch in (("rci_gateway", self.rci),
-                                                         ("rdi_gateway", self.rdi))}
+                                                        ("rdi_gateway", self.rdi))}
         self.report["steps"]["B_kill_hardware"] = {
             "kills": rows, "hardware_gone_s": a.hardware_gone,
             "summary": {k: S.summary([r[k] for r in rows])

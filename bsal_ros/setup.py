@@ -1,39 +1,55 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """ament_python package bsal_ros (see README.md)."""
 from glob import glob
 
 from setuptools import find_packages, setup
 
-package_name = 'bsal_ros'
+package_name = "bsal_ros"
 
 setup(
     name=package_name,
-    version='0.1.0',
-    packages=find_packages(exclude=['test', 'test.*', 'bench', 'bench.*']),
+    version="0.1.0",
+    packages=find_packages(exclude=["test", "test.*", "bench", "bench.*"]),
     data_files=[
-        ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
-        ('share/' + package_name, ['package.xml']),
-        ('share/' + package_name + '/launch', glob('launch/*.launch.py')),
-        ('share/' + package_name + '/config',
-         glob('config/*.yaml') + glob('config/*.rviz') + glob('config/*.urdf')),
-        ('share/' + package_name + '/wireshark', ['bsal_ros/wireshark/bsal.lua']),
+        ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
+        ("share/" + package_name, ["package.xml"]),
+        ("share/" + package_name + "/launch", glob("launch/*.launch.py")),
+        ("share/" + package_name + "/config",
+         glob("config/*.yaml") + glob("config/*.rviz") + glob("config/*.urdf")),
+        ("share/" + package_name + "/wireshark", ["bsal_ros/wireshark/bsal.lua"]),
     ],
-    install_requires=['setuptools'],
+    install_requires=["setuptools"],
     zip_safe=True,
-    maintainer='bsal_ros maintainers',
-    maintainer_email='bsal-ros@brak-robot.org',
-    description='ROS 2 bridge for the Brak robot and its legacy BSAL RCI/RDI protocols.',
-    license='Apache-2.0',
+    maintainer="bsal_ros maintainers",
+    maintainer_email="bsal-ros@brak-robot.org",
+    description="ROS 2 bridge for the Brak robot and its legacy BSAL RCI/RDI protocols.",
+    license="Apache-2.0",
     # colcon test picks pytest only when it sees this extra (setuptools ignores tests_require)
-    extras_require={'test': ['pytest']},
+    extras_require={"test": ["pytest"]},
     entry_points={
-        'console_scripts': [
-            'hardware_node = bsal_ros.nodes.hardware_node:main',
-            'rci_gateway = bsal_ros.nodes.rci_gateway:main',
-            'rdi_gateway = bsal_ros.nodes.rdi_gateway:main',
-            'brak_bringup = bsal_ros.nodes.bringup:main',
-            'rdi_viewer = bsal_ros.viewer:main',
-            'brak_drive = bsal_ros.tools.drive:main',
-            'brak_wire = bsal_ros.tools.wire:main',
+        "console_scripts": [
+            "hardware_node = bsal_ros.nodes.hardware_node:main",
+            "rci_gateway = bsal_ros.nodes.rci_gateway:main",
+            "rdi_gateway = bsal_ros.nodes.rdi_gateway:main",
+            "brak_bringup = bsal_ros.nodes.bringup:main",
+            "rdi_viewer = bsal_ros.viewer:main",
+            "brak_drive = bsal_ros.tools.drive:main",
+            "brak_wire = bsal_ros.tools.wire:main",
         ],
     },
 )

@@ -1,4 +1,20 @@
 #!/usr/bin/env bash
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 # One-time (and idempotent) setup of a development/run environment on a
 # machine with Python 3.11 and no ROS distribution:
 #   1. system packages the build needs (cmake, g++, glib headers for legacy/)
@@ -29,8 +45,8 @@ fresh() {
 
 # --- 1. system packages -----------------------------------------------------
 # iproute2, nftables: ip/tc/nft for the two-host tests (test_two_hosts.py, network namespaces);
-# tshark: the Wireshark dissector's tests
-apt_packages=(cmake g++ make pkg-config libglib2.0-dev xvfb iproute2 nftables tshark)
+# tshark: the Wireshark dissector's tests; libxml2-utils: xmllint for ament_xmllint
+apt_packages=(cmake g++ make pkg-config libglib2.0-dev xvfb iproute2 nftables tshark libxml2-utils)
 missing=()
 for p in "${apt_packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -85,6 +101,17 @@ if ! fresh "$stamps/deps" requirements/; then
             -e "s#/opt/python/cp311-cp311/include/python3.11#${py_include}#g" "$f"
     done || true  # nothing left to rewrite: grep exits 1
     touch "$stamps/deps"
+fi
+
+# --- 2a. coverage of the processes the tests start ---------------------------
+# `make test` sets COVERAGE_PROCESS_START (bsal_ros/.coveragerc); this hook
+# starts coverage.py in every Python process of the venv that has it, so nodes,
+# brak_bringup and tools run by the tests are measured too (recent coverage
+# releases install an equivalent hook of their own: starting twice is a no-op).
+cov_pth="$venv/lib/python3.11/site-packages/bsal_ros_coverage.pth"
+cov_hook='import os; exec("try:\n import coverage\nexcept ImportError:\n pass\nelse:\n coverage.process_startup()") if os.environ.get("COVERAGE_PROCESS_START") else None'
+if [ "$(cat "$cov_pth" 2>/dev/null)" != "$cov_hook" ]; then
+    printf '%s\n' "$cov_hook" > "$cov_pth"
 fi
 
 # --- 3. bsal_interfaces, built by colcon into the ament prefix install/ -----

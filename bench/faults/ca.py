@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """A control application as its own OS process, for the fault campaign.
 
     python -m bench.faults.ca --port 7650 --mode drive  [--duty 30] [--max-seconds 30]
@@ -26,7 +42,7 @@ import time
 
 from bsal_ros.protocol.constants import CStRpStatus, GetMotorStatus, MotorType, TermCode
 from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtMtIq, CGtMtRp, CStMt, CStRp, CSvTm, IIId,
-                            MotorCommand, MotorCommandKind)
+                                   MotorCommand, MotorCommandKind)
 from bsal_ros.protocol.values import speedval_pack
 from bsal_ros.rci.client import RciClient
 

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """A seeded corpus of malformed RCI input for the fault campaign.
 
 Built from the protocol library: valid packets are encoded with
@@ -16,17 +32,18 @@ Nothing here opens a socket; the campaign replays the entries.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import random
 import struct
-from dataclasses import dataclass
 
 from bsal_ros.protocol.constants import (CapInquiry, CStRpStatus, GetMotorStatus, GetSensorStatus,
-                                  MotorType, RciCode, SensorCommandCode, SensorType, TermCode)
+                                         MotorType, RciCode, SensorCommandCode, SensorType,
+                                         TermCode)
 from bsal_ros.protocol.rci import (ALL_CODES, CAcMt, CAcSn, CBsTm, CBsTmIq, CGtMtIq, CGtMtRp,
-                            CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStSn, CSvTm, ICaIq,
-                            IIId, IInCp, MotorCommand, MotorCommandKind, MotorData,
-                            SensorCommand, StatusData, UltrasonicData, encode_rci)
-from bsal_ros.protocol.values import Timeval, speedval_pack
+                                   CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStSn, CSvTm, encode_rci,
+                                   ICaIq, IIId, IInCp, MotorCommand, MotorCommandKind, MotorData,
+                                   SensorCommand, StatusData, UltrasonicData)
+from bsal_ros.protocol.values import speedval_pack, Timeval
 
 #: the demo operator of config/users.yaml (public; the gateway refuses it off
 #: loopback): init-phase entries identify as it, so that what follows the

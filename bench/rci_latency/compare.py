@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Medians over repeated bench_rci.py runs, one row per variant.
 
     python bench/rci_latency/compare.py baseline='out/b_*.json' switch='out/s_*.json'
@@ -72,8 +88,8 @@ def detail(label, runs):
     print()
     deps = [d for d in DEPLOY if any(d in r.get("breakdown", {}) for r in runs)]
     if deps:
-        names = [k for k in next(r["breakdown"][deps[0]]["segments"] for r in runs
-                                 if deps[0] in r.get("breakdown", {}))]
+        names = list(next(r["breakdown"][deps[0]]["segments"] for r in runs
+                          if deps[0] in r.get("breakdown", {})))
         print("| segment (traced) | " + " | ".join(f"{DEPLOY[d]} p50 (p99)" for d in deps)
               + " |")
         print("|---|" + "---|" * len(deps))

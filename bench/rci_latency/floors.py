@@ -1,4 +1,22 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The two floors of bench/bench_rci.py, each a process of its own.
+
+Usage, one process per floor:
 
     python bench/rci_latency/floors.py echo
         Loopback TCP server: on each connection the client first sends two
@@ -24,6 +42,7 @@ import time
 
 
 class _SizedEcho(asyncio.Protocol):
+
     def connection_made(self, transport):
         self.t = transport
         transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

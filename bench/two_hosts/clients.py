@@ -26,8 +26,8 @@ import threading
 import time
 
 from bsal_ros.protocol.constants import CStRpStatus, GetSensorStatus, MotorType, SensorType
-from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStMt, CStRp, CSvTm, IIId,
-                                   MotorCommand, MotorCommandKind, encode_rci)
+from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStMt, CStRp, CSvTm, encode_rci,
+                                   IIId, MotorCommand, MotorCommandKind)
 from bsal_ros.protocol.rdi import RdiDecoder
 from bsal_ros.protocol.values import speedval_pack
 from bsal_ros.rci.client import RciClient

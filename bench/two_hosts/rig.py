@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 import secrets
 import shutil
 import sys
 import threading
-from pathlib import Path
 
 from bench.rci_latency.procs import Child
 

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Bring up Brak on a ROS 2 install: hardware node, RCI and RDI gateways.
 
     ros2 launch bsal_ros brak.launch.py                       # simulated robot
@@ -29,22 +45,22 @@ from launch_ros.substitutions import FindPackageShare
 
 from bsal_ros.description.config import node_parameters, urdf_of
 
-SHARE = FindPackageShare('bsal_ros')
+SHARE = FindPackageShare("bsal_ros")
 
 # launch argument -> (node, parameter, type) it overrides when given
 HARDWARE_OVERRIDES = {
-    'bus_backend': ('bus_backend', str),
-    'i2c_bus': ('i2c_bus', int),
+    "bus_backend": ("bus_backend", str),
+    "i2c_bus": ("i2c_bus", int),
 }
 RCI_OVERRIDES = {
-    'rci_host': ('host', str),
-    'rci_port': ('port', int),
-    'users_file': ('users_file', str),
+    "rci_host": ("host", str),
+    "rci_port": ("port", int),
+    "users_file": ("users_file", str),
 }
 RDI_OVERRIDES = {
-    'rdi_host': ('host', str),
-    'rdi_realtime_port': ('realtime_port', int),
-    'rdi_ca_port': ('ca_port', int),
+    "rdi_host": ("host", str),
+    "rdi_realtime_port": ("realtime_port", int),
+    "rdi_ca_port": ("ca_port", int),
 }
 
 
@@ -52,7 +68,7 @@ def _given(context, name):
     """The argument's value when it was given (on the command line or by an including
     launch file), else None: the declared default "" means "take it from the file"."""
     value = LaunchConfiguration(name).perform(context)
-    return value if value != '' else None
+    return value if value != "" else None
 
 
 def _overrides(context, table):
@@ -65,7 +81,7 @@ def _overrides(context, table):
         try:
             typed = kind(value)
         except ValueError:
-            raise ValueError(f'launch argument {argument}:={value!r} is not an {kind.__name__}')
+            raise ValueError(f"launch argument {argument}:={value!r} is not an {kind.__name__}")
         # ParameterValue: a str stays a str (launch_ros would read it as YAML otherwise)
         out[parameter] = ParameterValue(typed, value_type=kind)
     return out
@@ -73,77 +89,77 @@ def _overrides(context, table):
 
 def _frame_prefix(context, file_params, namespace):
     """frame_prefix: the argument, else the config file's, else ``<namespace>/``."""
-    given = _given(context, 'frame_prefix')
+    given = _given(context, "frame_prefix")
     if given is not None:
         return given, True
-    in_file = str(file_params.get('frame_prefix') or '')
+    in_file = str(file_params.get("frame_prefix") or "")
     if in_file:
         return in_file, False
-    return (namespace.strip('/') + '/' if namespace.strip('/') else ''), bool(namespace.strip('/'))
+    return (namespace.strip("/") + "/" if namespace.strip("/") else ""), bool(namespace.strip("/"))
 
 
 def _robot(context):
     """The nodes, built once the launch arguments are known."""
-    namespace = LaunchConfiguration('namespace').perform(context)
-    config = LaunchConfiguration('config').perform(context)
-    gateways_config = LaunchConfiguration('gateways_config').perform(context)
+    namespace = LaunchConfiguration("namespace").perform(context)
+    config = LaunchConfiguration("config").perform(context)
+    gateways_config = LaunchConfiguration("gateways_config").perform(context)
     file_params = node_parameters(config)
     prefix, set_prefix = _frame_prefix(context, file_params, namespace)
 
     # every node, robot_state_publisher included, runs on /clock when asked
-    sim_time = {'use_sim_time': ParameterValue(LaunchConfiguration('use_sim_time'),
-                                                value_type=bool)}
+    sim_time = {"use_sim_time": ParameterValue(LaunchConfiguration("use_sim_time"),
+                                               value_type=bool)}
     hardware_overrides = _overrides(context, HARDWARE_OVERRIDES)
     if set_prefix:
-        hardware_overrides['frame_prefix'] = ParameterValue(prefix, value_type=str)
+        hardware_overrides["frame_prefix"] = ParameterValue(prefix, value_type=str)
     # Order matters: a later entry of parameters=[...] wins, so the file comes
     # first and only the arguments that were given follow it.
     hardware = Node(
-        package='bsal_ros', executable='hardware_node', name='hardware_node',
-        namespace=namespace, output='screen',
+        package="bsal_ros", executable="hardware_node", name="hardware_node",
+        namespace=namespace, output="screen",
         parameters=[config, hardware_overrides, sim_time],
     )
     rci = Node(
-        package='bsal_ros', executable='rci_gateway', name='rci_gateway',
-        namespace=namespace, output='screen',
-        condition=IfCondition(LaunchConfiguration('rci')),
+        package="bsal_ros", executable="rci_gateway", name="rci_gateway",
+        namespace=namespace, output="screen",
+        condition=IfCondition(LaunchConfiguration("rci")),
         parameters=[gateways_config, _overrides(context, RCI_OVERRIDES), sim_time],
     )
     rdi = Node(
-        package='bsal_ros', executable='rdi_gateway', name='rdi_gateway',
-        namespace=namespace, output='screen',
-        condition=IfCondition(LaunchConfiguration('rdi')),
+        package="bsal_ros", executable="rdi_gateway", name="rdi_gateway",
+        namespace=namespace, output="screen",
+        condition=IfCondition(LaunchConfiguration("rdi")),
         parameters=[gateways_config, _overrides(context, RDI_OVERRIDES), sim_time],
     )
     state_publisher = Node(
-        package='robot_state_publisher', executable='robot_state_publisher',
-        namespace=namespace, output='screen',
-        condition=IfCondition(LaunchConfiguration('robot_state_publisher')),
+        package="robot_state_publisher", executable="robot_state_publisher",
+        namespace=namespace, output="screen",
+        condition=IfCondition(LaunchConfiguration("robot_state_publisher")),
         parameters=[{
-            'robot_description': ParameterValue(urdf_of(config), value_type=str),
-            'frame_prefix': ParameterValue(prefix, value_type=str),
+            "robot_description": ParameterValue(urdf_of(config), value_type=str),
+            "frame_prefix": ParameterValue(prefix, value_type=str),
         }, sim_time],
     )
-    odom_frame = str(file_params.get('odom_frame') or 'odom')
+    odom_frame = str(file_params.get("odom_frame") or "odom")
     rviz = Node(
         # No name=: renaming rviz2 duplicates the names of its internal nodes.
-        package='rviz2', executable='rviz2', namespace=namespace,
-        arguments=['-d', PathJoinSubstitution([SHARE, 'config', 'brak.rviz']),
-                   '-f', prefix + odom_frame],
+        package="rviz2", executable="rviz2", namespace=namespace,
+        arguments=["-d", PathJoinSubstitution([SHARE, "config", "brak.rviz"]),
+                   "-f", prefix + odom_frame],
         parameters=[sim_time],
-        condition=IfCondition(LaunchConfiguration('rviz')),
+        condition=IfCondition(LaunchConfiguration("rviz")),
     )
     # diagnostic_aggregator uses absolute topic names; in a namespace its outputs
     # move into it, so two robots' aggregators neither share a node name nor a topic.
     aggregator_remaps = []
-    if namespace.strip('/'):
-        aggregator_remaps = [(f'/{t}', t) for t in (
-            'diagnostics_agg', 'diagnostics_toplevel_state', 'diagnostics_agg/add_diagnostics')]
+    if namespace.strip("/"):
+        aggregator_remaps = [(f"/{t}", t) for t in (
+            "diagnostics_agg", "diagnostics_toplevel_state", "diagnostics_agg/add_diagnostics")]
     aggregator = Node(
-        package='diagnostic_aggregator', executable='aggregator_node',
-        name='diagnostic_aggregator', namespace=namespace, output='screen',
-        condition=IfCondition(LaunchConfiguration('diagnostics_aggregator')),
-        parameters=[PathJoinSubstitution([SHARE, 'config', 'diagnostics_analyzers.yaml']),
+        package="diagnostic_aggregator", executable="aggregator_node",
+        name="diagnostic_aggregator", namespace=namespace, output="screen",
+        condition=IfCondition(LaunchConfiguration("diagnostics_aggregator")),
+        parameters=[PathJoinSubstitution([SHARE, "config", "diagnostics_analyzers.yaml"]),
                     sim_time],
         remappings=aggregator_remaps,
     )
@@ -155,38 +171,38 @@ def generate_launch_description():
         return DeclareLaunchArgument(name, default_value=default, description=description,
                                      choices=choices)
 
-    switch = ['true', 'false']
+    switch = ["true", "false"]
 
     from_file = ' ("": the value in {}, else the node default)'
     arguments = [
-        arg('namespace', '', 'ROS namespace for every node (two robots need two)'),
-        arg('config', PathJoinSubstitution([SHARE, 'config', 'brak.yaml']),
-            'robot description and hardware node parameters (YAML params file)'),
-        arg('gateways_config', PathJoinSubstitution([SHARE, 'config', 'gateways.yaml']),
-            'RCI and RDI gateway parameters (YAML params file)'),
-        arg('frame_prefix', '', 'prefix of every frame id, e.g. brak2/ ("": the value in '
-            'config, else <namespace>/ when a namespace is given, else none)'),
-        arg('bus_backend', '', 'I2C backend: sim (simulated Brak) or smbus2 (/dev/i2c-N)'
-            + from_file.format('config'), choices=['', 'sim', 'smbus2']),
-        arg('i2c_bus', '', 'N of /dev/i2c-N for the smbus2 backend' + from_file.format('config')),
-        arg('users_file', '', 'RCI users and keys' + from_file.format('gateways_config')),
-        arg('rci_host', '', 'RCI gateway bind address' + from_file.format('gateways_config')),
-        arg('rci_port', '', 'RCI gateway TCP port' + from_file.format('gateways_config')),
-        arg('rdi_host', '', 'RDI gateway bind address' + from_file.format('gateways_config')),
-        arg('rdi_realtime_port', '', 'RDI real-time state stream port'
-            + from_file.format('gateways_config')),
-        arg('rdi_ca_port', '', 'RDI control-application view stream port'
-            + from_file.format('gateways_config')),
-        arg('use_sim_time', 'false', 'every node takes its time from /clock (a simulator or '
-            'a bag played with --clock)', choices=switch),
-        arg('rci', 'true', 'start the RCI gateway', choices=switch),
-        arg('rdi', 'true', 'start the RDI gateway', choices=switch),
-        arg('robot_state_publisher', 'true', 'publish the URDF (generated from config) '
-            'and joint transforms', choices=switch),
-        arg('rviz', 'false', 'start rviz2 with config/brak.rviz, fixed frame <frame_prefix>odom',
+        arg("namespace", "", "ROS namespace for every node (two robots need two)"),
+        arg("config", PathJoinSubstitution([SHARE, "config", "brak.yaml"]),
+            "robot description and hardware node parameters (YAML params file)"),
+        arg("gateways_config", PathJoinSubstitution([SHARE, "config", "gateways.yaml"]),
+            "RCI and RDI gateway parameters (YAML params file)"),
+        arg("frame_prefix", "", "prefix of every frame id, e.g. brak2/ ('': the value in "
+            "config, else <namespace>/ when a namespace is given, else none)"),
+        arg("bus_backend", "", "I2C backend: sim (simulated Brak) or smbus2 (/dev/i2c-N)"
+            + from_file.format("config"), choices=["", "sim", "smbus2"]),
+        arg("i2c_bus", "", "N of /dev/i2c-N for the smbus2 backend" + from_file.format("config")),
+        arg("users_file", "", "RCI users and keys" + from_file.format("gateways_config")),
+        arg("rci_host", "", "RCI gateway bind address" + from_file.format("gateways_config")),
+        arg("rci_port", "", "RCI gateway TCP port" + from_file.format("gateways_config")),
+        arg("rdi_host", "", "RDI gateway bind address" + from_file.format("gateways_config")),
+        arg("rdi_realtime_port", "", "RDI real-time state stream port"
+            + from_file.format("gateways_config")),
+        arg("rdi_ca_port", "", "RDI control-application view stream port"
+            + from_file.format("gateways_config")),
+        arg("use_sim_time", "false", "every node takes its time from /clock (a simulator or "
+            "a bag played with --clock)", choices=switch),
+        arg("rci", "true", "start the RCI gateway", choices=switch),
+        arg("rdi", "true", "start the RDI gateway", choices=switch),
+        arg("robot_state_publisher", "true", "publish the URDF (generated from config) "
+            "and joint transforms", choices=switch),
+        arg("rviz", "false", "start rviz2 with config/brak.rviz, fixed frame <frame_prefix>odom",
             choices=switch),
-        arg('diagnostics_aggregator', 'false',
-            'start diagnostic_aggregator with config/diagnostics_analyzers.yaml '
-            '(rqt_robot_monitor shows one tree per device group)', choices=switch),
+        arg("diagnostics_aggregator", "false",
+            "start diagnostic_aggregator with config/diagnostics_analyzers.yaml "
+            "(rqt_robot_monitor shows one tree per device group)", choices=switch),
     ]
     return LaunchDescription(arguments + [OpaqueFunction(function=_robot)])

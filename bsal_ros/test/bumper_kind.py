@@ -32,8 +32,8 @@ from bsal_ros.hardware import registers as regs
 from bsal_ros.hardware.boards import Board
 from bsal_ros.hardware.devices import Device
 from bsal_ros.hardware.sim_boards import VirtualBoard
-from bsal_ros.kinds import (BoardType, DeviceKind, RciSensor, RdiItem, ViewerSpec,
-                            register_board_type, register_kind)
+from bsal_ros.kinds import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
+                            register_kind, ViewerSpec)
 from bsal_ros.kinds.convert import check_rates, u32
 from bsal_ros.protocol._items import Layout
 from bsal_ros.protocol.constants import RdiCode

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Test configuration shared by the whole suite.
 
 Every test process keeps DDS discovery on loopback and runs in its own ROS
@@ -15,8 +31,8 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Before anything imports rclpy: the RMW reads these when a context starts.
-os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-os.environ.setdefault('ROS_DOMAIN_ID', str(random.randint(1, 100)))
+os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+os.environ.setdefault("ROS_DOMAIN_ID", str(random.randint(1, 100)))
 
 import pytest  # noqa: E402
 
@@ -36,11 +52,12 @@ def ros_context():
 
 
 # --- RCI fixtures (the gateway logic over real loopback sockets, no ROS)
-import asyncio  # noqa: E402
+import asyncio  # noqa: E402, I100 - after importorskip / the fixtures above
+from pathlib import Path  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+
 
 def build_legacy() -> Path:
     """Build legacy/ (the C++ rci-client library, the book's listing, the example
@@ -158,13 +175,14 @@ class RciServerThread:
 #   NS       - the node's namespace (own per module: modules share a ROS domain)
 #   NODE_KW  - keyword overrides of the HardwareNode (default: fast, no auto-home)
 #   LISTEN   - (message type, topic, listen() keywords) the probe records
-HARDWARE_NODE_KW = dict(auto_home=False, rate_scale=2.0, diagnostics_period=0.2)
+HARDWARE_NODE_KW = {"auto_home": False, "rate_scale": 2.0, "diagnostics_period": 0.2}
 
 
 @pytest.fixture(scope="module")
 def hardware_node_env(request):
     """A RosEnv with ``.node`` (HardwareNode) and ``.probe`` (Probe) in ``NS``."""
     from bsal_ros.nodes.hardware_node import HardwareNode
+
     from test_hardware_node_helpers import Probe, RosEnv
     module = request.module
     ns = module.NS
@@ -191,6 +209,7 @@ def empty_smbus2(monkeypatch):
     from test_hardware_bus import FakeSMBus
 
     class Empty(FakeSMBus):
+
         def __init__(self, bus):
             super().__init__(bus)
             self.regs = {}

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """What the hardware node really publishes, read once per test process.
 
 Not a test module. ``capture()`` starts the hardware node in-process on the
@@ -11,11 +27,11 @@ tests share one start of the node.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 import functools
+from pathlib import Path
 import threading
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "brak.yaml"
@@ -37,15 +53,15 @@ class Published:
 
 @functools.lru_cache(maxsize=1)
 def capture() -> Published:
-    import rclpy
-    import rclpy.context
+    from bsal_interfaces.msg import DeviceStateArray
     from diagnostic_msgs.msg import DiagnosticArray
     from nav_msgs.msg import Odometry
+    import rclpy
+    import rclpy.context
     from rclpy.executors import MultiThreadedExecutor
     from rclpy.qos import qos_profile_sensor_data
     from sensor_msgs.msg import Imu, JointState, Range
 
-    from bsal_interfaces.msg import DeviceStateArray
     from bsal_ros.hardware.description import load_description
     from bsal_ros.nodes.hardware_node import HardwareNode
 

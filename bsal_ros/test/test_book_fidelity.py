@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """A control application written only from seed 001, byte by byte.
 
 Every test here speaks raw bytes over a real TCP socket to the RCI gateway
@@ -15,6 +31,7 @@ import time
 import pytest
 
 from bsal_ros.rci.users import DEMO_KEY
+
 from conftest import RciServerThread
 
 pytestmark = pytest.mark.timeout(120)
@@ -482,5 +499,5 @@ def test_failed_acked_command_gets_cstrp_in_place_of_ccnac(gw):
 def test_protocol_differences_name_existing_tests():
     """Every test named in docs/PROTOCOL.md "Where we differ from the book,
     and why" exists (so the table cannot point at a renamed or deleted test)."""
-    from difference_tables import REPO, assert_named_tests_exist
+    from difference_tables import assert_named_tests_exist, REPO
     assert assert_named_tests_exist(REPO / "docs" / "PROTOCOL.md") >= 10

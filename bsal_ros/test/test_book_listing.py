@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The book's own example program (seed 001, section 3.3) runs unchanged.
 
 The listing connects as user ``ken`` with an uninitialised ``auth_key``
@@ -13,18 +29,18 @@ compared with the seed when the seed is at hand, compiled as printed
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import re
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
-from conftest import build_legacy
 
 from bsal_ros.rci.client import RciClient
-from bsal_ros.rci.users import (DEMO_KEY, Users, UsersFileError, check_bind_allowed,
-                                file_permission_warning, unchecked_key_warning)
+from bsal_ros.rci.users import (check_bind_allowed, DEMO_KEY, file_permission_warning,
+                                unchecked_key_warning, Users, UsersFileError)
+from conftest import build_legacy
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -202,10 +218,10 @@ class Watcher:
     """Collects the hardware node's `encoders` and `motor_states` in a thread."""
 
     def __init__(self):
+        from bsal_interfaces.msg import DeviceStateArray
         import rclpy
         import rclpy.context
         import rclpy.executors
-        from bsal_interfaces.msg import DeviceStateArray
         from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
         self.context = rclpy.context.Context()
         rclpy.init(context=self.context)

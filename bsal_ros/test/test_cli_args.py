@@ -1,12 +1,28 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """brak_bringup and brak_drive take ROS arguments like every ROS executable."""
 import os
+from pathlib import Path
 import re
 import signal
 import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -58,8 +74,8 @@ def test_bringup_applies_a_params_file_given_after_ros_args(tmp_path):
 
 @pytest.mark.ros
 def test_brak_drive_honours_a_namespace_remap(ros_context):
-    import rclpy.executors
     from geometry_msgs.msg import Twist
+    import rclpy.executors
     node = rclpy.create_node("remap_listener", namespace="drive_remap", context=ros_context)
     got = []
     node.create_subscription(Twist, "cmd_vel", lambda m: got.append(m.linear.x), 10)

@@ -1,10 +1,25 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The shared record and result, and their one converter to the ROS message."""
 import math
 
 import pytest
 
-from bsal_ros.core import DeviceState, Result
-from bsal_ros.core import result as core_result
+from bsal_ros.core import DeviceState, Result, result as core_result
 
 
 def test_result_ok_and_reason():
@@ -14,12 +29,16 @@ def test_result_ok_and_reason():
 
 
 def test_core_imports_nothing_from_ros():
+    import os
     import subprocess
     import sys
     code = ("import sys, bsal_ros.core; "
             "bad = [m for m in sys.modules if m.split('.')[0] in "
             "('rclpy', 'bsal_interfaces', 'socket', 'asyncio')]; print(bad)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # without make test's coverage.py, which imports socket itself
+    env = {k: v for k, v in os.environ.items() if k != "COVERAGE_PROCESS_START"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=env)
     assert out.stdout.strip() == "[]"
 
 
@@ -48,7 +67,7 @@ def test_out_of_range_values_clamp_never_wrap():
     m = to_msg(DeviceState("relative_encoder", 70000, d_count=40000, count=-40000,
                            delay_us=-5, statval=1 << 40))
     assert (m.id, m.d_count, m.count, m.delay_us, m.statval) == (0xFFFF, 32767, -32768, 0,
-                                                                   0xFFFFFFFF)
+                                                                 0xFFFFFFFF)
 
 
 @pytest.mark.ros

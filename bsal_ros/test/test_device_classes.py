@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """One set of device class names, equal to the generated message's constants."""
 import pytest
 
@@ -8,7 +24,7 @@ pytestmark = pytest.mark.ros
 
 def test_names_equal_the_device_state_constants():
     from bsal_interfaces.msg import DeviceState
-    generated = {getattr(DeviceState, n) for n in dir(DeviceState) if n.startswith('CLASS_')}
+    generated = {getattr(DeviceState, n) for n in dir(DeviceState) if n.startswith("CLASS_")}
     assert set(dc.ALL_CLASSES) == generated
     assert len(dc.ALL_CLASSES) == 6
 

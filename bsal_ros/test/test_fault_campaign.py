@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The fault campaign (issue 7): its corpus (pure) and its short version run
 end to end (``bench/fault_campaign.py --quick``: the bridge as separate
 processes on the simulated robot, faults injected, clients killed, the
@@ -15,15 +31,15 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from bench.faults.corpus import CATEGORIES, CONTROL, INIT, build_corpus
+from bench.faults.corpus import build_corpus, CATEGORIES, CONTROL, INIT
 from bench.faults.stats import leak_check, pct, summary
-from bsal_ros.protocol import ProtocolError, RciDecoder, encode_rci
+from bsal_ros.protocol import encode_rci, ProtocolError, RciDecoder
 from bsal_ros.protocol.rci import IIId, IInCp
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,8 +117,6 @@ def _ctx(r) -> str:
     return f"{r['_stdout']}\n{r['_stderr'][-4000:]}"
 
 
-
-
 @pytest.mark.ros
 @pytest.mark.slow
 @pytest.mark.timeout(300)
@@ -132,7 +146,7 @@ def test_quick_campaign_ran_every_step_without_crashes(report):
 def test_no_fd_or_thread_leaks(report):
     v = report["verdict"]
     assert v["fd_leaks"] == [] and v["thread_leaks"] == [], json.dumps(report["leaks"])
-    assert all(l["checked"] for l in report["leaks"].values()), json.dumps(report["leaks"])
+    assert all(leak["checked"] for leak in report["leaks"].values()), json.dumps(report["leaks"])
     for step in ("D_rdi_churn", "E_rci_corpus"):
         lk = report["steps"][step]["leak"]
         assert lk["checked"] and not lk["fd_leak"] and not lk["thread_leak"], (step, lk)

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Bus backends: the simulated bus at register level, fault injection, and the
 smbus2 backend against a fake SMBus (smbus2 itself is not needed)."""
 import errno
@@ -5,7 +21,7 @@ import errno
 import pytest
 
 from bsal_ros.hardware import registers as regs
-from bsal_ros.hardware.bus import SimBus, Smbus2Bus, i2c_wire_bits, i2c_wire_time
+from bsal_ros.hardware.bus import i2c_wire_bits, i2c_wire_time, SimBus, Smbus2Bus
 from bsal_ros.hardware.description import load_description
 from bsal_ros.hardware.sim import build_sim_bus
 
@@ -13,6 +29,7 @@ from test_hardware_helpers import FakeClock
 
 
 class Echo:
+
     def __init__(self):
         self.regs = [0] * 256
 
@@ -164,6 +181,7 @@ def test_virtual_boards_answer_who_am_i_and_data_blocks():
     bus.write_i2c_block_data(0x30, 0x4A, regs.u16(0))  # command watchdog off: no keep-alives here
     bus.write_i2c_block_data(0x30, 0x42, regs.u16(1000))  # 1.0 rad/s
     clock.t += 1.0
-    st, seq, sset, smeas, count = regs.DC_BLOCK.unpack(bytes(bus.read_i2c_block_data(0x30, 0x01, 8)))
+    block = bytes(bus.read_i2c_block_data(0x30, 0x01, 8))
+    st, seq, sset, smeas, count = regs.DC_BLOCK.unpack(block)
     assert sset == 1000 and 900 < smeas <= 1000 and count > 0
     assert world.w > 0.9

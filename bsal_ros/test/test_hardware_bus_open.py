@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """A bus device that is missing or forbidden (no /dev/i2c-N, user not in the
 i2c group): one clear log line, every board down with the reason, bounded
 retries, and the bus is picked up when it appears. The opener is faked and
@@ -6,8 +22,7 @@ import errno
 
 import pytest
 
-from bsal_ros.hardware import diagnostics as D
-from bsal_ros.hardware import load_description, register_backend
+from bsal_ros.hardware import diagnostics as D, load_description, register_backend
 from bsal_ros.hardware.backends import BACKENDS
 from bsal_ros.hardware.bus import Smbus2Bus
 from bsal_ros.hardware.robot import Robot

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Fault injection on the simulated bus: bounded retries, the board marked not
 ok with the errno, commands refused with the reason, recovery by itself, and
 the diagnostics levels."""
@@ -5,8 +21,8 @@ import errno
 
 import pytest
 
-from bsal_ros.hardware import diagnostics as D
 from bsal_ros.core.result import HARDWARE_FAULT
+from bsal_ros.hardware import diagnostics as D
 from bsal_ros.hardware.commands import MODE_VELOCITY
 from bsal_ros.protocol.values import statval_fields
 

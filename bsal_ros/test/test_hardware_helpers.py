@@ -1,6 +1,22 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Shared helpers of the hardware-layer tests (a fake clock, a robot on it); no tests here."""
 
-from bsal_ros.hardware import Robot, load_description
+from bsal_ros.hardware import load_description, Robot
 from bsal_ros.protocol.values import speedval_pack
 
 
@@ -15,6 +31,7 @@ def speedval_from_rad_s(rad_s):
 
 
 class FakeClock:
+
     def __init__(self, t=100.0):
         self.t = t
 

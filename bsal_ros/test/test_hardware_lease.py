@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Command leases on motors (docs/HARDWARE.md section 14): a motor set with
 ``lease_s`` > 0 is stopped by the robot when no new command or renewal comes
 within lease_s; lease 0 keeps today's behaviour; a reset, a stop or a
@@ -5,13 +21,13 @@ command without lease clears the lease; a renewal never restarts a motor.
 The simulated boards run on a fake clock: deterministic."""
 import math
 
-from bsal_ros.hardware import diagnostics as D
 from bsal_ros.core.result import BAD_REQUEST, HARDWARE_FAULT, INVALID_ID, OK, REFUSED
+from bsal_ros.hardware import diagnostics as D
 from bsal_ros.hardware.commands import MODE_DUTY_CYCLE, MODE_VELOCITY
 from bsal_ros.protocol.values import speedval_sign
-from test_hardware_helpers import speedval_from_duty, speedval_from_rad_s
 
-from test_hardware_helpers import make_robot, run, run_until
+from test_hardware_helpers import (make_robot, run, run_until, speedval_from_duty,
+                                   speedval_from_rad_s)
 
 DRIVE, STEER = 0x30, 0x31
 THIRTY = speedval_from_duty(30.0)

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The hardware node in-process on the simulated bus: every topic, every
 service, the home_steering action with feedback, rejection and cancel,
 cmd_vel with its timeout, and the settable pose."""
@@ -7,17 +23,16 @@ import pytest
 
 pytest.importorskip("rclpy")
 
-from action_msgs.msg import GoalStatus  # noqa: E402
+from action_msgs.msg import GoalStatus  # noqa: E402, I100 - after importorskip / the fixtures above
+from bsal_interfaces.action import HomeSteering  # noqa: E402
+from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result, SonarTiming  # noqa: E402
+from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates,  # noqa: E402
+                                 ListDevices, Reset, SetMotors, SetSonarTiming, SimControl)
 from builtin_interfaces.msg import Time  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402
 from geometry_msgs.msg import PoseWithCovarianceStamped, Twist  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 from sensor_msgs.msg import Imu, JointState, Range  # noqa: E402
-
-from bsal_interfaces.action import HomeSteering  # noqa: E402
-from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result, SonarTiming  # noqa: E402
-from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates,  # noqa: E402
-                                 ListDevices, Reset, SetMotors, SetSonarTiming, SimControl)
 
 from bsal_ros.protocol.values import statval_fields  # noqa: E402
 
@@ -26,8 +41,8 @@ from test_hardware_node_helpers import wait_for  # noqa: E402
 pytestmark = pytest.mark.ros
 
 NS = "hw_node_test"
-FAST = dict(rate_scale=2.0, diagnostics_period=0.25,
-            robot={"sim": {"homing_speed": 4.0, "initial_steering": 0.2}})
+FAST = {"rate_scale": 2.0, "diagnostics_period": 0.25,
+        "robot": {"sim": {"homing_speed": 4.0, "initial_steering": 0.2}}}
 
 
 NODE_KW = dict(auto_home=False, **FAST)
@@ -88,7 +103,8 @@ def test_state_topics_and_base_time(env):
     assert {s.device_class for s in mot.states} <= {"dc_motor", "pservo_motor"}
     base = p.wait_msg("base_time")
     assert base is not None and base.sec == int(env.node.robot.base_time)
-    arr = p.wait_msg("device_states", lambda a: any(s.device_class == "ultrasonic" for s in a.states))
+    arr = p.wait_msg("device_states",
+                     lambda a: any(s.device_class == "ultrasonic" for s in a.states))
     s = [s for s in arr.states if s.device_class == "ultrasonic"][0]
     on, up, ok, ms = statval_fields(s.statval)
     assert on and up and ok and s.on and s.up and s.ok
@@ -271,7 +287,8 @@ def test_sim_control_and_reset(env):
     r = p.call(SimControl, "sim_control", SimControl.Request(
         command="add_obstacle", target="wall2", values=[1.2, -1.0, 1.4, 1.0]))
     assert r.result.code == Result.OK
-    p.call(SimControl, "sim_control", SimControl.Request(command="teleport", values=[0.0, 0.0, 0.0]))
+    p.call(SimControl, "sim_control",
+           SimControl.Request(command="teleport", values=[0.0, 0.0, 0.0]))
     assert p.wait_msg("sonar_00", lambda m: abs(m.range - (1.2 - 0.53)) < 0.1) is not None
     r = p.call(SimControl, "sim_control", SimControl.Request(command="explode"))
     assert r.result.code == Result.BAD_REQUEST and r.result.message

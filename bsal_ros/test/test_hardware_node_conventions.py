@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """ROS conventions of the hardware node: cmd_vel as TwistStamped (a
 parameter), stamps on the node clock (use_sim_time), actuator safety at
 start-up (auto_home follows the backend unless set), and cmd_vel holding the
@@ -8,7 +24,7 @@ import pytest
 
 pytest.importorskip("rclpy")
 
-from bsal_interfaces.action import HomeSteering  # noqa: E402
+from bsal_interfaces.action import HomeSteering  # noqa: E402, I100
 from bsal_interfaces.msg import DeviceStateArray  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import TwistStamped  # noqa: E402
@@ -21,7 +37,7 @@ from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
-FAST = dict(rate_scale=2.0, diagnostics_period=0.2, robot={"sim": {"homing_speed": 4.0}})
+FAST = {"rate_scale": 2.0, "diagnostics_period": 0.2, "robot": {"sim": {"homing_speed": 4.0}}}
 
 
 def status_of(arr, name):
@@ -92,7 +108,7 @@ def test_stamps_follow_the_node_clock_with_use_sim_time():
         assert wait_for(at_sim_time("odom"), step=0.05)
         # a DeviceState keeps the wall time its board was read at (statval counts from it)
         states = p.wait_msg("device_states", lambda a: any(s.header.stamp.sec > 1e9
-                                                          for s in a.states))
+                                                           for s in a.states))
         assert states is not None
     finally:
         env.close()

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Fault injection through the node: diagnostics levels with the errno, a
 refused command with the reason, recovery by itself, the node keeps running."""
 import errno
@@ -6,11 +22,10 @@ import pytest
 
 pytest.importorskip("rclpy")
 
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402
-from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402
+from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402, I100
 from bsal_interfaces.srv import SetMotors, SimControl  # noqa: E402
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402
 from sensor_msgs.msg import Range  # noqa: E402
-
 
 from test_hardware_node_helpers import wait_for  # noqa: E402
 
@@ -45,11 +60,13 @@ def sim(p, **kw):
 
 def test_missing_board_error_refusal_and_recovery(env):
     p = env.probe
-    assert p.wait_msg("/diagnostics", lambda a: level_of(a, "dc_motor 0").level == DiagnosticStatus.OK)
+    assert p.wait_msg("/diagnostics",
+                      lambda a: level_of(a, "dc_motor 0").level == DiagnosticStatus.OK)
     assert sim(p, command="set_fault", target="drive", fault="missing").code == Result.OK
     p.clear("/diagnostics")
     p.clear("device_states")
-    arr = p.wait_msg("/diagnostics", lambda a: level_of(a, "dc_motor 0").level == DiagnosticStatus.ERROR)
+    arr = p.wait_msg("/diagnostics",
+                     lambda a: level_of(a, "dc_motor 0").level == DiagnosticStatus.ERROR)
     st = level_of(arr, "dc_motor 0")
     assert "ENXIO" in st.message
     assert {kv.key: kv.value for kv in st.values}["errno"] == str(errno.ENXIO)
@@ -67,7 +84,8 @@ def test_missing_board_error_refusal_and_recovery(env):
     assert r.code == Result.HARDWARE_FAULT and "ENXIO" in r.message
     assert sim(p, command="clear_faults", target="drive").code == Result.OK
     p.clear("/diagnostics")
-    assert p.wait_msg("/diagnostics", lambda a: level_of(a, "dc_motor 0").level == DiagnosticStatus.OK)
+    assert p.wait_msg("/diagnostics",
+                      lambda a: level_of(a, "dc_motor 0").level == DiagnosticStatus.OK)
     r = p.call(SetMotors, "set_motors", SetMotors.Request(
         device_class="dc_motor", commands=[MotorCommand(id=0, mode=1, value=0.0)])).result
     assert r.code == Result.OK
@@ -77,11 +95,13 @@ def test_stuck_board_goes_error_then_recovers(env):
     p = env.probe
     assert sim(p, command="set_fault", target="sonar_b", fault="stuck").code == Result.OK
     p.clear("/diagnostics")
-    arr = p.wait_msg("/diagnostics", lambda a: level_of(a, "ultrasonic 6").level == DiagnosticStatus.ERROR)
+    arr = p.wait_msg("/diagnostics",
+                     lambda a: level_of(a, "ultrasonic 6").level == DiagnosticStatus.ERROR)
     assert "stuck" in level_of(arr, "ultrasonic 6").message
     assert sim(p, command="clear_faults", target="").code == Result.OK
     p.clear("/diagnostics")
-    assert p.wait_msg("/diagnostics", lambda a: level_of(a, "ultrasonic 6").level == DiagnosticStatus.OK)
+    assert p.wait_msg("/diagnostics",
+                      lambda a: level_of(a, "ultrasonic 6").level == DiagnosticStatus.OK)
     p.clear("sonar_06")
     assert p.wait_msg("sonar_06") is not None          # data flows again
 

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Helpers of the hardware node tests (no tests here): a private context with
 an executor spinning in a thread, a probe node that records topics, and
 blocking service/action calls with generous timeouts (no timed assertions)."""
@@ -11,11 +27,11 @@ import pytest
 pytest.importorskip("rclpy")  # the project venv has it (make test)
 
 import rclpy  # noqa: E402
-import rclpy.context  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
+import rclpy.context  # noqa: E402
 from rclpy.node import Node  # noqa: E402
-from rclpy.qos import (DurabilityPolicy, QoSProfile, ReliabilityPolicy,  # noqa: E402
-                       qos_profile_sensor_data)
+from rclpy.qos import (DurabilityPolicy, qos_profile_sensor_data, QoSProfile,  # noqa: E402
+                       ReliabilityPolicy)
 
 from bsal_ros.nodes import executors  # noqa: E402
 
@@ -33,6 +49,7 @@ def wait_for(cond, timeout=TIMEOUT, step=0.01):
 
 
 class RosEnv:
+
     def __init__(self):
         self.context = rclpy.context.Context()
         rclpy.init(context=self.context)

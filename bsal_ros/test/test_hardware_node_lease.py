@@ -1,28 +1,44 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Command leases through the node (docs/HARDWARE.md section 14): set_motors
 with lease_s stops the motor when nobody renews it; the client-side
 MotorLeaseKeeper keeps it running and, once it is closed (the client died),
 the motor stops; a client process that is SIGKILLed stops its motor too.
 No timed assertions: conditions are waited for with generous deadlines."""
 import os
+from pathlib import Path
 import signal
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("rclpy")
 
-from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402
+from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402, I100
 from bsal_interfaces.srv import RenewLease, Reset, SetMotors  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 
-from bsal_ros.protocol.values import speedval_sign  # noqa: E402
-from test_hardware_helpers import speedval_from_duty  # noqa: E402
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper  # noqa: E402
+from bsal_ros.protocol.values import speedval_sign  # noqa: E402
 
+from test_hardware_helpers import speedval_from_duty  # noqa: E402
 from test_hardware_node_helpers import TIMEOUT, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
@@ -100,7 +116,7 @@ def test_unrenewed_lease_through_the_service_stops_the_motor(fresh):
     assert st.level == bytes([1]) and "lease of 0.5 s ran out" in st.message
     # the renewal of a lease that ran out is refused and names the motor
     resp = p.call(RenewLease, "renew_lease", RenewLease.Request(device_class="dc_motor",
-                                                                 ids=[0]))
+                                                                ids=[0]))
     assert resp.result.code == Result.REFUSED and list(resp.not_held) == [0]
     assert speedval_sign(vb.speed_set) == 0
     # lease 0 (the default of every existing caller) keeps the old behaviour
@@ -136,7 +152,7 @@ def test_keeper_renews_and_the_motor_stops_after_close(fresh):
 
 
 def test_keeper_drops_a_motor_whose_lease_the_node_cleared(fresh):
-    node, p = fresh.node, fresh.probe
+    p = fresh.probe
     keeper = MotorLeaseKeeper(fresh.client, lease_s=2.0, renew_period_s=0.2)
     try:
         assert set_drive(p, 30.0, lease_s=2.0).code == Result.OK

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Two simulated robots in one ROS graph under namespaces: no collisions, and
 a smbus2-backed node on a faked bus answers sim_control with NOT_SUPPORTED."""
 import math
@@ -6,7 +22,7 @@ import pytest
 
 pytest.importorskip("rclpy")
 
-from bsal_interfaces.msg import Result  # noqa: E402
+from bsal_interfaces.msg import Result  # noqa: E402, I100 - after importorskip / the fixtures above
 from bsal_interfaces.srv import ListDevices, SimControl  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
@@ -55,7 +71,8 @@ def test_two_namespaced_robots_do_not_collide():
             return {"/brak1/hardware_node", "/brak2/hardware_node"} <= names
         assert wait_for(both)
         topics = dict(r1.get_topic_names_and_types())
-        assert "/brak1/cmd_vel" in topics and "/brak2/cmd_vel" in topics and "/cmd_vel" not in topics
+        assert "/brak1/cmd_vel" in topics and "/brak2/cmd_vel" in topics
+        assert "/cmd_vel" not in topics
         assert r1.robot.bus.simulation.world is not r2.robot.bus.simulation.world
     finally:
         env.close()

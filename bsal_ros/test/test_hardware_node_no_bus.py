@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The hardware node on the smbus2 backend without the i2c device, run as a
 process the way ``make run RUN_ARGS="--bus-backend smbus2 --i2c-bus N"`` does:
 it does not crash, logs the reason once, publishes an ERROR diagnostic with
@@ -11,7 +27,7 @@ import pytest
 
 pytest.importorskip("rclpy")
 
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402, I100
 
 from test_hardware_node_helpers import Probe, RosEnv  # noqa: E402
 

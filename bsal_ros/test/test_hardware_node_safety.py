@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Motor safety through the node (docs/HARDWARE.md section 14): a stop sent
 through `set_motors` to a faulted board is latched and applied when the
 board is back; a hung poll thread leaves the motor to the board's watchdog."""
@@ -5,12 +21,12 @@ import pytest
 
 pytest.importorskip("rclpy")
 
-from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402
+from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402, I100
 from bsal_interfaces.srv import SetMotors, SimControl  # noqa: E402
 
 from bsal_ros.protocol.values import speedval_sign  # noqa: E402
-from test_hardware_helpers import speedval_from_duty  # noqa: E402
 
+from test_hardware_helpers import speedval_from_duty  # noqa: E402
 from test_hardware_node_helpers import wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros

@@ -1,9 +1,25 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The poll thread: polls when boards are due, hands updates to the listener,
 survives a failing listener (one log event per distinct error), stops."""
 import threading
 import time
 
-from bsal_ros.hardware import Robot, load_description, scale_rates
+from bsal_ros.hardware import load_description, Robot, scale_rates
 from bsal_ros.hardware.poller import Poller
 
 

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The robot core on the simulated bus: polling, caching, every command's
 success or reason, homing, cmd_vel, sim control."""
 import math
@@ -215,7 +231,8 @@ def test_a_non_finite_cmd_vel_is_a_stop_and_polling_goes_on():
 def test_cmd_vel_needs_a_homed_steering_and_active_motors():
     robot, clock = make_robot()
     run(robot, clock, 0.5, each=lambda: robot.drive(0.1, 0.3))
-    assert robot.bus.simulation.world.steer == pytest.approx(0.1, abs=0.01)  # not homed: steering untouched
+    # not homed: steering untouched
+    assert robot.bus.simulation.world.steer == pytest.approx(0.1, abs=0.01)
     assert any("not homed" in e.message for e in robot.drain_events())
     robot.activate("dc_motor", [0], [False])
     run(robot, clock, 0.5, each=lambda: robot.drive(0.1, 0.0))
@@ -249,8 +266,9 @@ def test_sim_control_errors_and_not_supported_on_a_real_bus():
     assert sim.control("teleport", values=[1.0, 2.0, 0.5]).ok
     assert sim.ground_truth() == pytest.approx((1.0, 2.0, 0.5))
 
-    from test_hardware_bus import FakeSMBus
     from bsal_ros.hardware import load_description
+
+    from test_hardware_bus import FakeSMBus
     real = Robot(load_description()["robot"], backend="smbus2", smbus_factory=FakeSMBus)
     assert simulation_of(real.bus) is None
     assert not_simulated(real.backend).code == NOT_SUPPORTED
@@ -260,7 +278,8 @@ def test_rate_scaling_for_tests_and_the_bench():
     robot, _ = make_robot()
     desc = robot.desc
     fast = scale_rates(desc, rate_scale=2.0)
-    assert fast["boards"]["drive"]["poll_hz"] == 40.0 and fast["boards"]["sonar_a"]["interval_ms"] == 20
+    assert fast["boards"]["drive"]["poll_hz"] == 40.0
+    assert fast["boards"]["sonar_a"]["interval_ms"] == 20
     at50 = scale_rates(desc, all_boards_hz=50.0)
     for b in at50["boards"].values():
         if b["type"] == "ultrasonic":
@@ -293,6 +312,7 @@ def test_same_seed_same_world_bit_for_bit_and_another_seed_differs():
 class SimBehindSmbus:
     """A fake smbus2.SMBus whose devices are the simulated boards: the smbus2
     backend then runs the very same board code against register bytes."""
+
     sim = None
 
     def __init__(self, n):
@@ -314,6 +334,7 @@ class SimBehindSmbus:
 def test_smbus2_backend_drives_the_same_board_code():
     from bsal_ros.hardware import load_description
     from bsal_ros.hardware.sim import build_sim_bus
+
     from test_hardware_helpers import FakeClock
     clock = FakeClock()
     desc = load_description()["robot"]

@@ -1,20 +1,34 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Safety of the motors (docs/HARDWARE.md "Safety"): the motor boards' own
 command watchdog, the keep-alive the poller sends, the latched stop that is
 never refused, the per-motor stop, and the start-up check of poll rate
 against timeout. The simulated boards run on a fake clock: deterministic."""
 import pytest
 
-from bsal_ros.hardware import Robot, load_description
-from bsal_ros.hardware import registers as regs
-from bsal_ros.hardware.description import DescriptionError
 from bsal_ros.core.result import HARDWARE_FAULT, OK
+from bsal_ros.hardware import load_description, registers as regs, Robot
 from bsal_ros.hardware.commands import MODE_DUTY_CYCLE, MODE_VELOCITY
+from bsal_ros.hardware.description import DescriptionError
 from bsal_ros.hardware.robot import scale_rates
 from bsal_ros.hardware.sim import build_sim_bus
 from bsal_ros.protocol.values import speedval_sign
-from test_hardware_helpers import speedval_from_duty
 
-from test_hardware_helpers import FakeClock, make_robot, run, run_until
+from test_hardware_helpers import FakeClock, make_robot, run, run_until, speedval_from_duty
 
 DRIVE, DRIVE2 = 0x30, 0x32
 ZERO = 0x8000
@@ -22,7 +36,8 @@ THIRTY = speedval_from_duty(30.0)
 
 
 def read_dc(bus, addr=DRIVE):
-    st, seq, sset, smeas, count = regs.DC_BLOCK.unpack(bytes(bus.read_i2c_block_data(addr, 0x01, 8)))
+    block = bytes(bus.read_i2c_block_data(addr, 0x01, 8))
+    st, seq, sset, smeas, count = regs.DC_BLOCK.unpack(block)
     return st, sset
 
 
@@ -183,7 +198,8 @@ def test_nothing_is_written_before_the_latched_stop():
     writes = record_writes(robot, DRIVE)
     b.up, b.ok = True, True          # as if a poll had just seen it (no refresh yet)
     assert robot.clear_encoders([0]).ok
-    assert writes[0] == (0x42, regs.u16(0)) and writes[1][0] == 0x41   # stop (rad/s form), then clear
+    # stop (rad/s form), then clear
+    assert writes[0] == (0x42, regs.u16(0)) and writes[1][0] == 0x41
 
 
 def test_stop_of_the_steering_while_homing_aborts_homing():

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The worked example of docs/EXTENDING.md: a bumper board kind that is not
 part of Brak (test/bumper_kind.py), registered from its one module, on the
 simulated bus and on the smbus2 backend against a fake SMBus, through the
@@ -11,15 +27,15 @@ import time
 
 import pytest
 
-import bumper_kind as bumper  # noqa: F401  (registers the bumper)
 from bsal_ros.core import DeviceState
 from bsal_ros.hardware.description import DescriptionError, load_description
 from bsal_ros.hardware.diagnostics import device_diagnostics
 from bsal_ros.hardware.robot import Robot
 from bsal_ros.kinds import board_types, data_fields, device_classes
-from bsal_ros.protocol import RdiDecoder, RdiSensor, encode_rdi_frame
+from bsal_ros.protocol import encode_rdi_frame, RdiDecoder, RdiSensor
 from bsal_ros.rdi.state import StreamState
-from bsal_ros.viewer.model import ViewerModel, describe
+from bsal_ros.viewer.model import describe, ViewerModel
+import bumper_kind as bumper  # noqa: F401  (registers the bumper)
 
 
 def bumper_robot():
@@ -137,9 +153,10 @@ def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
     import threading
     import uuid
     rclpy = pytest.importorskip("rclpy")
-    from rclpy.parameter import Parameter
     from bsal_interfaces.msg import DeviceStateArray
     from diagnostic_msgs.msg import DiagnosticArray
+    from rclpy.parameter import Parameter
+
     from bsal_ros.nodes import executors
     from bsal_ros.nodes.hardware_node import HardwareNode
     from bsal_ros.nodes.rci_gateway import RciGatewayNode
@@ -165,6 +182,7 @@ def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
     for n in (hw, rci, rdi, probe):
         ex.add_node(n)
     stop = []
+
     def spin_loop():
         while not stop and ros_context.ok():
             ex.spin_once(timeout_sec=0.05)

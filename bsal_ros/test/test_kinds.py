@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Every device kind and board type is declared whole and in one place
 (bsal_ros/kinds, issue 24): each declaration names every entry, resolves to
 the right classes and agrees with the codecs' registry; DeviceState, its
@@ -9,8 +25,8 @@ import pytest
 
 from bsal_ros.core import DeviceState
 from bsal_ros.core.device_classes import ALL_CLASSES
-from bsal_ros.kinds import (BoardType, DeviceKind, KindError, all_kinds, board_type, board_types,
-                            data_fields, kind, resolve, status_fields)
+from bsal_ros.kinds import (all_kinds, board_type, board_types, BoardType, data_fields, DeviceKind,
+                            kind, KindError, resolve, status_fields)
 from bsal_ros.kinds.registry import STATE_FIELDS
 from bsal_ros.protocol.wire_kinds import rci_sensor_layout, rdi_item_layout
 
@@ -94,7 +110,7 @@ def test_device_state_message_and_rdi_fields_agree():
 
 def test_device_state_round_trips_every_field():
     pytest.importorskip("bsal_interfaces")
-    from bsal_ros.nodes.device_state_msg import HARDWARE_ONLY, from_msg, to_msg
+    from bsal_ros.nodes.device_state_msg import from_msg, HARDWARE_ONLY, to_msg
     values = {"on": True, "up": False, "ok": False, "fault": "x", "stamp": 12.5, "statval": 7,
               "delay_us": 9, "range_m": 1.5, "d_count": -3, "d_statval": 8, "count": 4,
               "position": 0.5, "accel_g": 0.25, "speedval": 11, "duty_mode": True, "speed": 2.5,

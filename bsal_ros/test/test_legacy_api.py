@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The C++ rci-client library's values and return codes (issue 13 item 6),
 with legacy/build/api-check against the gateway logic (fake robot, no ROS) or
 a scripted control process written here:
@@ -14,24 +30,24 @@ a scripted control process written here:
 from __future__ import annotations
 
 import math
+from pathlib import Path
 import re
 import socket
 import subprocess
 import threading
-from pathlib import Path
 
 import pytest
-from conftest import build_legacy
 import yaml
 
 from bsal_ros.protocol.constants import CStRpStatus, Form, GetSensorStatus, RciCode, SensorType
-from bsal_ros.protocol.rci import (CBsTm, CCnAc, CGtSnIq, CGtSnRp, CRs, CStMt, CStRp, IIId,
-                                   IInCp, RciDecoder, RelEncoderData, StatusData,
-                                   UltrasonicData, encode_rci)
+from bsal_ros.protocol.rci import (CBsTm, CCnAc, CGtSnIq, CGtSnRp, CRs, CStMt, CStRp, encode_rci,
+                                   IIId, IInCp, RciDecoder, RelEncoderData, StatusData,
+                                   UltrasonicData)
 from bsal_ros.protocol.values import Statval, Timeval
 from bsal_ros.rci.fake import FakeRobotPort
 from bsal_ros.rci.port import RELATIVE_ENCODER
 from bsal_ros.rci.users import DEMO_KEY
+from conftest import build_legacy
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """One rounding rule for mposval and timeval in Python and C++ (issue 13
 item 7, docs/PROTOCOL.md section 4: half away from zero, clamp, -0.0 keeps
 its sign): legacy/build/values-check (the C++ library's mposvalEncode /
@@ -8,17 +24,17 @@ Numbers cross the pipe as hex floats, so the comparison is exact."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 import random
 import struct
 import subprocess
-from pathlib import Path
 
 import pytest
-from conftest import build_legacy
 
 from bsal_ros.protocol.errors import ProtocolError
-from bsal_ros.protocol.values import (MPOSVAL_MAG_MAX, Timeval, mposval_pack_native,
-                                      mposval_unpack_native)
+from bsal_ros.protocol.values import (MPOSVAL_MAG_MAX, mposval_pack_native, mposval_unpack_native,
+                                      Timeval)
+from conftest import build_legacy
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -87,7 +103,8 @@ def test_mposval_encode_equals_python(values_check, kind, unit):
     values = mposval_inputs(kind, unit)
     answers = cxx(values_check, [f"mpos {kind} {unit} {hexf(v)}" for v in values])
     mismatches = [(v, int(a[1]), mposval_pack_native(kind, unit, v))
-                  for v, a in zip(values, answers) if int(a[1]) != mposval_pack_native(kind, unit, v)]
+                  for v, a in zip(values, answers)
+                  if int(a[1]) != mposval_pack_native(kind, unit, v)]
     assert not mismatches, mismatches[:10]
     # the rule itself, spelled out at the ties: half away from zero
     lsb = 2.0 ** -FRACTION_BITS[(kind, unit)]

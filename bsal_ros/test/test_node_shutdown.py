@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Every executable stops cleanly on SIGINT and SIGTERM at any phase.
 
 Each node (and the one-process bring-up) runs as its own process and gets one
@@ -16,6 +32,7 @@ times (default 1, about a minute for the file on 2 cores); the soak loop in
 docs uses more.
 """
 import os
+from pathlib import Path
 import random
 import re
 import signal
@@ -24,7 +41,6 @@ import sys
 import threading
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -33,31 +49,31 @@ from bsal_ros.nodes.runtime import SHUTDOWN_BOUND_S
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
-SEED = int(os.environ.get('BSAL_SHUTDOWN_SEED') or random.SystemRandom().randrange(1 << 30))
-ROUNDS = max(1, int(os.environ.get('BSAL_SHUTDOWN_ROUNDS', '1')))
+SEED = int(os.environ.get("BSAL_SHUTDOWN_SEED") or random.SystemRandom().randrange(1 << 30))
+ROUNDS = max(1, int(os.environ.get("BSAL_SHUTDOWN_ROUNDS", "1")))
 #: a signal that lands during start-up lets the node being built finish first
 STARTUP_ALLOWANCE_S = 10.0
 #: what a clean stop never prints
-UNCLEAN = re.compile(r'Traceback|never retrieved|Exception ignored|Task was destroyed|'
-                     r'\[runtime\]|KeyboardInterrupt|RCLError')
+UNCLEAN = re.compile(r"Traceback|never retrieved|Exception ignored|Task was destroyed|"
+                     r"\[runtime\]|KeyboardInterrupt|RCLError")
 
 
 def command(node, ns):
-    if node == 'brak_bringup':
-        return ['-m', 'bsal_ros.nodes.bringup', '--namespace', ns, '--rci-port', '0',
-                '--rdi-realtime-port', '0', '--rdi-ca-port', '0']
-    extra = {'hardware_node': [],
-             'rci_gateway': ['-p', 'port:=0'],
-             'rdi_gateway': ['-p', 'realtime_port:=0', '-p', 'ca_port:=0']}[node]
-    return ['-m', f'bsal_ros.nodes.{node}', '--ros-args', '-r', f'__ns:=/{ns}', *extra]
+    if node == "brak_bringup":
+        return ["-m", "bsal_ros.nodes.bringup", "--namespace", ns, "--rci-port", "0",
+                "--rdi-realtime-port", "0", "--rdi-ca-port", "0"]
+    extra = {"hardware_node": [],
+             "rci_gateway": ["-p", "port:=0"],
+             "rdi_gateway": ["-p", "realtime_port:=0", "-p", "ca_port:=0"]}[node]
+    return ["-m", f"bsal_ros.nodes.{node}", "--ros-args", "-r", f"__ns:=/{ns}", *extra]
 
 
 #: the line each executable logs once it is up
 READY = {
-    'hardware_node': r'auto-home: pservo_motor_00: homing started',   # up, and homing
-    'rci_gateway': r'RCI gateway ready on',
-    'rdi_gateway': r'RDI gateway: real-time stream',
-    'brak_bringup': r'Brak is up',
+    "hardware_node": r"auto-home: pservo_motor_00: homing started",   # up, and homing
+    "rci_gateway": r"RCI gateway ready on",
+    "rdi_gateway": r"RDI gateway: real-time stream",
+    "brak_bringup": r"Brak is up",
 }
 
 
@@ -66,21 +82,21 @@ class Proc:
 
     def __init__(self, node, tmp_path, *args):
         self.node = node
-        self.ns = f'sd_{node}_{uuid.uuid4().hex[:8]}'
-        self.path = tmp_path / f'{self.ns}.log'
-        self.out = open(self.path, 'w')
+        self.ns = f"sd_{node}_{uuid.uuid4().hex[:8]}"
+        self.path = tmp_path / f"{self.ns}.log"
+        self.out = open(self.path, "w")
         self.proc = subprocess.Popen([sys.executable, *(args or command(node, self.ns))],
                                      cwd=ROOT, stdout=self.out, stderr=subprocess.STDOUT)
         self.started = time.monotonic()
 
     def text(self):
-        return self.path.read_text(errors='replace')
+        return self.path.read_text(errors="replace")
 
     def wait_for(self, pattern, timeout=60.0):
         deadline = time.monotonic() + timeout
         while not re.search(pattern, self.text()):
-            assert self.proc.poll() is None, f'{self.node} exited early:\n{self.text()}'
-            assert time.monotonic() < deadline, f'{pattern!r} not logged:\n{self.text()}'
+            assert self.proc.poll() is None, f"{self.node} exited early:\n{self.text()}"
+            assert time.monotonic() < deadline, f"{pattern!r} not logged:\n{self.text()}"
             time.sleep(0.02)
 
     def wait_for_handlers(self, timeout=60.0):
@@ -90,15 +106,15 @@ class Proc:
         bit = 1 << (signal.SIGTERM - 1)
         deadline = time.monotonic() + timeout
         while True:
-            assert self.proc.poll() is None, f'{self.node} exited early:\n{self.text()}'
+            assert self.proc.poll() is None, f"{self.node} exited early:\n{self.text()}"
             try:
-                status = Path(f'/proc/{self.proc.pid}/status').read_text()
+                status = Path(f"/proc/{self.proc.pid}/status").read_text()
             except OSError:
-                status = ''
-            m = re.search(r'^SigCgt:\s*([0-9a-f]+)', status, re.M)
+                status = ""
+            m = re.search(r"^SigCgt:\s*([0-9a-f]+)", status, re.M)
             if m and int(m.group(1), 16) & bit:
                 return
-            assert time.monotonic() < deadline, 'signal handlers never installed'
+            assert time.monotonic() < deadline, "signal handlers never installed"
             time.sleep(0.005)
 
     def signal_and_wait(self, sig, second=None, gap=0.0, timeout=30.0):
@@ -122,14 +138,14 @@ class Proc:
         self.out.close()
 
 
-PHASES = ('handlers', 'first_line', 'up', 'twice')
+PHASES = ("handlers", "first_line", "up", "twice")
 
 
 def one_run(node, sig, phase, delay, tmp_path, results):
     try:
         _one_run(node, sig, phase, delay, tmp_path, results)
     except AssertionError as exc:      # reported by check(), with the others
-        results.append((node, sig.name, phase, round(delay, 3), 'not signalled', 0.0, True,
+        results.append((node, sig.name, phase, round(delay, 3), "not signalled", 0.0, True,
                         str(exc)))
 
 
@@ -138,16 +154,16 @@ def _one_run(node, sig, phase, delay, tmp_path, results):
     other = signal.SIGINT if sig == signal.SIGTERM else signal.SIGTERM
     second = gap = None
     try:
-        if phase == 'handlers':
+        if phase == "handlers":
             p.wait_for_handlers()
             during_startup = True
-        elif phase == 'first_line':
-            p.wait_for(r'\[INFO\]')
+        elif phase == "first_line":
+            p.wait_for(r"\[INFO\]")
             during_startup = True
         else:
             p.wait_for(READY[node])
             during_startup = False
-            if phase == 'twice':
+            if phase == "twice":
                 second, gap = other, delay / 3.0
         time.sleep(delay)
         if not during_startup:
@@ -163,71 +179,73 @@ def _one_run(node, sig, phase, delay, tmp_path, results):
 def check(results):
     # shown with `pytest -rP`: how long the stops took (the bound's margin)
     for node, sig, phase, delay, rc, took, _, _ in sorted(results, key=lambda r: -r[5])[:3]:
-        print(f'{node} {sig} {phase}+{delay} s: exit {rc} after {took} s')
+        print(f"{node} {sig} {phase}+{delay} s: exit {rc} after {took} s")
     bad = []
     for node, sig, phase, delay, rc, took, during_startup, log in results:
         limit = SHUTDOWN_BOUND_S + (STARTUP_ALLOWANCE_S if during_startup else 0.0)
         unclean = UNCLEAN.search(log)
         if rc != 0 or unclean or took >= limit:
-            bad.append(f'--- {node} {sig} at {phase}+{delay} s: exit {rc} after {took} s '
-                       f'(limit {limit} s){", " + unclean.group(0) if unclean else ""}\n{log}')
-    assert not bad, f'seed {SEED}\n' + '\n'.join(bad)
+            bad.append(f"--- {node} {sig} at {phase}+{delay} s: exit {rc} after {took} s "
+                       f"(limit {limit} s){', ' + unclean.group(0) if unclean else ''}\n{log}")
+    assert not bad, f"seed {SEED}\n" + "\n".join(bad)
 
 
-@pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
-@pytest.mark.parametrize('node', sorted(READY))
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("node", sorted(READY))
 def test_signal_at_every_phase_exits_cleanly(node, sig, tmp_path):
     """The phases of one node run side by side (a loaded machine is part of the test)."""
-    rng = random.Random(f'{SEED}-{node}-{sig.name}')
+    rng = random.Random(f"{SEED}-{node}-{sig.name}")
     results = []
     for _ in range(ROUNDS):
         threads = []
         for phase in PHASES:
-            delay = rng.uniform(0.0, {'handlers': 0.4, 'first_line': 0.2}.get(phase, 1.2))
+            delay = rng.uniform(0.0, {"handlers": 0.4, "first_line": 0.2}.get(phase, 1.2))
             t = threading.Thread(target=one_run,
                                  args=(node, sig, phase, delay, tmp_path, results))
             t.start()
             threads.append(t)
         for t in threads:
             t.join(180)
-    assert len(results) == ROUNDS * len(PHASES), f'seed {SEED}: a run did not finish'
+    assert len(results) == ROUNDS * len(PHASES), f"seed {SEED}: a run did not finish"
     check(results)
 
 
-@pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_gateway_stopped_with_a_driving_client_answers_its_safety_stop(sig, tmp_path):
     """A separate RCI gateway process with a client that set a motor: the
     session's safety stop is a service call to the hardware node (another
     process); it is answered before the gateway exits (no "safety stop" warning)."""
-    from bsal_ros.protocol import CAcMt, CCnAc, CStMt, MotorCommand, MotorCommandKind, \
-        MotorType, RciCode, speedval_pack
+    from bsal_ros.protocol import (CAcMt, CCnAc, CStMt, MotorCommand, MotorCommandKind, MotorType,
+                                   RciCode, speedval_pack)
     from bsal_ros.rci.client import RciClient
     from bsal_ros.rci.users import DEMO_KEY
-    hw = Proc('hardware_node', tmp_path)
+    hw = Proc("hardware_node", tmp_path)
     ns = hw.ns
-    gw = Proc('rci_gateway', tmp_path, *command('rci_gateway', ns))
+    gw = Proc("rci_gateway", tmp_path, *command("rci_gateway", ns))
     client = None
     try:
-        hw.wait_for(READY['hardware_node'])
-        gw.wait_for(r'device list received')
-        port = int(re.search(r'RCI gateway ready on 127\.0\.0\.1:(\d+)', gw.text()).group(1))
-        client = RciClient('127.0.0.1', port, timeout=10)
-        client.handshake('demo', DEMO_KEY)
+        hw.wait_for(READY["hardware_node"])
+        gw.wait_for(r"device list received")
+        port = int(re.search(r"RCI gateway ready on 127\.0\.0\.1:(\d+)", gw.text()).group(1))
+        client = RciClient("127.0.0.1", port, timeout=10)
+        client.handshake("demo", DEMO_KEY)
         assert client.request(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcMt)
         thirty = MotorCommand(MotorCommandKind.SPVAL, speedval_pack(True, 30.0))
         assert client.request(CStMt.one(MotorType.DC, 0, thirty, rq_ack=True)) \
             == CCnAc(RciCode.CStMt)
-        time.sleep(random.Random(f'{SEED}-client-{sig.name}').uniform(0.0, 0.5))
+        time.sleep(random.Random(f"{SEED}-client-{sig.name}").uniform(0.0, 0.5))
         rc, took = gw.signal_and_wait(sig)
         log = gw.text()
-        assert rc == 0 and took < SHUTDOWN_BOUND_S, f'seed {SEED}: exit {rc} after {took:.2f} s\n{log}'
-        assert 'session ends' in log, log
-        assert 'safety stop' not in log, log        # answered, not refused or lost
+        assert rc == 0 and took < SHUTDOWN_BOUND_S, (
+            f"seed {SEED}: exit {rc} after {took:.2f} s\n{log}")
+        assert "session ends" in log, log
+        assert "safety stop" not in log, log        # answered, not refused or lost
         assert not UNCLEAN.search(log), log
         # the hardware node, its motor just stopped by the gateway, stops cleanly too
         rc, took = hw.signal_and_wait(sig)
         log = hw.text()
-        assert rc == 0 and took < SHUTDOWN_BOUND_S, f'seed {SEED}: exit {rc} after {took:.2f} s\n{log}'
+        assert rc == 0 and took < SHUTDOWN_BOUND_S, (
+            f"seed {SEED}: exit {rc} after {took:.2f} s\n{log}")
         assert not UNCLEAN.search(log), log
     finally:
         if client is not None:
@@ -240,20 +258,20 @@ def test_hardware_node_stopped_during_a_homing_goal(tmp_path):
     """A home_steering goal is running when the signal comes: it is aborted
     and answered before the node is destroyed (a goal left pending had its
     coroutine closed after the action server was gone: a traceback)."""
-    import rclpy
-    import rclpy.context
-    from rclpy.action import ActionClient
-    from rclpy.executors import SingleThreadedExecutor
     from bsal_interfaces.action import HomeSteering
-    rng = random.Random(f'{SEED}-homing')
+    import rclpy
+    from rclpy.action import ActionClient
+    import rclpy.context
+    from rclpy.executors import SingleThreadedExecutor
+    rng = random.Random(f"{SEED}-homing")
     sig = rng.choice([signal.SIGINT, signal.SIGTERM])
-    ns = f'sd_homing_{uuid.uuid4().hex[:8]}'
-    p = Proc('hardware_node', tmp_path, *command('hardware_node', ns), '-p', 'auto_home:=false')
+    ns = f"sd_homing_{uuid.uuid4().hex[:8]}"
+    p = Proc("hardware_node", tmp_path, *command("hardware_node", ns), "-p", "auto_home:=false")
     p.ns = ns
     context = rclpy.context.Context()
     rclpy.init(context=context)
-    node = rclpy.create_node('homing_client', namespace=p.ns, context=context)
-    client = ActionClient(node, HomeSteering, 'home_steering')
+    node = rclpy.create_node("homing_client", namespace=p.ns, context=context)
+    client = ActionClient(node, HomeSteering, "home_steering")
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
     try:
@@ -267,17 +285,18 @@ def test_hardware_node_stopped_during_a_homing_goal(tmp_path):
             executor.spin_once(timeout_sec=0.1)
         assert sent.result().accepted
         result = sent.result().get_result_async()
-        p.wait_for(r'home_steering 0: started')
+        p.wait_for(r"home_steering 0: started")
         time.sleep(rng.uniform(0.0, 1.0))
         rc, took = p.signal_and_wait(sig)
         log = p.text()
-        assert rc == 0 and took < SHUTDOWN_BOUND_S, f'{sig.name}: exit {rc} after {took:.2f} s\n{log}'
+        assert rc == 0 and took < SHUTDOWN_BOUND_S, (
+            f"{sig.name}: exit {rc} after {took:.2f} s\n{log}")
         assert not UNCLEAN.search(log), log
-        assert 'home_steering 0 aborted' in log, log
+        assert "home_steering 0 aborted" in log, log
         deadline = time.monotonic() + 5
         while not result.done() and time.monotonic() < deadline:
             executor.spin_once(timeout_sec=0.1)
-        assert result.done(), 'the goal was never answered'
+        assert result.done(), "the goal was never answered"
     finally:
         p.kill()
         executor.shutdown()
@@ -290,8 +309,9 @@ def test_drain_pool_returns_once_no_callback_runs(ros_context):
     runs in its pool (rclpy's shutdown destroys the guard condition a
     running callback triggers when it ends)."""
     from rclpy.executors import MultiThreadedExecutor
+
     from bsal_ros.nodes.executors import drain_pool
-    node = __import__('rclpy').create_node(f'drain_{uuid.uuid4().hex[:8]}', context=ros_context)
+    node = __import__("rclpy").create_node(f"drain_{uuid.uuid4().hex[:8]}", context=ros_context)
     executor = MultiThreadedExecutor(num_threads=3, context=ros_context)
     executor.add_node(node)
     started, finished = threading.Event(), threading.Event()

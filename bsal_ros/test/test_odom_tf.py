@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """bsal_ros.nodes.odom_tf: odom -> base_link through tf2_ros when it exists, else a no-op.
 
 tf2_ros is not on PyPI, so the broadcasting path runs against a stand-in
@@ -6,13 +22,14 @@ tf2_ros is not on PyPI, so the broadcasting path runs against a stand-in
 import sys
 import types
 
-import pytest
 from nav_msgs.msg import Odometry
+import pytest
 
 from bsal_ros.nodes.odom_tf import make_odom_tf_publisher
 
 
 class FakeLogger:
+
     def __init__(self):
         self.lines = []
 
@@ -23,6 +40,7 @@ class FakeLogger:
 
 
 class FakeNode:
+
     def __init__(self):
         self.logger = FakeLogger()
 
@@ -46,6 +64,7 @@ def fake_tf2(monkeypatch):
     sent = []
 
     class TransformBroadcaster:
+
         def __init__(self, node):
             self.node = node
 

@@ -25,13 +25,13 @@ path is tested against a stand-in in test_odom_tf.py.
 import math
 import time
 
+from nav_msgs.msg import Odometry
 import pytest
 import rclpy
 
 pytestmark = pytest.mark.ros
 tf2_ros = pytest.importorskip("tf2_ros", reason="tf2_ros not installed (../shared/ros2-tools)")
 
-from nav_msgs.msg import Odometry  # noqa: E402
 from rclpy.duration import Duration  # noqa: E402
 from rclpy.time import Time  # noqa: E402
 

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Every hex example of docs/PROTOCOL.md sections 3 (RCI) and 5 (RDI) decodes
 with the library and re-encodes to the same bytes, so the document cannot
 drift from the code."""
@@ -5,8 +21,8 @@ drift from the code."""
 import pathlib
 import re
 
-from bsal_ros.protocol import (CGtMtIq, CGtSnIq, ICaIq, RciDecoder, RdiDecoder, encode_rci,
-                               encode_rdi)
+from bsal_ros.protocol import (CGtMtIq, CGtSnIq, encode_rci, encode_rdi, ICaIq, RciDecoder,
+                               RdiDecoder)
 
 DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 HEX = re.compile(r"`([0-9a-f]{2,}(?: [0-9a-f]{2,})*)`")

@@ -1,22 +1,35 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Property-based tests (hypothesis): random valid packets round-trip; random
 and mutated byte streams only ever raise ProtocolError, in bounded time."""
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given, HealthCheck, settings, strategies as st
 
-from bsal_ros.protocol import (AbsEncoderData, AbsEncoderReading, AccelData, AccelReading,
-                               CAcMt, CAcSn, CapInquiry, CapReply, CBsTm, CBsTmIq, CCnAc,
-                               CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStRp,
-                               CStRpStatus, CStSn, CSvTm, DcMotorReading, DriveReading, Form,
+from bsal_ros.protocol import (AbsEncoderData, AbsEncoderReading, AccelData, AccelReading, CAcMt,
+                               CAcSn, CapInquiry, CapReply, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp,
+                               CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStRp, CStRpStatus, CStSn,
+                               CSvTm, DcMotorReading, DriveReading, encode_rci, encode_rdi, Form,
                                GetMotorStatus, GetSensorStatus, ICaIq, ICaRp, IIId, IInCp,
-                               MotorCommand, MotorCommandKind, MotorData, MotorType,
-                               ProtocolError, RciDecoder, RdiActuator, RdiActuatorType,
-                               RdiBaseTime, RdiDecoder, RdiMotor, RdiMotorType, RdiOrientEgo,
-                               RdiOrientOmni, RdiSensor, RdiSensorType, RelEncoderData,
-                               RelEncoderReading, SensorCommand, SensorCommandCode,
-                               SensorType, StatusData, SteerReading, TermCode, Timeval,
-                               UltrasonicData, UltrasonicReading, VersionReply, encode_rci,
-                               encode_rdi)
+                               MotorCommand, MotorCommandKind, MotorData, MotorType, ProtocolError,
+                               RciDecoder, RdiActuator, RdiActuatorType, RdiBaseTime, RdiDecoder,
+                               RdiMotor, RdiMotorType, RdiOrientEgo, RdiOrientOmni, RdiSensor,
+                               RdiSensorType, RelEncoderData, RelEncoderReading, SensorCommand,
+                               SensorCommandCode, SensorType, StatusData, SteerReading, TermCode,
+                               Timeval, UltrasonicData, UltrasonicReading, VersionReply)
 from bsal_ros.protocol.rci_packets import CODE_OF
 
 PROPS = settings(max_examples=120, deadline=2000,

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RCI packets (001 chapter 4): golden vectors written by hand from the spec,
 round trips of every packet in every form, streaming, context and errors."""
 
@@ -5,15 +21,14 @@ import random
 
 import pytest
 
-from bsal_ros.protocol import (AbsEncoderData, AccelData, CAcMt, CAcSn, CapInquiry, CapReply,
-                               CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp,
-                               CRs, CStIq, CStMt, CStRp, CStRpStatus, CStSn, CSvTm, Form,
-                               GetMotorStatus, GetSensorStatus, ICaIq, ICaRp, IIId, IInCp,
-                               MotorCommand, MotorCommandKind, MotorData, MotorType,
-                               ProtocolError, RciCode, RciDecoder, RelEncoderData,
-                               SensorCommand, SensorCommandCode, SensorType, StatusData,
-                               TermCode, Timeval, UltrasonicData, VersionReply, decode_rci,
-                               encode_rci)
+from bsal_ros.protocol import (AbsEncoderData, AccelData, CAcMt, CAcSn, CapInquiry, CapReply, CBsTm,
+                               CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq,
+                               CStMt, CStRp, CStRpStatus, CStSn, CSvTm, decode_rci, encode_rci,
+                               Form, GetMotorStatus, GetSensorStatus, ICaIq, ICaRp, IIId, IInCp,
+                               MotorCommand, MotorCommandKind, MotorData, MotorType, ProtocolError,
+                               RciCode, RciDecoder, RelEncoderData, SensorCommand,
+                               SensorCommandCode, SensorType, StatusData, TermCode, Timeval,
+                               UltrasonicData, VersionReply)
 
 SPVAL, RESET = MotorCommandKind.SPVAL, MotorCommandKind.RESET
 DATA_M, STAT_M = GetMotorStatus.DATA, GetMotorStatus.STATUS

@@ -1,15 +1,30 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RDI packets (001 chapter 5): hand-written golden vectors, every form, errors."""
 
 import random
 
 import pytest
 
-from bsal_ros.protocol import (AbsEncoderReading, AccelReading, DcMotorReading, DriveReading,
-                               Form, ProtocolError, RdiActuator, RdiActuatorType, RdiBaseTime,
-                               RdiDecoder, RdiMotor, RdiMotorType, RdiOrientEgo, RdiOrientOmni,
-                               RdiSensor, RdiSensorType, RelEncoderReading, SteerReading,
-                               Timeval, UltrasonicReading, decode_rdi, encode_rdi,
-                               encode_rdi_frame)
+from bsal_ros.protocol import (AbsEncoderReading, AccelReading, DcMotorReading, decode_rdi,
+                               DriveReading, encode_rdi, encode_rdi_frame, Form, ProtocolError,
+                               RdiActuator, RdiActuatorType, RdiBaseTime, RdiDecoder, RdiMotor,
+                               RdiMotorType, RdiOrientEgo, RdiOrientOmni, RdiSensor, RdiSensorType,
+                               RelEncoderReading, SteerReading, Timeval, UltrasonicReading)
 
 US, REL, ABS, ACC = (RdiSensorType.ULTRASONIC, RdiSensorType.RELENCODER,
                      RdiSensorType.ABSENCODER, RdiSensorType.ACCEL)

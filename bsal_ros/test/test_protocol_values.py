@@ -1,15 +1,29 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Bit-packed value types: statval, speedval, mposval, timeval (001 4.7)."""
 
 import math
 
+from hypothesis import given, settings, strategies as st
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from bsal_ros.protocol import (AngularUnit, LinearUnit, MposType, ProtocolError, Statval,
-                               Timeval, mposval_pack, mposval_pack_native, mposval_resolution,
-                               mposval_unpack, mposval_unpack_native, speedval_pack,
-                               speedval_unpack)
+from bsal_ros.protocol import (AngularUnit, LinearUnit, MposType, mposval_pack, mposval_pack_native,
+                               mposval_resolution, mposval_unpack, mposval_unpack_native,
+                               ProtocolError, speedval_pack, speedval_unpack, Statval, Timeval)
 from bsal_ros.protocol.values import MPOSVAL_MAG_MAX, STATVAL_MS_MAX
 
 FAST = settings(max_examples=150, deadline=2000)
@@ -167,7 +181,7 @@ def test_timeval_round_trip(sec, usec):
 # ---- one rounding rule per value type: half away from zero ----------------------
 def _half_away(x) -> int:
     """The reference rule (Decimal's ROUND_HALF_UP rounds ties away from zero)."""
-    from decimal import ROUND_HALF_UP, Decimal
+    from decimal import Decimal, ROUND_HALF_UP
     return int(Decimal(x).to_integral_value(rounding=ROUND_HALF_UP))
 
 

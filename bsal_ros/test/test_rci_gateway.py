@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Socket-level tests of the RCI gateway logic (bsal_ros.rci) against a fake
 robot port: every packet and form, the initialization phase, authentication,
 guests, a second client, homing, watchdog, robot gone and back, bad input and
@@ -13,19 +29,20 @@ import time
 
 import pytest
 
-from bsal_ros.protocol.constants import (CapInquiry, CapReply, CStRpStatus, Form,
-                                         GetMotorStatus, GetSensorStatus, MotorType, RciCode,
-                                         SensorCommandCode, SensorType, TermCode)
-from bsal_ros.protocol.rci import (AbsEncoderData, AccelData, CAcMt, CAcSn, CBsTm, CBsTmIq,
-                                   CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq, CStMt,
-                                   CStRp, CStSn, CSvTm, ICaRp, IIId, IInCp, MotorCommand,
+from bsal_ros.protocol.constants import (CapInquiry, CapReply, CStRpStatus, Form, GetMotorStatus,
+                                         GetSensorStatus, MotorType, RciCode, SensorCommandCode,
+                                         SensorType, TermCode)
+from bsal_ros.protocol.rci import (AbsEncoderData, AccelData, CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc,
+                                   CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStRp,
+                                   CStSn, CSvTm, encode_rci, ICaRp, IIId, IInCp, MotorCommand,
                                    MotorCommandKind, MotorData, RelEncoderData, SensorCommand,
-                                   UltrasonicData, VersionReply, encode_rci)
-from bsal_ros.protocol.values import Statval, speedval_pack
-from bsal_ros.rci import RciServer, Users, UsersFileError, check_bind_allowed
-from bsal_ros.rci.client import RciClient, all_access_inquiries
+                                   UltrasonicData, VersionReply)
+from bsal_ros.protocol.values import speedval_pack, Statval
+from bsal_ros.rci import check_bind_allowed, RciServer, Users, UsersFileError
+from bsal_ros.rci.client import all_access_inquiries, RciClient
 from bsal_ros.rci.fake import FakeRobotPort
 from bsal_ros.rci.users import DEMO_KEY
+
 from conftest import RciServerThread
 
 pytestmark = pytest.mark.timeout(120)

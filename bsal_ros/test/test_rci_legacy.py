@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The C++ rci-client library (legacy/) against the gateway logic with a fake
 robot (no ROS): return codes of the book's example, termination codes seen by
 connectToServer and mid-session, guests, little-endian. The same example on
@@ -7,16 +23,16 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
 from pathlib import Path
+import subprocess
 
 import pytest
-from conftest import build_legacy
 
-from test_rci_gateway import ServerThread
 from bsal_ros.rci.client import RciClient
 from bsal_ros.rci.fake import FakeRobotPort
 from bsal_ros.rci.users import DEMO_KEY
+from conftest import build_legacy
+from test_rci_gateway import ServerThread
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -69,7 +85,8 @@ def test_example_against_fake_robot(app):
         assert code == 0, rows
         calls = rcs(rows)
         assert calls[0] == ("connectToServer", "NO_ERROR")
-        assert ("resetRobot", "RCI_CSTRP_BUSY") in calls and ("homeRobot", "RCI_CSTRP_BUSY") in calls
+        assert ("resetRobot", "RCI_CSTRP_BUSY") in calls
+        assert ("homeRobot", "RCI_CSTRP_BUSY") in calls
         assert all(name in ("NO_ERROR", "RCI_CSTRP_BUSY", "RCI_CSTRP_IDLE") for _, name in calls)
         counts = [int(r["count"]) for k, r in rows if k == "encoder"]
         assert len(counts) == 10 and len(set(counts)) == 10

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The RCI gateway node on the simulated robot (hardware node, sim backend):
 the book's C++ example application end to end, Get inquiries from the topic
 cache, the control-application view topic, disconnect during homing, and the
@@ -7,30 +23,30 @@ come from the environment (conftest.py)."""
 from __future__ import annotations
 
 import os
-import re
+from pathlib import Path
 import subprocess
 import threading
 import time
 import uuid
-from pathlib import Path
 
 import pytest
+
 from conftest import build_legacy
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(240)]
 
 rclpy = pytest.importorskip("rclpy")
 
-from bsal_ros.nodes import executors  # noqa: E402
+from bsal_interfaces.msg import DeviceStateArray  # noqa: E402,I100
 from rclpy.parameter import Parameter  # noqa: E402
 
-from bsal_interfaces.msg import DeviceStateArray  # noqa: E402
+from bsal_ros.nodes import executors  # noqa: E402
 from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 from bsal_ros.nodes.rci_gateway import RciGatewayNode  # noqa: E402
-from bsal_ros.protocol.constants import (CStRpStatus, GetSensorStatus, MotorType, RciCode,  # noqa: E402
-                                         SensorType, TermCode)
-from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStMt, CStRp, CSvTm,  # noqa: E402
-                                   MotorCommand, MotorCommandKind)
+from bsal_ros.protocol.constants import (CStRpStatus, GetSensorStatus, MotorType,  # noqa: E402
+                                         RciCode, SensorType, TermCode)
+from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStMt, CStRp,  # noqa: E402
+                                   CSvTm, MotorCommand, MotorCommandKind)
 from bsal_ros.protocol.values import speedval_pack  # noqa: E402
 from bsal_ros.rci.client import RciClient  # noqa: E402
 from bsal_ros.rci.users import DEMO_KEY  # noqa: E402

@@ -33,6 +33,7 @@ nor the C++ library):
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import re
 import socket
 import struct
@@ -40,7 +41,6 @@ import subprocess
 import threading
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -375,6 +375,7 @@ def test_one_base_time_on_rci_and_rdi(robot):
         ca.activate_sonars(True)
         rci = []
         got = {}
+
         def collect():
             try:
                 got["r"] = rdi_packets(robot.rdi_ports["realtime"], 1.5)
@@ -447,7 +448,7 @@ def sonar_counts(robot, seconds: float) -> dict:
     from sensor_msgs.msg import Range
     node = rclpy.create_node("sonar_watch_" + uuid.uuid4().hex[:6], context=robot.context,
                              namespace=robot.ns)
-    counts = {i: 0 for i in range(12)}
+    counts = dict.fromkeys(range(12), 0)
 
     def cb(i):
         def f(_msg):

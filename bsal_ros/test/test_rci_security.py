@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The RCI gateway's limits (docs/SECURITY.md), one test or more per limit:
 login throttle (pure, with an injectable clock; and on sockets, with an
 injectable sleep so that no test depends on timing), the bound on connections
@@ -20,15 +36,16 @@ from bsal_ros.protocol._items import MAX_PACKET
 from bsal_ros.protocol.constants import (CapInquiry, CStRpStatus, GetMotorStatus, GetSensorStatus,
                                          MotorType, RciCode, SensorCommandCode, SensorType,
                                          TermCode)
-from bsal_ros.protocol.rci import (CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp,
-                                   CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStRp, CStSn, CSvTm,
-                                   ICaIq, IIId, IInCp, MotorCommand, MotorCommandKind,
-                                   RciDecoder, SensorCommand, encode_rci)
-from bsal_ros.rci import (LoginThrottle, PendingLimit, RciServer, Users,
-                          UsersFileError, address_key, check_bind_allowed)
+from bsal_ros.protocol.rci import (CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq,
+                                   CGtSnRp, CRs, CStIq, CStMt, CStRp, CStSn, CSvTm, encode_rci,
+                                   ICaIq, IIId, IInCp, MotorCommand, MotorCommandKind, RciDecoder,
+                                   SensorCommand)
+from bsal_ros.rci import (address_key, check_bind_allowed, LoginThrottle, PendingLimit, RciServer,
+                          Users, UsersFileError)
 from bsal_ros.rci.client import RciClient
 from bsal_ros.rci.fake import FakeRobotPort
 from bsal_ros.rci.users import DEMO_KEY
+
 from conftest import RciServerThread
 
 pytestmark = pytest.mark.timeout(120)
@@ -46,6 +63,7 @@ OTHER = "127.0.0.2"          # a second source address, still loopback
 
 #: what a connection over max_pending reads before the close: IInCp, CSvTm ACCESS
 REFUSAL = bytes.fromhex("0011" "0102" "0010")
+
 
 def wait_for(cond, what, timeout=10.0):
     deadline = time.monotonic() + timeout
@@ -97,6 +115,7 @@ def nothing_received(c: RciClient) -> bool:
 
 # ===================================================== login throttle (pure)
 class Clock:
+
     def __init__(self):
         self.t = 1000.0
 
@@ -357,6 +376,7 @@ def test_failed_login_never_touches_the_robot_of_the_session():
 def test_keys_are_compared_in_constant_time(monkeypatch):
     """Every check goes through hmac.compare_digest, for known and unknown users."""
     import hmac
+
     from bsal_ros.rci import users as users_mod
     seen = []
     real = hmac.compare_digest
@@ -596,9 +616,11 @@ def test_keys_never_appear_in_the_log(caplog):
 # ===================================================== node parameters
 @pytest.mark.ros
 def test_node_declares_the_limits_with_the_documented_defaults(ros_context, tmp_path):
-    import yaml
     from pathlib import Path
+
     from rclpy.parameter import Parameter
+    import yaml
+
     from bsal_ros.nodes.rci_gateway import RciGatewayNode
     root = Path(__file__).resolve().parents[1]
     params = yaml.safe_load((root / "config" / "gateways.yaml").read_text())

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The RDI gateway node on the simulated robot (hardware node, sim backend, and
 the RCI gateway for the control-application view), all in one private rclpy
 context with the executor in a thread. Both streams are decoded with the
@@ -19,18 +35,16 @@ pytestmark = [pytest.mark.ros, pytest.mark.timeout(240)]
 
 rclpy = pytest.importorskip("rclpy")
 
-from bsal_ros.nodes import executors  # noqa: E402
-from rclpy.parameter import Parameter  # noqa: E402
-from rclpy.qos import (DurabilityPolicy, QoSProfile, ReliabilityPolicy,  # noqa: E402
-                       qos_profile_sensor_data)
-
+from bsal_interfaces.msg import DeviceStateArray, MotorCommand  # noqa: E402, I100
+from bsal_interfaces.srv import SetMotors  # noqa: E402
 from builtin_interfaces.msg import Time  # noqa: E402
 from geometry_msgs.msg import PoseWithCovarianceStamped  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+from rclpy.qos import (DurabilityPolicy, qos_profile_sensor_data, QoSProfile,  # noqa: E402
+                       ReliabilityPolicy)
 from sensor_msgs.msg import Range  # noqa: E402
 
-from bsal_interfaces.msg import DeviceStateArray, MotorCommand  # noqa: E402
-from bsal_interfaces.srv import SetMotors  # noqa: E402
-
+from bsal_ros.nodes import executors  # noqa: E402
 from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 from bsal_ros.nodes.rci_gateway import RciGatewayNode  # noqa: E402
 from bsal_ros.nodes.rdi_gateway import RdiGatewayNode  # noqa: E402
@@ -49,6 +63,7 @@ def test_environment_is_local():
 
 
 class Rig:
+
     def __init__(self, context):
         self.context = context
         ns = "/rdi_" + uuid.uuid4().hex[:8]
@@ -126,6 +141,7 @@ def rig():
 
 
 class Stream:
+
     def __init__(self, port):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         self.sock.settimeout(0.2)

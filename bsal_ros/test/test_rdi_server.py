@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RDI TCP streams on loopback (no ROS): every packet kind within a second,
 base time on connect and when it moves, admission limit, 50 clients plus a
 stalled one, a client vanishing mid-frame. No timed assertions: conditions are
@@ -10,9 +26,8 @@ import time
 
 import pytest
 
-from bsal_ros.protocol import (RdiActuator, RdiBaseTime, RdiDecoder, RdiMotor, RdiOrientEgo,
-                               RdiOrientOmni, RdiSensor, Statval, Timeval)
 from bsal_ros.core import DeviceState
+from bsal_ros.protocol import RdiBaseTime, RdiDecoder, RdiOrientEgo, RdiOrientOmni, Statval, Timeval
 from bsal_ros.rdi import RdiGateway, StreamConfig, StreamState
 
 ST = Statval(True, True, True, 10).pack()
@@ -22,7 +37,7 @@ def robot_state(n_sonars=12):
     st = StreamState()
     st.set_base_time(Timeval(1_700_000_000, 0))
     st.update_devices([DeviceState("ultrasonic", i, statval=ST, delay_us=2000 + i, stamp=1.0)
-                        for i in range(n_sonars)])
+                       for i in range(n_sonars)])
     st.update_devices([
         DeviceState("relative_encoder", 0, statval=ST, d_count=1, count=2, position=1.0, stamp=1.0),
         DeviceState("absolute_encoder", 0, statval=ST, count=3, stamp=1.0),
@@ -176,7 +191,7 @@ def test_fifty_clients_and_a_stalled_one(gateway):
         c.setblocking(False)
         sel.register(c, selectors.EVENT_READ)
         decs[c] = RdiDecoder()
-    frames = {c: 0 for c in clients}
+    frames = dict.fromkeys(clients, 0)
     peak_queued = 0
     t0 = time.monotonic()
     window_start = None

@@ -1,16 +1,31 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RDI stream state and frame building, fan-out queues (pure, no sockets)."""
 
 import math
 
 import pytest
 
-from bsal_ros.protocol import (AbsEncoderReading, AccelReading, DcMotorReading, DriveReading,
-                               Form, RdiActuator, RdiDecoder, RdiMotor, RdiOrientEgo,
-                               RdiOrientOmni, RdiSensor, RdiSensorType, RelEncoderReading,
-                               Statval, SteerReading, Timeval, UltrasonicReading,
-                               encode_rdi_frame)
 from bsal_ros.core import DeviceState
-from bsal_ros.rdi import ClientQueue, FanOut, Frame, StreamState, id_packets
+from bsal_ros.protocol import (AbsEncoderReading, AccelReading, DcMotorReading, DriveReading,
+                               encode_rdi_frame, Form, RdiActuator, RdiDecoder, RdiMotor,
+                               RdiOrientEgo, RdiOrientOmni, RdiSensor, RdiSensorType,
+                               RelEncoderReading, Statval, SteerReading, Timeval, UltrasonicReading)
+from bsal_ros.rdi import ClientQueue, FanOut, Frame, id_packets, StreamState
 
 ST = Statval(True, True, True, 1234).pack()
 
@@ -19,7 +34,7 @@ def full_state():
     st = StreamState(pservo_id_offset=1)
     st.set_base_time(Timeval(1000, 0))
     st.update_devices([DeviceState("ultrasonic", i, statval=ST, delay_us=1000 + i, stamp=1.0)
-                        for i in range(12)])
+                       for i in range(12)])
     st.update_devices([
         DeviceState("relative_encoder", 0, statval=ST, d_count=-3, d_statval=ST, count=400,
                     position=4 * math.pi, stamp=1.0),
@@ -44,7 +59,8 @@ def test_frame_has_every_kind_with_raw_values():
     byname = {(type(p).__name__, getattr(p, "sub_code", None)): p for p in frame}
     rel = byname[("RdiSensor", RdiSensorType.RELENCODER)]
     assert rel.items == [(0, RelEncoderReading(-3, ST, 400, ST))]
-    assert byname[("RdiSensor", RdiSensorType.ABSENCODER)].items == [(0, AbsEncoderReading(-77, ST))]
+    absolute = byname[("RdiSensor", RdiSensorType.ABSENCODER)]
+    assert absolute.items == [(0, AbsEncoderReading(-77, ST))]
     assert byname[("RdiSensor", RdiSensorType.ACCEL)].items == [(0, AccelReading(0.25, ST))]
     mt = [p for p in frame if isinstance(p, RdiMotor)][0]
     assert mt.form is Form.GROUP and mt.items == [(0, DcMotorReading(0x8199, ST)),

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The reference display client on a fake RDI stream (no ROS): --dump prints
 one line per packet, --snapshot writes a non-blank PNG of the requested size,
 the model applies every packet kind."""
@@ -6,12 +22,12 @@ import math
 
 import pytest
 
-from bsal_ros.protocol import (RdiBaseTime, RdiDecoder, RdiOrientEgo, Statval, Timeval,
-                               encode_rdi_frame)
 from bsal_ros.core import DeviceState
+from bsal_ros.protocol import (encode_rdi_frame, RdiBaseTime, RdiDecoder, RdiOrientEgo, Statval,
+                               Timeval)
 from bsal_ros.rdi import RdiGateway, StreamConfig, StreamState
 from bsal_ros.viewer import main
-from bsal_ros.viewer.model import ViewerModel, describe, fmt_speedval, fmt_statval
+from bsal_ros.viewer.model import describe, fmt_speedval, fmt_statval, ViewerModel
 
 ST = Statval(True, True, True, 1500).pack()
 
@@ -120,6 +136,6 @@ def test_live_window_on_a_real_x_server(stream, xserver, monkeypatch, capsys):
     monkeypatch.setenv("DISPLAY", xserver)
     assert main(["--port", str(stream), "--duration", "1.5"]) == 0
     out = capsys.readouterr().out
-    redraws, packets = (int(x) for x in
-                        __import__("re").search(r"after (\d+) redraws, (\d+) packets", out).groups())
+    found = __import__("re").search(r"after (\d+) redraws, (\d+) packets", out)
+    redraws, packets = (int(x) for x in found.groups())
     assert redraws >= 3 and packets > 0, out

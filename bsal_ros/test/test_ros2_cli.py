@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Every `ros2 ...` command README.md shows, run word for word.
 
 The commands are parsed out of the README's code blocks, so the README and
@@ -24,8 +40,8 @@ import time
 
 import pytest
 
-from test_ros2_launch import (READY, REPO, Launch, check_clean_shutdown, launch, port_args,
-                              read_records, require_ros2_tools, stand_in_env, write_config)
+from test_ros2_launch import (check_clean_shutdown, Launch, launch, port_args, read_records, READY,
+                              REPO, require_ros2_tools, stand_in_env, write_config)
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -79,6 +95,8 @@ LAUNCH = {
         "launch", [r"\[brak2\.hardware_node\]: hardware node: backend sim",
                    r"\[brak2\.rci_gateway\]: RCI gateway ready"]),
 }
+
+
 def expectation(command):
     table = LAUNCH if command.startswith("ros2 launch ") else CLI
     if command.startswith("ros2 launch "):

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """A ROS user's workspace: plain `colcon build`, `colcon test`, `colcon test-result`.
 
 The repository is cloned (here: linked) into ``<ws>/src/`` and colcon runs
@@ -10,10 +26,10 @@ otherwise it falls back to unittest and finds nothing), with the results in
 workspace's own ``bsal_interfaces`` is the one used.
 """
 import os
+from pathlib import Path
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -71,5 +87,5 @@ def test_plain_colcon_build_test_and_test_result_in_a_workspace(tmp_path):
 
 def test_setup_py_declares_pytest_as_the_test_extra():
     text = (ROOT / "setup.py").read_text(encoding="utf-8")
-    assert re.search(r"extras_require=\{'test': \['pytest'\]\}", text)
+    assert re.search(r"extras_require=\{[\"']test[\"']: \[[\"']pytest[\"']\]\}", text)
     assert "tests_require=" not in text

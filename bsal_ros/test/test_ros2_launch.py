@@ -1,11 +1,28 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """`ros2 launch bsal_ros brak.launch.py`, run for real.
 
 Needs `ros2 launch`: a ROS install's, or the upstream `launch`, `launch_ros`
 and `ros2cli` that `make setup` installs from ../shared/ros2-tools (beside the
-clone; they are on no package registry); without either these tests skip. robot_state_publisher, rviz2
-and diagnostic_aggregator are C++ and not installable here: where a test needs
-them, small stand-ins registered in a scratch ament prefix record the command
-line and parameters the launch file gives them.
+clone; they are on no package registry); without either these tests skip.
+robot_state_publisher, rviz2 and diagnostic_aggregator are C++ and not
+installable here: where a test needs them, small stand-ins registered in a
+scratch ament prefix record the command line and parameters the launch file
+gives them.
 
 Each launch gets free TCP ports; every launch is ended by SIGINT to the launch
 process only (what `ros2 launch` gets from Ctrl-C) and killed by process group
@@ -13,6 +30,7 @@ in a finally block.
 """
 import json
 import os
+from pathlib import Path
 import re
 import shutil
 import signal
@@ -20,7 +38,6 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 import yaml
@@ -101,7 +118,8 @@ class Launch:
         try:
             self.returncode = self.proc.wait(timeout=SHUTDOWN_S)
         except subprocess.TimeoutExpired:
-            stuck = subprocess.run(["ps", "-o", "pid,stat,etime,args", "--ppid", str(self.proc.pid)],
+            stuck = subprocess.run(["ps", "-o", "pid,stat,etime,args",
+                                    "--ppid", str(self.proc.pid)],
                                    capture_output=True, text=True).stdout
             pytest.fail(f"ros2 launch still running {SHUTDOWN_S} s after SIGINT; its children:\n"
                         f"{stuck}\nlaunch log:\n{self.text()[-4000:]}")
@@ -326,7 +344,7 @@ def sim_time_of(ros_context, node_names):
 
 
 def test_urdf_rviz_frame_and_prefix_follow_the_config_in_use(tmp_path, stand_in_prefix,
-                                                            ros_context):
+                                                             ros_context):
     """robot_state_publisher gets the URDF of the config given (a moved sonar with
     its own frame name), the config's frame_prefix; rviz's fixed frame carries it.
     use_sim_time:=true reaches every node the launch starts."""
@@ -352,8 +370,9 @@ def test_urdf_rviz_frame_and_prefix_follow_the_config_in_use(tmp_path, stand_in_
             assert any(g.get("use_sim_time") is True for g in given), (package, given)
         assert params["frame_prefix"] == "lab/"
         assert params["robot_description"] == urdf_of(config)
-        assert re.search(r'<joint name="front_sonar_joint" type="fixed">\s*<parent link="base_link"/>'
-                         r'\s*<child link="front_sonar"/>\s*<origin xyz="0.61 0.02 0" rpy="0 0 0.1"/>',
+        assert re.search(r'<joint name="front_sonar_joint" type="fixed">'
+                         r'\s*<parent link="base_link"/>\s*<child link="front_sonar"/>'
+                         r'\s*<origin xyz="0.61 0.02 0" rpy="0 0 0.1"/>',
                          params["robot_description"])
         rviz, = read_records(records, "rviz2")
         argv = rviz["argv"]
@@ -393,8 +412,8 @@ def two_robots(tmp_path_factory, stand_in_prefix):
 
 
 def test_two_robots_get_their_namespace_frame_prefix_and_own_aggregator(two_robots, ros_context):
-    import rclpy
     from nav_msgs.msg import Odometry
+    import rclpy
     from rclpy.executors import SingleThreadedExecutor
     runs, records = two_robots
     node = rclpy.create_node("two_robots_probe", context=ros_context)

@@ -33,7 +33,7 @@ import time
 import pytest
 
 from bench.two_hosts import netns
-from bench.two_hosts.rig import RDI_CA_PORT, RDI_RT_PORT, REPO, Deployment
+from bench.two_hosts.rig import Deployment, RDI_CA_PORT, RDI_RT_PORT, REPO
 from bsal_ros.protocol.values import speedval_unpack
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]

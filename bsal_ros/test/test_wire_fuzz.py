@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from bsal_ros.protocol import CAcMt, CStMt, MotorCommand, MotorCommandKind, encode_rci
+from bsal_ros.protocol import CAcMt, CStMt, encode_rci, MotorCommand, MotorCommandKind
 from bsal_ros.protocol.constants import MotorType
 from bsal_ros.tools import wire_fuzz
 
@@ -38,10 +38,11 @@ REGRESSIONS = Path(__file__).with_name("fuzz_regressions")
 # inputs written by hand at the edges the fuzzers found interesting: (target, bytes)
 HAND_WRITTEN = [
     ("rci", b"\x00\x01" + bytes.fromhex("8202c0ff0000" + "01" * 255)),
-    ("rci", b"\x01\x3f\x00\x06" + bytes.fromhex("8202c002fffe0102") + bytes.fromhex("8203c002fffe")),
+    ("rci", b"\x01\x3f\x00\x06" + bytes.fromhex("8202c002fffe0102")
+     + bytes.fromhex("8203c002fffe")),
     ("rci", b"\x03\x05" + bytes.fromhex("1000") + bytes(58)),
     ("rci", b"\x01\x01\x00\x05" + bytes.fromhex("0012010999") + bytes.fromhex("0013010999")),
-    ("rdi", b"\x00\x3f" + bytes.fromhex("c010010100") ),
+    ("rdi", b"\x00\x3f" + bytes.fromhex("c010010100")),
     ("rdi", b"\x00\x01" + bytes.fromhex("4010020000")),
     ("rdi", b"\x01\x3f" + bytes(4096)),
     ("session", bytes.fromhex("0011") + bytes(70)),
@@ -82,7 +83,8 @@ def test_a_fuzzed_session_leaves_the_server_free_and_the_motors_stopped():
     target = wire_fuzz.SessionTarget()
     try:
         drive = (encode_rci(CAcMt.one(MotorType.DC, 0, 1))
-                 + encode_rci(CStMt.one(MotorType.DC, 0, MotorCommand(MotorCommandKind.SPVAL, 0x8400))))
+                 + encode_rci(CStMt.one(MotorType.DC, 0,
+                                        MotorCommand(MotorCommandKind.SPVAL, 0x8400))))
         for tail in (b"", b"\xff\xff\xff", b"\x82\x02\xc0\x00", bytes(range(256))):
             target(bytes.fromhex("0011") + drive + tail)       # raises on a finding
             assert not target.robot.moving()
@@ -102,7 +104,8 @@ def test_bounded_run_with_the_mutation_engine(target, tmp_path):
 
 
 @pytest.mark.skipif(not wire_fuzz.have_atheris(),
-                    reason="atheris is not installed (optional, from PyPI: requirements/project.txt)")
+                    reason="atheris is not installed (optional, from PyPI: "
+                           "requirements/project.txt)")
 @pytest.mark.parametrize("target", wire_fuzz.TARGETS)
 def test_bounded_run_with_atheris(target, tmp_path):
     rep = wire_fuzz.fuzz(target, 3.0, engine="atheris", findings=tmp_path)

@@ -26,17 +26,17 @@ differ.
 
 from __future__ import annotations
 
+from pathlib import Path
 import shutil
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
-from bsal_ros.protocol import CBsTm, CCnAc, CStRp, Statval, encode_rci
+from bsal_ros.protocol import CBsTm, CCnAc, CStRp, encode_rci, Statval
 from bsal_ros.protocol.rci_packets import StatusData
-from bsal_ros.tools.wire_record import Recording, load
+from bsal_ros.tools.wire_record import load, Recording
 from bsal_ros.tools.wire_replay import decode, diff, normalize, replay
 
 pytestmark = [pytest.mark.timeout(300)]
@@ -96,8 +96,9 @@ def replay_when_free(rec, port):
 
 @pytest.fixture(scope="module")
 def bridge():
-    from test_bringup import Bridge
     import re
+
+    from test_bringup import Bridge
     b = Bridge()
     b.wait_for(re.compile(r"device list received"), timeout=60)
     yield b
@@ -115,14 +116,16 @@ def test_replay_against_a_fresh_bridge_gives_the_same_replies(bridge, path):
     problems = diff(rec, live)
     assert problems == [], "\n".join(problems)
     # the replay really talked to the gateway
-    got = [p for c in live.connections() for d, p in decode(c, rec.header["protocol"]) if d == "s2c"]
+    got = [p for c in live.connections()
+           for d, p in decode(c, rec.header["protocol"]) if d == "s2c"]
     assert len(got) > 5
 
 
 @pytest.mark.ros
 @pytest.mark.slow
 @pytest.mark.skipif(not (shutil.which("dumpcap") and shutil.which("tshark")),
-                    reason="tshark/dumpcap are not installed (apt package tshark; make setup installs it)")
+                    reason="tshark/dumpcap are not installed (apt package tshark; make setup "
+                           "installs it)")
 def test_a_live_loopback_capture_decodes_in_tshark(bridge, tmp_path):
     """dumpcap on lo while the book's session is replayed against the bridge:
     tshark with the dissector lists exactly the packets bsal_ros.protocol
@@ -130,8 +133,9 @@ def test_a_live_loopback_capture_decodes_in_tshark(bridge, tmp_path):
     from test_wireshark import BAD, fields, frames
     rci_port = int(bridge.ports[0])
     pcap = tmp_path / "live.pcapng"
-    cap = subprocess.Popen(["dumpcap", "-q", "-i", "lo", "-f", f"tcp port {rci_port}", "-w", str(pcap),
-                            "-a", "duration:120"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    cap = subprocess.Popen(["dumpcap", "-q", "-i", "lo", "-f", f"tcp port {rci_port}",
+                            "-w", str(pcap), "-a", "duration:120"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 15
         while not (pcap.exists() and pcap.stat().st_size > 0):
@@ -151,7 +155,8 @@ def test_a_live_loopback_capture_decodes_in_tshark(bridge, tmp_path):
     for mine, theirs in (("c2s", "CA"), ("s2c", "CP")):
         expected = [type(p).__name__ for c in live.connections() for d, p in decode(c, "rci")
                     if d == mine]
-        assert [n for n, d in zip(got["rci.packet"], got["rci.direction"]) if d == theirs] == expected
+        assert [n for n, d in zip(got["rci.packet"], got["rci.direction"])
+                if d == theirs] == expected
     assert frames(pcap, BAD, "-d", decode_as) == 0
     assert frames(pcap, "rci", "-d", decode_as) > 10
     assert frames(pcap, 'rci.packet == "CStMt"', "-d", decode_as) > 0

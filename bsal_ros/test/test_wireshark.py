@@ -26,17 +26,17 @@ bsal_ros.protocol decodes from the same bytes.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-import wire_samples as ws
 from bsal_ros.protocol import RdiBaseTime, RdiOrientEgo, RdiOrientOmni
 from bsal_ros.tools.wire_pcap import write_sessions
 from bsal_ros.wireshark import gen_lua, lua_path
+import wire_samples as ws
 
 TSHARK = shutil.which("tshark")
 needs_tshark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed "
@@ -54,12 +54,13 @@ def test_committed_lua_is_the_generators_output():
                            capture_output=True, text=True, timeout=60)
     assert check.returncode == 0, "run: python -m bsal_ros.wireshark.gen_lua\n" + check.stdout \
         + check.stderr
-    assert text.startswith("-- Copyright 2026 The bsal_ros authors") and "SPDX-License-Identifier" in text
+    assert text.startswith(
+        "-- Copyright 2026 The bsal_ros authors") and "SPDX-License-Identifier" in text
 
 
 def test_generated_tables_follow_the_codec(tmp_path):
     # a code added to the codec shows up in the Lua: the tables are the codec's
-    assert '[0x0213] = true' in gen_lua.tables() and '"CGtSnRp"' in gen_lua.tables()
+    assert "[0x0213] = true" in gen_lua.tables() and '"CGtSnRp"' in gen_lua.tables()
     stale = tmp_path / "bsal.lua"
     stale.write_text(lua_path().read_text().replace('"CGtSnRp"', '"XXX"'))
     assert gen_lua.main(["--check", "--lua", str(stale)]) == 1
@@ -75,7 +76,8 @@ def tshark(pcap, *args):
 
 def fields(pcap, *names, flt=None, extra=()):
     """{field: [values over the capture, in order]}."""
-    args = [*extra, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=|"]
+    args = [*extra, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a",
+            "-E", "aggregator=|"]
     for n in names:
         args += ["-e", n]
     if flt:
@@ -115,7 +117,8 @@ def test_every_rci_packet_kind_decodes_with_the_codecs_values(tmp_path, byteorde
     pcap = tmp_path / "rci.pcap"
     write_sessions(pcap, [{"events": events}])
     assert frames(pcap, BAD) == 0, tshark(pcap, "-Y", BAD, "-O", "rci")
-    names, ids, speedvals, statvals, delays = rci_expected(ws.decode_events(events, "rci", byteorder))
+    names, ids, speedvals, statvals, delays = rci_expected(
+        ws.decode_events(events, "rci", byteorder))
     got = fields(pcap, "rci.packet", "rci.id", "rci.speedval", "rci.statval", "rci.delay",
                  "rci.byte_order", "rci.flags.rq_ack", "rci.user_id", "rci.accel", "rci.d_count",
                  "rci.mposval.si", "rci.statval.time", "rci.term_code")
@@ -183,7 +186,8 @@ def test_a_broken_stream_is_flagged_and_never_a_lua_error(tmp_path, damage):
     assert frames(pcap, 'rci.malformed && rci.direction == "CA"') == 1
     # the CP's reply to the lost inquiry cannot be framed either: flagged, not guessed
     assert frames(pcap, 'rci.malformed && rci.direction == "CP"') == 1
-    assert frames(pcap, "rci.dissector_bug") == 0     # (_ws.malformed: every malformed-group expert)
+    # (_ws.malformed: every malformed-group expert)
+    assert frames(pcap, "rci.dissector_bug") == 0
     assert frames(pcap, "rci.unframed") > 0            # the rest of that direction
     # the other direction still decodes up to its unanswerable reply
     assert frames(pcap, 'rci.direction == "CP" && !rci.malformed') > 3

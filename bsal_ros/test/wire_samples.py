@@ -25,8 +25,8 @@ tshark's fields with).
 
 from __future__ import annotations
 
-from bsal_ros.protocol import (CGtMtIq, CGtSnIq, CStIq, ICaIq, RciDecoder, RdiDecoder,
-                               encode_rci, encode_rdi)
+from bsal_ros.protocol import (CGtMtIq, CGtSnIq, CStIq, encode_rci, encode_rdi, ICaIq, RciDecoder,
+                               RdiDecoder)
 
 # (direction, hex of one or more packets sent together)
 RCI_STEPS = [

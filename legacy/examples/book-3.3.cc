@@ -1,3 +1,14 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// Licence: this one file is NOT under the project's Apache-2.0 licence. It is
+// Ken Hughes's listing from the BSAL book, under the GNU General Public
+// License, version 2 or (at your option) any later version, as its own notice
+// below says; the licence text is legacy/examples/LICENSE.GPL-2.0.  It is only
+// built into legacy/build/book-3.3 (a test program linked with the Apache-2.0
+// rci-client library; Apache-2.0 code may be combined with GPL-3.0 code, which
+// the "or later" allows) and is not installed with any package.
+// scripts/add_license_headers.py leaves it alone.
+//
 // book-3.3.cc -- the example program of the BSAL book (seed 001, section 3.3,
 // "Example program - client-app.cc"), exactly as printed there, for the test
 // test/test_book_listing.py and `make -C legacy` (build/book-3.3).

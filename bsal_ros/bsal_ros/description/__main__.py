@@ -1,4 +1,22 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """``python -m bsal_ros.description``: print Brak's URDF (or check a file against it).
+
+Examples::
 
     python -m bsal_ros.description > config/brak.urdf
     python -m bsal_ros.description --config my_brak.yaml -o my_brak.urdf
@@ -6,8 +24,8 @@
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
+import sys
 
 from bsal_ros.core.cli import OneLineParser
 from bsal_ros.hardware.description import load_description
@@ -27,7 +45,7 @@ def default_config() -> Path | None:
 def main(argv: list[str] | None = None) -> int:
     """``python -m bsal_ros.description``: print, write or check the URDF."""
     ap = OneLineParser(prog="python -m bsal_ros.description",
-                                 description="Generate Brak's URDF from the robot description.")
+                       description="Generate Brak's URDF from the robot description.")
     ap.add_argument("--config", type=Path, default=None,
                     help="robot description YAML (default: the package's config/brak.yaml)")
     ap.add_argument("-o", "--output", type=Path, help="write here instead of stdout")

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """What the launch file reads from a hardware node params file (``config:=``).
 
 ``launch/brak.launch.py`` passes the file to the hardware node as it is and
@@ -12,8 +28,7 @@ from pathlib import Path
 
 import yaml
 
-from bsal_ros.hardware.description import (
-    deep_merge, load_description, params_section, validate)
+from bsal_ros.hardware.description import deep_merge, load_description, params_section, validate
 
 from .urdf import build_urdf
 

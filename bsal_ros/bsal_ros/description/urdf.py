@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Build Brak's URDF from the robot description dictionary.
 
 Frames (REP-103 axes, REP-105 names):
@@ -24,9 +40,9 @@ compare the committed file byte for byte.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Any, Mapping
 from xml.sax.saxutils import quoteattr
 
@@ -115,6 +131,7 @@ def _origin(xyz=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, 0.0)) -> str:
 
 
 class _Writer:
+
     def __init__(self):
         self.lines: list[str] = []
 
@@ -200,26 +217,26 @@ def build_urdf(desc: Mapping[str, Any], source: str = "config/brak.yaml") -> str
 
     w.add(1, "<!-- base_link: middle of the rear axle at axle height (REP-105, as the "
              "tricycle controller assumes) -->")
-    w.link(frames.base, [dict(geometry=_cylinder(body_radius, body_height),
-                              xyz=(cx, cy, body_height / 2.0 - 0.03), material="body",
-                              collision=True)])
+    w.link(frames.base, [{"geometry": _cylinder(body_radius, body_height),
+                          "xyz": (cx, cy, body_height / 2.0 - 0.03), "material": "body",
+                          "collision": True}])
 
     w.add(1, "<!-- passive rear wheels: not measured, so fixed -->")
     for name, side in REAR_WHEELS:
-        w.link(f"{name}_link", [dict(geometry=_cylinder(rear_radius, 0.04),
-                                     rpy=(HALF_PI, 0, 0), material="tyre", collision=True)])
+        w.link(f"{name}_link", [{"geometry": _cylinder(rear_radius, 0.04),
+                                 "rpy": (HALF_PI, 0, 0), "material": "tyre", "collision": True}])
         w.joint(f"{name}_joint", "fixed", frames.base, f"{name}_link",
                 xyz=(0, side * track / 2.0, rear_radius - radius))
 
     w.add(1, "<!-- steered and driven front wheel -->")
-    w.link(STEERING_LINK, [dict(geometry=_box(0.06, 0.08, 0.04),
-                                xyz=(0, 0, radius + 0.02), material="fork")])
+    w.link(STEERING_LINK, [{"geometry": _box(0.06, 0.08, 0.04),
+                            "xyz": (0, 0, radius + 0.02), "material": "fork"}])
     w.joint(frames.steering_joint, "revolute", frames.base, STEERING_LINK,
             xyz=(wheelbase, 0, 0), axis=(0, 0, 1),
             limit=(("lower", -steer_limit), ("upper", steer_limit), ("effort", 10),
                    ("velocity", float(geo.get("max_steering_rate", 1.0)))))
-    w.link(DRIVE_WHEEL_LINK, [dict(geometry=_cylinder(radius, 0.05), rpy=(HALF_PI, 0, 0),
-                                   material="tyre", collision=True)])
+    w.link(DRIVE_WHEEL_LINK, [{"geometry": _cylinder(radius, 0.05), "rpy": (HALF_PI, 0, 0),
+                               "material": "tyre", "collision": True}])
     w.joint(frames.drive_wheel_joint, "continuous", STEERING_LINK, DRIVE_WHEEL_LINK,
             axis=(0, 1, 0),
             limit=(("effort", 10), ("velocity", float(geo.get("max_drive_speed", 2.0)))))
@@ -227,8 +244,8 @@ def build_urdf(desc: Mapping[str, Any], source: str = "config/brak.yaml") -> str
     w.add(1, "<!-- ultrasonics: configured pose [x, y, yaw] in base_link, x along the cone -->")
     for e, (x, y, yaw) in zip(sonars, poses):
         name = frames.sonars[int(e["id"])]
-        w.link(name, [dict(geometry=_box(0.02, 0.045, 0.035), xyz=(-0.01, 0, 0),
-                           material="sonar")])
+        w.link(name, [{"geometry": _box(0.02, 0.045, 0.035), "xyz": (-0.01, 0, 0),
+                       "material": "sonar"}])
         w.joint(_joint_of(name), "fixed", frames.base, name, xyz=(x, y, 0), rpy=(0, 0, yaw))
 
     # The other devices, where their boards sit: the drive motor and its encoder
@@ -253,7 +270,7 @@ def build_urdf(desc: Mapping[str, Any], source: str = "config/brak.yaml") -> str
             parent, xyz, rpy = frames.base, (cx, cy, 0), (0, 0, 0)
         visuals = []
         if cls == "accelerometer":
-            visuals = [dict(geometry=_box(0.03, 0.03, 0.01), material="accelerometer")]
+            visuals = [{"geometry": _box(0.03, 0.03, 0.01), "material": "accelerometer"}]
         w.link(name, visuals)
         w.joint(_joint_of(name), "fixed", parent, name, xyz=xyz, rpy=rpy)
     w.lines.append("</robot>")

@@ -1,10 +1,26 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Pure-Python hardware layer: I2C bus backends, boards, devices, simulated Brak.
 
 No ROS imports here (a test enforces it).
 """
 
-from .bus import I2CBus, SimBus, Smbus2Bus, i2c_wire_bits, i2c_wire_time  # noqa: F401
-from .description import DEFAULT_DESCRIPTION, load_description  # noqa: F401
 from .backends import BACKENDS, open_bus, register_backend  # noqa: F401
-from ..core.result import Result  # noqa: F401
+from .bus import i2c_wire_bits, i2c_wire_time, I2CBus, SimBus, Smbus2Bus  # noqa: F401
+from .description import DEFAULT_DESCRIPTION, load_description  # noqa: F401
 from .robot import Robot, scale_rates  # noqa: F401
+from ..core.result import Result  # noqa: F401

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Bus backends by name (python-can style): a table of name -> factory.
 
 A factory takes the robot description and the options below and returns an
@@ -10,8 +26,8 @@ none, so nothing above the bus needs to know which backend it runs on.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
+import time
 from typing import Callable
 
 from .bus import Smbus2Bus
@@ -28,7 +44,7 @@ class BusOptions:
 
 
 def _sim(robot: dict, opts: BusOptions):
-    from .sim import build_sim_bus   # the simulator is only imported when used
+    from .sim import build_sim_bus  # the simulator is only imported when used
     return build_sim_bus(robot, opts.clock, seed=opts.seed)
 
 

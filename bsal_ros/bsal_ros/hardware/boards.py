@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Board objects: the "system" view of the hardware (001 2.5).
 
 A board owns one I2C address. It is polled on a timer slightly slower than
@@ -11,8 +27,8 @@ moving is "stuck": up, but not ok.
 
 from __future__ import annotations
 
-import errno as _errno
 from dataclasses import dataclass
+import errno as _errno
 
 from . import registers as regs
 from .bus import BusUnavailable
@@ -37,6 +53,7 @@ class BoardError(Exception):
 @dataclass
 class BoardEvent:
     """One state change worth one log line."""
+
     board: str
     level: str        # "info" | "warn" | "error"
     message: str
@@ -44,6 +61,7 @@ class BoardEvent:
 
 class Board:
     """One board at one I2C address: polled, cached, marked down and up by itself."""
+
     type = "base"
 
     def __init__(self, name: str, cfg: dict, bus, regmap: regs.RegisterMap, retries: int = 2,
@@ -220,6 +238,7 @@ class Board:
 
 class UltrasonicBoard(Board):
     """Up to N sonar channels fired in slots; one echo delay per channel."""
+
     type = "ultrasonic"
 
     def __init__(self, *a, **kw):
@@ -263,6 +282,7 @@ class UltrasonicBoard(Board):
 
 class AccelBoard(Board):
     """The one-axis accelerometer board (milli-g)."""
+
     type = "accelerometer"
 
     def __init__(self, *a, **kw):

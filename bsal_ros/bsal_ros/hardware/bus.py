@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """One I2C bus interface, interchangeable backends (python-can style).
 
 Backends:
@@ -17,12 +33,12 @@ benchmark and diagnostics.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import errno
 import os
 import random
 import threading
 import time
-from dataclasses import dataclass
 from typing import Callable, Protocol
 
 I2C_BLOCK_MAX = 32  # SMBus/I2C block transfer limit of the kernel interface
@@ -46,6 +62,7 @@ def i2c_wire_time(n_bytes: int, write: bool = False, clock_hz: float = 100e3) ->
 @dataclass
 class BusStats:
     """Transfer counters of one bus (for the benchmark and diagnostics)."""
+
     transactions: int = 0
     bytes_read: int = 0
     bytes_written: int = 0
@@ -234,6 +251,7 @@ _RANDOM_ERRNOS = (errno.EIO, errno.EREMOTEIO, errno.ETIMEDOUT)
 @dataclass
 class AddressFault:
     """The faults injected at one address."""
+
     error_rate: float = 0.0
     stuck: bool = False
     missing: bool = False

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The RCI control commands on the robot: reset, activate, set motors, stop,
 clear encoders, sonar timing. Each returns a :class:`~bsal_ros.core.Result`,
 all-or-nothing where 001 says so.
@@ -12,13 +28,13 @@ import math
 from typing import Iterable
 
 from . import registers as regs
-from ..core.device_classes import DC_MOTOR, PSERVO_MOTOR, RELATIVE_ENCODER, ULTRASONIC
-from ..kinds import device_classes
-from ..core.result import BAD_REQUEST, HARDWARE_FAULT, INVALID_ID, OK, REFUSED, Result
-from ..protocol.values import SPEEDVAL_RAD_MAX, SPEEDVAL_ZERO, speedval_pack, speedval_sign
 from .boards import BoardError
 from .devices import Device
 from .motor_boards import DcMotorBoard, PservoBoard
+from ..core.device_classes import DC_MOTOR, PSERVO_MOTOR, RELATIVE_ENCODER, ULTRASONIC
+from ..core.result import BAD_REQUEST, HARDWARE_FAULT, INVALID_ID, OK, REFUSED, Result
+from ..kinds import device_classes
+from ..protocol.values import speedval_pack, SPEEDVAL_RAD_MAX, speedval_sign, SPEEDVAL_ZERO
 
 MODE_DUTY_CYCLE = 0
 MODE_VELOCITY = 1

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The robot description: BSAL's ``config.robot`` (001 2.4) as YAML.
 
 ``config/brak.yaml`` has two top-level sections:
@@ -19,7 +35,7 @@ from typing import Any
 
 import yaml
 
-from ..kinds import KindError, board_type, board_types, device_classes
+from ..kinds import board_type, board_types, device_classes, KindError
 
 # Board types, which device kinds each may carry and which of them drive a
 # motor are declared once, by the kinds (bsal_ros/kinds, docs/EXTENDING.md).
@@ -150,6 +166,7 @@ def deep_merge(base: dict, over: dict) -> dict:
 
 class DescriptionError(ValueError):
     """The robot description is not valid (the message says where and why)."""
+
     pass
 
 

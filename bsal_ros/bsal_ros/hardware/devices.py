@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Device objects: the "user" view (001 2.5) - one ultrasonic, one motor.
 
 A device maps a (class, id) to a board and channel (from the robot
@@ -10,8 +26,8 @@ from __future__ import annotations
 
 from . import registers as regs
 from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
-                                   MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
-                                   SENSOR_CLASSES, ULTRASONIC)
+                                   MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER, SENSOR_CLASSES,
+                                   ULTRASONIC)
 from ..core.device_state import DeviceState
 from ..core.units import counts_to_angle, delay_to_range
 from ..protocol.values import speedval_sign, speedval_unpack, statval_pack
@@ -207,5 +223,3 @@ class PservoMotor(MotorDevice):
     def motion_sign(self) -> int:
         """-1, 0 or +1: the direction the steering turns now."""
         return speedval_sign(self.board.speed_set) if self.board.turning else 0
-
-

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Per-device diagnostics (what diagnostic_updater would do, reproduced).
 
 Level from the statval bits and the age of the data:
@@ -17,8 +33,8 @@ Level from the statval bits and the age of the data:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+import math
 
 from ..kinds import all_kinds
 

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Steering homing: start, abort, progress and outcome of the homing run.
 
 :class:`SteeringHoming` is one responsibility of :class:`~.robot.Robot`
@@ -8,9 +24,9 @@
 from __future__ import annotations
 
 from . import registers as regs
+from .boards import BoardError
 from ..core.device_classes import PSERVO_MOTOR
 from ..core.result import BUSY, HARDWARE_FAULT, INVALID_ID, OK, REFUSED, Result
-from .boards import BoardError
 
 
 class SteeringHoming:

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Command leases on motors: a motor set with ``lease_s`` > 0 is stopped when
 no new command or renewal for it comes within ``lease_s`` (SetMotors.lease_s).
 
@@ -8,8 +24,8 @@ shares the robot's lock, devices and stop path); the robot's ``cycle`` calls
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 
 from ..core.device_classes import DC_MOTOR, PSERVO_MOTOR
 from ..core.result import BAD_REQUEST, OK, REFUSED, Result
@@ -20,6 +36,7 @@ from ..protocol.values import SPEEDVAL_ZERO
 class Lease:
     """A command lease on one motor (SetMotors.lease_s): the motor is stopped
     when ``deadline`` (robot clock) passes without a renewal."""
+
     lease_s: float
     deadline: float
     granted: float           # clock time of the command that took the lease

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Motor boards: the drive (dc_motor) and the steering (pservo_motor).
 
 Both share the command watchdog, its keep-alive and the latched stop
@@ -9,8 +25,8 @@ from __future__ import annotations
 
 from . import registers as regs
 from .boards import Board, BoardError, BoardEvent
-from ..protocol.values import (SPEEDVAL_ZERO, mposval_pack_rad, mposval_unpack_rad,
-                               speedval_sign, speedval_unpack)
+from ..protocol.values import (mposval_pack_rad, mposval_unpack_rad, speedval_sign, speedval_unpack,
+                               SPEEDVAL_ZERO)
 
 ZERO_SPEED = SPEEDVAL_ZERO   # speedval: 0 % duty
 
@@ -152,6 +168,7 @@ class MotorBoard(Board):
 
 class DcMotorBoard(MotorBoard):
     """Drive motor (channel 0) and the relative encoder on the drive wheel."""
+
     type = "dc_motor"
 
     def reset_cache(self):
@@ -198,6 +215,7 @@ class DcMotorBoard(MotorBoard):
 
 class PservoBoard(MotorBoard):
     """Steering pseudo-servo motor and the absolute steering encoder."""
+
     type = "pservo_motor"
 
     def reset_cache(self):

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Our register maps (the real Brak boards' maps are not in the seeds).
 
 Every board answers a 7-bit address with a 256-byte register file:
@@ -29,8 +45,8 @@ change; the block layouts below are fixed per board type.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
+import struct
 
 from ..core.units import clamp_int
 
@@ -70,6 +86,7 @@ EN_ENCODER = 0x02
 @dataclass(frozen=True)
 class RegisterMap:
     """Register numbers of one board type (from the robot description)."""
+
     who_am_i: int
     data: int
     enable: int

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The robot: BSAL's control process core without ROS (001 chapter 2).
 
 :class:`Robot` opens the bus (a backend by name, :mod:`.backends`), builds the
@@ -21,20 +37,14 @@ carries them (``robot.bus.simulation``, :mod:`.simulation`).
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass, field
 import math
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from . import registers as regs
-from ..core.device_classes import ABSOLUTE_ENCODER
-from ..core.device_state import DeviceState
-from ..core.result import BAD_REQUEST, INVALID_ID, OK, Result
-from ..core.units import SPEED_OF_SOUND, counts_to_angle
-from ..protocol.values import STATVAL_MS_MAX
 from .backends import BusOptions, open_bus
-from ..kinds import board_type, device_classes, kind, resolve
 from .boards import Board, BoardError, BoardEvent
 from .commands import RobotCommands
 from .description import check_motor_watchdogs
@@ -44,6 +54,12 @@ from .homing import SteeringHoming
 from .kinematics import TricycleOdometry
 from .leases import LeaseKeeping
 from .motor_boards import DcMotorBoard, MotorBoard
+from ..core.device_classes import ABSOLUTE_ENCODER
+from ..core.device_state import DeviceState
+from ..core.result import BAD_REQUEST, INVALID_ID, OK, Result
+from ..core.units import counts_to_angle, SPEED_OF_SOUND
+from ..kinds import board_type, device_classes, kind, resolve
+from ..protocol.values import STATVAL_MS_MAX
 
 # the Board subclass of a board type and the Device subclass of a device
 # kind are declared by the kind (bsal_ros/kinds); an unknown one is a KindError
@@ -52,10 +68,10 @@ from .motor_boards import DcMotorBoard, MotorBoard
 @dataclass
 class CycleUpdate:
     """What one board poll produced."""
+
     board: Board
     fresh: bool
     snapshots: list[DeviceState] = field(default_factory=list)
-
 
 
 def scale_rates(robot: dict, rate_scale: float = 1.0, all_boards_hz: float = 0.0) -> dict:
@@ -146,7 +162,7 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
                       key=lambda d: d.id)
 
     def device(self, cls: str, dev_id: int) -> Device | None:
-        """One device (None: no such class and id)."""
+        """The device of that class and id (None: there is none)."""
         return self.devices.get((cls, int(dev_id)))
 
     def _event(self, level: str, message: str, board: str = "") -> None:

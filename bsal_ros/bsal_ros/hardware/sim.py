@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Simulated Brak: the virtual boards that answer on a SimBus.
 
 The world they sense and drive is :class:`~.sim_world.SimWorld`; the virtual
@@ -15,9 +31,9 @@ from typing import Callable
 
 from . import registers as regs
 from .bus import SimBus
-from ..kinds import board_type, resolve
 from .sim_world import SimWorld
 from .simulation import SimControls
+from ..kinds import board_type, resolve
 
 # the virtual board of a board type is declared by its kind (bsal_ros/kinds);
 # a class with a ``from_description`` classmethod is built from the whole

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The simulated boards' common register file and the two sensor boards
 (sonar ring, accelerometer); the motor boards are in :mod:`.sim_motors`.
 
@@ -12,8 +28,7 @@ import math
 
 from . import registers as regs
 from .sim_world import SimWorld
-from ..core.units import (G, SPEED_OF_SOUND, clamp_int,
-                          range_to_delay_us)
+from ..core.units import clamp_int, G, range_to_delay_us, SPEED_OF_SOUND
 
 SOUND_SPEED = SPEED_OF_SOUND  # the simulated air; the node's parameter converts back
 
@@ -97,6 +112,7 @@ class VirtualBoard:
 
 class VirtualUltrasonicBoard(VirtualBoard):
     """Sonar channels fired in slots; delays ray-cast in the world."""
+
     def __init__(self, world, board, regmap, channel_poses: dict[int, list[float]]):
         super().__init__(world, board, regmap)
         self.channels = int(board["channels"])
@@ -167,9 +183,9 @@ class VirtualUltrasonicBoard(VirtualBoard):
                     self.slots[reg - self.rm.slots + i] = min(int(v), self.channels - 1)
 
 
-
 class VirtualAccelBoard(VirtualBoard):
     """One-axis accelerometer: the world's forward acceleration plus noise."""
+
     def __init__(self, world, board, regmap):
         super().__init__(world, board, regmap)
         self.mg = 0
@@ -188,4 +204,3 @@ class VirtualAccelBoard(VirtualBoard):
                 self.mg = clamp_int(round(g * 1000.0), -32768, 32767)
             self.seq = (self.seq + dk) & 0xFF
         return list(regs.ACCEL_BLOCK.pack(regs.ST_READY | self.status_extra, self.seq, self.mg))
-

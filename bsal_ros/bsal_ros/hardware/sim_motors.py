@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The simulated motor boards: the drive motor with its relative encoder and
 the steering pseudo-servo with its absolute encoder, each with the command
 watchdog real motor controllers have. The common register file is
@@ -9,10 +25,10 @@ from __future__ import annotations
 import math
 
 from . import registers as regs
-from ..core.units import (angle_in_counts, angle_to_counts, wrap_angle)
-from ..protocol.values import (mposval_pack_rad, mposval_unpack_rad, speedval_pack,
-                               speedval_sign, speedval_unpack)
 from .sim_boards import VirtualBoard
+from ..core.units import angle_in_counts, angle_to_counts, wrap_angle
+from ..protocol.values import (mposval_pack_rad, mposval_unpack_rad, speedval_pack, speedval_sign,
+                               speedval_unpack)
 
 
 class VirtualMotorBoard(VirtualBoard):
@@ -266,4 +282,3 @@ class VirtualPservoBoard(VirtualMotorBoard):
         return list(regs.PSERVO_BLOCK.pack(st, self.seq, self.speed_set,
                                            mposval_pack_rad(self.position),
                                            regs.to_i16(self.count), w.homing_phase))
-

@@ -21,13 +21,15 @@ accelerometer. A new kind is one module calling :func:`register_board_type`
 and :func:`register_kind` (docs/EXTENDING.md).
 """
 
-from .registry import (RCI_SENSOR_CLASS, BoardType, DeviceKind, KindError, RciSensor, RdiItem, ViewerSpec,
-                       all_kinds, board_type, board_types, data_fields, device_classes, kind,
-                       rci_as_sent, rci_item, rdi_kind, rdi_sensor_kinds, register_board_type,
-                       register_kind, resolve, status_fields, unregister, value_of, with_values)
-from . import ultrasonic, dc_motor, pservo_motor, accelerometer  # noqa: F401,E402  (registers)
+from . import accelerometer, dc_motor, pservo_motor, ultrasonic  # noqa: F401,E402  (registers)
+from .registry import (all_kinds, board_type, board_types, BoardType, data_fields, device_classes,
+                       DeviceKind, kind, KindError, rci_as_sent, rci_item, RCI_SENSOR_CLASS,
+                       RciSensor, rdi_kind, rdi_sensor_kinds, RdiItem, register_board_type,
+                       register_kind, resolve, status_fields, unregister, value_of, ViewerSpec,
+                       with_values)
 
-__all__ = ["RCI_SENSOR_CLASS", "BoardType", "DeviceKind", "KindError", "RciSensor", "RdiItem", "ViewerSpec",
+__all__ = ["RCI_SENSOR_CLASS", "BoardType", "DeviceKind", "KindError", "RciSensor", "RdiItem",
+           "ViewerSpec",
            "all_kinds", "board_type", "board_types", "data_fields", "device_classes", "kind",
            "rci_as_sent", "rci_item", "rdi_kind", "rdi_sensor_kinds", "register_board_type",
            "register_kind", "resolve", "status_fields", "unregister", "value_of", "with_values"]

@@ -17,13 +17,13 @@
 
 from __future__ import annotations
 
-from ..protocol.constants import RdiCode, RdiSensorType, SensorType
-from ..protocol.rdi import AccelReading
-from ..protocol.rci_tables import SENSOR_DATA
-from ..protocol.wire_kinds import rdi_item_layout
 from .convert import check_rates, f32, u32
-from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, ViewerSpec,
-                       register_board_type, register_kind)
+from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
+                       register_kind, ViewerSpec)
+from ..protocol.constants import RdiCode, RdiSensorType, SensorType
+from ..protocol.rci_tables import SENSOR_DATA
+from ..protocol.rdi import AccelReading
+from ..protocol.wire_kinds import rdi_item_layout
 
 register_board_type(BoardType(
     name="accelerometer",

@@ -18,13 +18,13 @@ drive wheel's relative encoder."""
 
 from __future__ import annotations
 
-from ..protocol.constants import RdiCode, RdiSensorType, SensorType
-from ..protocol.rdi import RelEncoderReading
-from ..protocol.rci_tables import SENSOR_DATA
-from ..protocol.wire_kinds import rdi_item_layout
 from .convert import check_rates, clamp_i16, fmt_statval, u32, wrap_i16
-from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, ViewerSpec,
-                       register_board_type, register_kind)
+from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
+                       register_kind, ViewerSpec)
+from ..protocol.constants import RdiCode, RdiSensorType, SensorType
+from ..protocol.rci_tables import SENSOR_DATA
+from ..protocol.rdi import RelEncoderReading
+from ..protocol.wire_kinds import rdi_item_layout
 
 #: the state fields every motor kind fills
 MOTOR_FIELDS = ("speedval", "duty_mode", "speed", "stalled", "stop_pending", "watchdog_stopped")

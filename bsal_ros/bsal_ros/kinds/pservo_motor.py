@@ -18,14 +18,14 @@
 
 from __future__ import annotations
 
-from ..protocol.constants import RdiCode, RdiSensorType, SensorType
-from ..protocol.rdi import AbsEncoderReading
-from ..protocol.rci_tables import SENSOR_DATA
-from ..protocol.wire_kinds import rdi_item_layout
 from .convert import check_rates, clamp_i16, u32, wrap_i16
-from .dc_motor import MOTOR_FIELDS, motor_diagnostics
-from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, ViewerSpec,
-                       register_board_type, register_kind)
+from .dc_motor import motor_diagnostics, MOTOR_FIELDS
+from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
+                       register_kind, ViewerSpec)
+from ..protocol.constants import RdiCode, RdiSensorType, SensorType
+from ..protocol.rci_tables import SENSOR_DATA
+from ..protocol.rdi import AbsEncoderReading
+from ..protocol.wire_kinds import rdi_item_layout
 
 register_board_type(BoardType(
     name="pservo_motor",

@@ -34,8 +34,8 @@ code) read the same declarations. No ROS, no hardware imports here.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from dataclasses import dataclass
+import importlib
 from typing import Any, Callable
 
 from ..core.device_classes import ALL_CLASSES

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import math
 
-from ..protocol.constants import RdiCode, RdiSensorType, SensorType
-from ..protocol.rdi import UltrasonicReading
-from ..protocol.rci_tables import SENSOR_DATA
-from ..protocol.wire_kinds import rdi_item_layout
 from .convert import low16, u16, u32
-from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, ViewerSpec,
-                       register_board_type, register_kind)
+from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
+                       register_kind, ViewerSpec)
+from ..protocol.constants import RdiCode, RdiSensorType, SensorType
+from ..protocol.rci_tables import SENSOR_DATA
+from ..protocol.rdi import UltrasonicReading
+from ..protocol.wire_kinds import rdi_item_layout
 
 
 def validate_board(name: str, b: dict) -> None:

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Single-process bring-up: the whole bridge in one executor.
 
 For machines without `ros2 launch` (the PyPI wheels have no `launch`); on a
@@ -55,7 +71,7 @@ def parse_args(argv):
 
 def overrides(pairs):
     """Parameter overrides for the options the user actually gave."""
-    from rclpy.parameter import Parameter    # rclpy only after the runtime's signal handlers
+    from rclpy.parameter import Parameter  # rclpy only after the runtime's signal handlers
     return [Parameter(name, value=value) for name, value in pairs if value is not None]
 
 
@@ -115,7 +131,7 @@ def compose(nodes, args) -> dict:
 def main(argv=None, hard_exit: bool = True) -> int:
     """Run the composed bridge until SIGINT/SIGTERM or ``--duration``; exit code 0
     (2: it cannot start). Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
-    from bsal_ros.nodes.runtime import StartupError, run
+    from bsal_ros.nodes.runtime import run, StartupError
     ours, extra = split_ros_args(sys.argv[1:] if argv is None else argv)
     args = parse_args(ours)
 

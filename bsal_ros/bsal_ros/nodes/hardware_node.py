@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The hardware node: BSAL's control process as a ROS 2 node (001 chapter 2).
 
 It owns the I2C boards (real through smbus2, or the simulated Brak), polls
@@ -22,16 +38,13 @@ from __future__ import annotations
 
 import math
 
-import rclpy
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.node import Node
-from rcl_interfaces.msg import SetParametersResult
-
-from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped
-
 from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates, ListDevices,
                                  RenewLease, Reset, SetMotors, SetSonarTiming, SimControl)
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.node import Node
 
 from bsal_ros.core.result import BAD_REQUEST, INVALID_ID, OK, REFUSED, Result
 from bsal_ros.core.units import quaternion_to_yaw
@@ -44,7 +57,7 @@ from bsal_ros.nodes import hardware_params
 from bsal_ros.nodes.device_state_msg import to_msg
 from bsal_ros.nodes.hardware_msgs import device_info_msg, diag_status_msg, result_msg
 from bsal_ros.nodes.hardware_params import DYNAMIC, PARAMETERS  # noqa: F401
-from bsal_ros.nodes.hardware_publishers import RELIABLE, HardwarePublishers
+from bsal_ros.nodes.hardware_publishers import HardwarePublishers, RELIABLE
 from bsal_ros.nodes.homing_action import HomingSupervisor
 
 
@@ -297,7 +310,7 @@ class HardwareNode(Node):
 def main(args=None, hard_exit: bool = True) -> int:
     """Run the hardware node until SIGINT/SIGTERM; exit code 0 (2: bad parameter).
     Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
-    from bsal_ros.nodes.runtime import StartupError, run
+    from bsal_ros.nodes.runtime import run, StartupError
 
     def build(nodes) -> None:
         try:

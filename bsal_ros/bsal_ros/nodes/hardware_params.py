@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The hardware node's parameters: names, descriptions, defaults, the robot
 description they assemble, and which of them may change at run time.
 
@@ -17,10 +33,9 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.parameter import Parameter
 
 from bsal_ros.hardware.backends import BACKENDS
-from bsal_ros.hardware.description import (DEFAULT_DESCRIPTION, DescriptionError,
-                                           check_motor_watchdogs, deep_merge, load_description,
-                                           unflatten, validate)
-from bsal_ros.hardware.robot import STATVAL_MS_MAX, scale_rates
+from bsal_ros.hardware.description import (check_motor_watchdogs, deep_merge, DEFAULT_DESCRIPTION,
+                                           DescriptionError, load_description, unflatten, validate)
+from bsal_ros.hardware.robot import scale_rates, STATVAL_MS_MAX
 from bsal_ros.nodes.params import NodeParams, param
 
 # defaults: config/brak.yaml == DEFAULT_DESCRIPTION["hardware_node"] (a test keeps them equal)

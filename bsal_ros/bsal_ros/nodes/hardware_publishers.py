@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """What the hardware node publishes after each poll cycle, and how it is built.
 
 :class:`HardwarePublishers` owns the node's publishers (relative names;
@@ -20,17 +36,16 @@ import math
 import threading
 import time
 
+from bsal_interfaces.msg import DeviceStateArray
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
-from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
-                       qos_profile_sensor_data)
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_profile_sensor_data, QoSProfile,
+                       ReliabilityPolicy)
 from sensor_msgs.msg import Imu, JointState, Range
 
-from bsal_interfaces.msg import DeviceStateArray
-
-from bsal_ros.core.units import G, counts_to_angle, yaw_to_quaternion
+from bsal_ros.core.units import counts_to_angle, G, yaw_to_quaternion
 from bsal_ros.nodes.device_state_msg import time_msg, to_msg
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,

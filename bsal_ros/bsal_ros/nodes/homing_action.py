@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Steering homing, supervised for ROS: the ``home_steering`` action and the
 start-up auto-home.
 
@@ -13,11 +29,10 @@ from __future__ import annotations
 import threading
 import time
 
+from bsal_interfaces.action import HomeSteering
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.task import Future
-
-from bsal_interfaces.action import HomeSteering
 
 from bsal_ros.core.result import BUSY, HARDWARE_FAULT, OK, REFUSED, Result
 from bsal_ros.nodes.executors import parks_pending_tasks

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RCI gateway node: legacy control applications (BSAL rci-client, 001 ch. 3/4)
 drive the ROS robot through the hardware node's services, action and topics.
 
@@ -18,8 +34,8 @@ import asyncio
 import dataclasses
 from pathlib import Path
 
-from rclpy.node import Node
 from rcl_interfaces.msg import SetParametersResult
+from rclpy.node import Node
 
 from bsal_ros.loop_thread import LoopThread
 from bsal_ros.nodes.gateway_params import RciGatewayParams
@@ -27,8 +43,8 @@ from bsal_ros.nodes.rci_ros_port import RosRobotPort
 from bsal_ros.nodes.ros_logging import python_logger_for
 from bsal_ros.rci.server import RciServer
 from bsal_ros.rci.session import SessionConfig
-from bsal_ros.rci.users import (Users, UsersFileError, check_bind_allowed,
-                                file_permission_warning, unchecked_key_warning)
+from bsal_ros.rci.users import (check_bind_allowed, file_permission_warning, unchecked_key_warning,
+                                Users, UsersFileError)
 
 
 class RciGatewayNode(Node):
@@ -173,7 +189,7 @@ class RciGatewayNode(Node):
 def main(args=None, hard_exit: bool = True) -> int:
     """Run the RCI gateway until SIGINT/SIGTERM; exit code 0 (2: it cannot start).
     Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
-    from bsal_ros.nodes.runtime import StartupError, run
+    from bsal_ros.nodes.runtime import run, StartupError
 
     def build(nodes) -> None:
         try:

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The RCI gateway's :class:`~bsal_ros.rci.port.RobotPort` over rclpy.
 
 * service/action clients created once at start-up, called with
@@ -22,17 +38,16 @@ import threading
 import time
 from typing import Sequence
 
-from rclpy.action import ActionClient
-from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
-                       qos_profile_sensor_data)
-
 from bsal_interfaces.action import HomeSteering
 from bsal_interfaces.msg import DeviceStateArray, MotorCommand
 from bsal_interfaces.msg import SonarTiming as SonarTimingMsg
 from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates, ListDevices,
                                  Reset, SetMotors, SetSonarTiming)
 from builtin_interfaces.msg import Time
+from rclpy.action import ActionClient
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_profile_sensor_data, QoSProfile,
+                       ReliabilityPolicy)
 from std_msgs.msg import String
 
 from bsal_ros.core.device_classes import (ABSOLUTE_ENCODER, ALL_CLASSES, PSERVO_MOTOR,
@@ -40,7 +55,7 @@ from bsal_ros.core.device_classes import (ABSOLUTE_ENCODER, ALL_CLASSES, PSERVO_
 from bsal_ros.core.device_state import DeviceState
 from bsal_ros.core.result import Result
 from bsal_ros.nodes.device_state_msg import from_msg, to_msg
-from bsal_ros.nodes.gateway_params import RciGatewayParams, namespaced
+from bsal_ros.nodes.gateway_params import namespaced, RciGatewayParams
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
 from bsal_ros.nodes.rci_state_cache import CachedState, StateCache  # noqa: F401
 from bsal_ros.rci.port import MotorSetting, PortUnavailable, RobotPort
@@ -276,7 +291,7 @@ class RosRobotPort(RobotPort):
         at the moment of the request)."""
         asked_at = time.time()
         res = await self._request("get", GetDeviceStates.Request(device_class=device_class,
-                                                                  ids=list(ids)))
+                                                                 ids=list(ids)))
         if res.result.code != 0:
             raise PortUnavailable(f"get_device_states: {res.result.message}")
         by_id = {m.id: from_msg(m) for m in res.states}

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RDI gateway node: BSAL's two GUI processes (001 section 1.1) as RDI streams
 (001 chapter 5) for legacy display clients.
 
@@ -22,24 +38,21 @@ thread ever touches a socket. See docs/RDI.md.
 
 from __future__ import annotations
 
-import rclpy
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-
+from bsal_interfaces.msg import DeviceStateArray
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
-
-from bsal_interfaces.msg import DeviceStateArray
 
 from bsal_ros.core.units import quaternion_to_yaw
 from bsal_ros.kinds import data_fields, status_fields
-from bsal_ros.protocol import Timeval
-from bsal_ros.nodes.ros_logging import python_logger_for
 from bsal_ros.nodes.device_state_msg import from_msg
-from bsal_ros.nodes.gateway_params import RdiGatewayParams, namespaced
+from bsal_ros.nodes.gateway_params import namespaced, RdiGatewayParams
+from bsal_ros.nodes.ros_logging import python_logger_for
+from bsal_ros.protocol import Timeval
 from bsal_ros.rdi import RdiGateway, StreamConfig
 
 REALTIME, CA = "realtime", "ca"
@@ -75,11 +88,11 @@ class RdiGatewayNode(Node):
     def __init__(self, node_name: str = "rdi_gateway", **kwargs):
         super().__init__(node_name, **kwargs)
         self.p = p = RdiGatewayParams.declare(self)
-        common = dict(host=p.host, byteorder=p.byteorder, max_clients=int(p.max_clients),
-                      queue_frames=int(p.client_queue_frames),
-                      max_lag_s=float(p.max_client_lag_s),
-                      write_buffer_bytes=int(p.write_buffer_bytes),
-                      socket_send_buffer=int(p.socket_send_buffer))
+        common = {"host": p.host, "byteorder": p.byteorder, "max_clients": int(p.max_clients),
+                  "queue_frames": int(p.client_queue_frames),
+                  "max_lag_s": float(p.max_client_lag_s),
+                  "write_buffer_bytes": int(p.write_buffer_bytes),
+                  "socket_send_buffer": int(p.socket_send_buffer)}
         configs = [StreamConfig(REALTIME, port=int(p.realtime_port),
                                 rate_hz=float(p.realtime_rate_hz), **common),
                    StreamConfig(CA, port=int(p.ca_port), rate_hz=float(p.ca_rate_hz),
@@ -175,7 +188,7 @@ class RdiGatewayNode(Node):
 def main(args=None, hard_exit: bool = True) -> int:
     """Run the RDI gateway until SIGINT/SIGTERM; exit code 0 (2: it cannot start).
     Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
-    from bsal_ros.nodes.runtime import StartupError, run
+    from bsal_ros.nodes.runtime import run, StartupError
 
     def build(nodes) -> None:
         try:

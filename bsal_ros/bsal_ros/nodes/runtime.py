@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Start, spin and stop nodes: the one way every ``main()`` and ``brak_bringup`` run.
 
     def main(args=None) -> int:
@@ -92,7 +108,6 @@ The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
 
 from __future__ import annotations
 
-import contextlib
 import faulthandler
 import os
 import signal
@@ -101,7 +116,7 @@ import threading
 import time
 from typing import Callable
 
-from bsal_ros.nodes import executors
+from bsal_ros.nodes import executors, process_exit
 from bsal_ros.nodes.startup import init_rclpy
 
 #: seconds from the stop request (or the end of start-up) to the end of the process
@@ -387,10 +402,11 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
 
     ``hard_exit`` (the executables): once everything is stopped and the
     context is shut down, the process ends with ``os._exit(code)`` (stdout
-    and stderr flushed) instead of the interpreter's own teardown, where the
-    watchdogs no longer run (Python freezes daemon threads and cancels
-    faulthandler's timer there): a hang seen once in about 400 runs, after
-    a clean stop, had no bound. ``hard_exit=False`` returns the code."""
+    and stderr flushed, coverage data saved: :mod:`.process_exit`) instead
+    of the interpreter's own teardown, where the watchdogs no longer run
+    (Python freezes daemon threads and cancels faulthandler's timer there):
+    a hang seen once in about 400 runs, after a clean stop, had no bound.
+    ``hard_exit=False`` returns the code."""
     stop = StopRequest()
     install_signal_handlers(stop)     # first: no signal may find Python's default
     import rclpy.logging              # binds rclpy too
@@ -441,10 +457,7 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
 def _finish(code: int, hard_exit: bool, watchdog: _Watchdog | None = None) -> int:
     """End the process with ``code`` (``hard_exit``) or return it."""
     if hard_exit:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):   # a closed pipe: nothing left to say
-                stream.flush()
-        os._exit(code)
+        process_exit.hard_exit(code)    # flushes output, saves coverage data
     if watchdog is not None:
         watchdog.cancel()
     return code

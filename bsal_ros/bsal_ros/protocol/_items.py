@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Shared machinery: cached ``struct.Struct`` objects and the general/poly/group
 framing of id-carrying packets (001 sections 4.4 and 5.3), used by both the RCI
 and the RDI codecs.
@@ -10,9 +26,9 @@ per-field Python code.
 
 from __future__ import annotations
 
-import struct
 from itertools import chain, repeat
 from operator import itemgetter
+import struct
 
 from .constants import Form
 from .errors import ProtocolError
@@ -27,6 +43,7 @@ get1 = itemgetter(1)
 
 def _is_tuple(d):
     return isinstance(d, tuple)
+
 
 #: largest packet we ever buffer while waiting for the rest (bytes); the real
 #: maximum is 5 + 255 * 14 = 3575 (RDI relative-encoder poly packet)
@@ -183,7 +200,6 @@ class Layout:
         return type(d) is self.cls and d[1] is None
 
 
-
 class IdPacketForms:
     """Constructors of an id-carrying packet in each form, for RCI and RDI
     packets alike (``cls(sub_code, items, form, **flags)``; RCI packets take
@@ -208,6 +224,8 @@ class IdPacketForms:
         return cls(sub_code, list(items), F_POLY, **flags)
 
 # ------------------------------------------------------------------ decoding
+
+
 def decode_fixed(buf, p, form, lay: Layout, pfx: str):
     """Items after the ``id_sub_code`` byte at ``p``; returns (items, end)."""
     if form is F_GENERAL:

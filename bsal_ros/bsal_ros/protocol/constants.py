@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Every constant of seed 001 sections 4.8 (RCI) and 5.10 (RDI).
 
 Two spellings are provided for each constant:
@@ -337,4 +353,5 @@ MOTOR_FORWARD = Direction.MOTOR_FORWARD
 MOTOR_BACKWARD = Direction.MOTOR_BACKWARD
 MOTOR_REVERSE = Direction.MOTOR_BACKWARD
 
-__all__ += [n for n in list(globals()) if n.isupper() and (n.startswith(("RCI_", "RDI_", "MOTOR_")))]
+__all__ += [n for n in list(globals())
+            if n.isupper() and (n.startswith(("RCI_", "RDI_", "MOTOR_")))]

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RCI (Robot Control Interface, seed 001 chapter 4): packets, encoder, decoder.
 
 Packets are dataclasses named after the spec's acronyms (``IIId``, ``CStMt``
@@ -54,13 +70,12 @@ from __future__ import annotations
 
 from .rci_decode import RciDecoder
 from .rci_encode import encode_rci
-from .rci_packets import (ALL_CODES, CLASS_OF, CLIENT_RECEIVES, CODE_OF, IIID_SIZE,  # noqa: F401
-                          SERVER_RECEIVES, AbsEncoderData, AccelData, CAcMt, CAcSn, CAtSn,
-                          CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs,
-                          CStIq, CStMt, CStRp, CStSn, CSvTm, ICaIq, ICaRp, IIId, IInCp,
-                          MotorCommand, MotorCommandKind, MotorData, RciPacket, RelEncoderData,
-                          SensorCommand, SensorCommandKind, StatusData, UltrasonicData,
-                          VersionReply)
+from .rci_packets import (AbsEncoderData, AccelData, ALL_CODES, CAcMt, CAcSn, CAtSn,  # noqa: F401
+                          CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CLASS_OF,
+                          CLIENT_RECEIVES, CODE_OF, CRs, CStIq, CStMt, CStRp, CStSn, CSvTm, ICaIq,
+                          ICaRp, IIId, IIID_SIZE, IInCp, MotorCommand, MotorCommandKind, MotorData,
+                          RciPacket, RelEncoderData, SensorCommand, SensorCommandKind,
+                          SERVER_RECEIVES, StatusData, UltrasonicData, VersionReply)
 
 __all__ = [
     "IIId", "IInCp", "ICaIq", "ICaRp", "CStIq", "CStRp", "CSvTm", "CCnAc", "CRs", "CBsTmIq",

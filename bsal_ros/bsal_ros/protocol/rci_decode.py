@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The RCI stream decoder (seed 001 chapter 4): header checks and the parsers
 of every packet whose layout the packet itself defines.
 
@@ -13,15 +29,15 @@ from __future__ import annotations
 from collections import deque
 
 # _items and _stream are private to this package: its codecs share them
-from ._items import F_GENERAL, F_GROUP, F_POLY, Bad, S, decode_fixed, decode_var
+from ._items import Bad, decode_fixed, decode_var, F_GENERAL, F_GROUP, F_POLY, S
 from ._stream import StreamDecoder
 from .constants import RciCode
-from .rci_packets import (ALL_CODES, CLASS_OF, CLIENT_RECEIVES, FLAG_GROUP, FLAG_POLY,
-                          FLAG_RQ_ACK, FLAGS, IIID_SIZE, SERVER_RECEIVES, CBsTm, CCnAc,
-                          CStIq, CSvTm, ICaIq, IIId)
+from .rci_packets import (ALL_CODES, CBsTm, CCnAc, CLASS_OF, CLIENT_RECEIVES, CStIq, CSvTm,
+                          FLAG_GROUP, FLAG_POLY, FLAG_RQ_ACK, FLAGS, ICaIq, IIId, IIID_SIZE,
+                          SERVER_RECEIVES)
 from .rci_replies import ReplyMatching
-from .rci_tables import (INQ_TYPES, L_ACTIVATE, L_MOTOR_INQUIRY, L_SENSOR_INQUIRY,
-                         COMMAND_ITEMS, SUB_CODES, TERM_CODES)
+from .rci_tables import (COMMAND_ITEMS, INQ_TYPES, L_ACTIVATE, L_MOTOR_INQUIRY, L_SENSOR_INQUIRY,
+                         SUB_CODES, TERM_CODES)
 from .values import Timeval
 
 __all__ = ["RciDecoder"]
@@ -46,7 +62,6 @@ def _valid_codes(allowed: frozenset) -> dict:
                 table[base | flags] = (base, flags)
         _VALID[allowed] = table
     return table
-
 
 
 class RciDecoder(ReplyMatching, StreamDecoder):
@@ -145,6 +160,7 @@ class RciDecoder(ReplyMatching, StreamDecoder):
             if t not in INQ_TYPES:
                 raise Bad(f"bad inq_type 0x{t:02x}", pos + 3 + 3 * i + 2)
         return ICaIq([(c, INQ_TYPES[t]) for c, t in items]), pos + 3 + 3 * n
+
     def _p_cstiq(self, buf, pos, base, flags):
         return CStIq(self._u16.unpack_from(buf, pos + 2)[0], bool(flags)), pos + 4
 
@@ -156,6 +172,7 @@ class RciDecoder(ReplyMatching, StreamDecoder):
         if t not in TERM_CODES:
             raise Bad(f"bad term_code 0x{t:04x}", pos + 2, 2)
         return CSvTm(TERM_CODES[t], bool(flags)), pos + 4
+
     def _p_cbstm(self, buf, pos, base, flags):
         sec, usec = S(self._pfx + "ii").unpack_from(buf, pos + 2)
         return CBsTm(Timeval(sec, usec), bool(flags)), pos + 10

@@ -1,22 +1,36 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The RCI encoder (seed 001 chapter 4): ``encode_rci(packet, byteorder) -> bytes``."""
 
 from __future__ import annotations
 
-import struct
 from itertools import chain
+import struct
 
 # _items and _stream are private to this package: its codecs share them
-from ._items import F_GROUP, S, encode_fixed, encode_packet, encode_var
+from ._items import encode_fixed, encode_packet, encode_var, F_GROUP, S
 from .constants import CapReply, Form, MotorType, RciCode
 from .errors import ProtocolError
-from .rci_packets import (FLAG_GROUP, FLAG_RQ_ACK, FORM_FLAG, CAcMt, CAcSn, CBsTm, CBsTmIq,
-                          CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStRp,
-                          CStSn, CSvTm, ICaIq, ICaRp, IIId, IInCp, MotorData, StatusData,
-                          VersionReply)
-from .rci_tables import (CAP_REPLIES, CSTRP_STATUS, INQ_TYPES, L_ACTIVATE, L_MOTOR_DC,
-                         L_MOTOR_INQUIRY, L_MOTOR_PSERVO, L_SENSOR_INQUIRY, L_STATUS,
-                         COMMAND_ITEMS, SENSOR_DATA, SENSOR_DATA_TYPE, SUB_CODES,
-                         TERM_CODES)
+from .rci_packets import (CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp,
+                          CRs, CStIq, CStMt, CStRp, CStSn, CSvTm, FLAG_GROUP, FLAG_RQ_ACK,
+                          FORM_FLAG, ICaIq, ICaRp, IIId, IInCp, MotorData, StatusData, VersionReply)
+from .rci_tables import (CAP_REPLIES, COMMAND_ITEMS, CSTRP_STATUS, INQ_TYPES, L_ACTIVATE,
+                         L_MOTOR_DC, L_MOTOR_INQUIRY, L_MOTOR_PSERVO, L_SENSOR_INQUIRY, L_STATUS,
+                         SENSOR_DATA, SENSOR_DATA_TYPE, SUB_CODES, TERM_CODES)
 from .values import Timeval
 
 __all__ = ["encode_rci"]

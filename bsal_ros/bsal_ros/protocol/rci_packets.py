@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RCI packets and item data types (seed 001 chapter 4), and which side may
 receive each packet. Plain data: encoding is :mod:`.rci_encode`, decoding
 :mod:`.rci_decode`; :mod:`.rci` is the public face of all three."""
@@ -10,7 +26,7 @@ from typing import NamedTuple, Union
 
 # _items and _stream are private to this package: its codecs share them
 from ._items import IdPacketForms
-from .constants import (RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CStRpStatus, Form, RciCode,
+from .constants import (CStRpStatus, Form, RCI_VERSION_MAJOR, RCI_VERSION_MINOR, RciCode,
                         SensorCommandCode, TermCode)
 from .values import Timeval
 
@@ -22,6 +38,8 @@ FORM_FLAG = {Form.GENERAL: 0, Form.POLY: FLAG_POLY, Form.GROUP: FLAG_GROUP}
 IIID_SIZE = 60
 
 # ===================================================================== data types
+
+
 class VersionReply(NamedTuple):
     """RCI-ICaRp item data answering an RCI_ICAIQ_VERSION inquiry."""
 

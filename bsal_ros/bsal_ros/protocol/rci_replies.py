@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RCI replies decoded against the inquiry they answer (seed 001 4.5.4, 4.6).
 
 RCI-ICaRp, RCI-CGtMtRp and RCI-CGtSnRp carry no item types or status codes of
@@ -16,11 +32,11 @@ from collections import deque
 from itertools import repeat
 
 # _items and _stream are private to this package: its codecs share them
-from ._items import (F_GENERAL, F_GROUP, F_POLY, Bad, Incomplete, S, decode_fixed, decode_var,
-                     get0, get1)
+from ._items import (Bad, decode_fixed, decode_var, F_GENERAL, F_GROUP, F_POLY, get0, get1,
+                     Incomplete, S)
 from .constants import CapInquiry, CapReply, RciCode
-from .rci_packets import (CODE_OF, CLASS_OF, FLAG_GROUP, FLAG_POLY, FLAG_RQ_ACK, CGtMtIq,
-                          CGtSnIq, CStIq, CStRp, ICaIq, ICaRp, VersionReply)
+from .rci_packets import (CGtMtIq, CGtSnIq, CLASS_OF, CODE_OF, CStIq, CStRp, FLAG_GROUP, FLAG_POLY,
+                          FLAG_RQ_ACK, ICaIq, ICaRp, VersionReply)
 from .rci_tables import CAP_REPLIES, CSTRP_STATUS, MOTOR_REPLY, SENSOR_REPLY, SUB_CODES
 
 __all__ = ["ReplyMatching", "MAX_PENDING"]
@@ -112,6 +128,7 @@ class ReplyMatching:
                 p += 3
         self._consume(entry)
         return ICaRp(items), p
+
     def _p_cstrp(self, buf, pos, base, flags):
         cid, st = S(self._pfx + "HB").unpack_from(buf, pos + 2)
         if st not in CSTRP_STATUS:
@@ -128,6 +145,7 @@ class ReplyMatching:
                 self._consume(e)
                 break
         return CStRp(cid, CSTRP_STATUS[st], bool(flags)), pos + 5
+
     def _p_reply(self, buf, pos, base, flags):
         if base == _CGTMTRP:
             qtype, table = CGtMtIq, MOTOR_REPLY
@@ -203,6 +221,7 @@ class ReplyMatching:
             self._consume(entry)
         return CLASS_OF[base](sub, items, form, bool(flags & FLAG_RQ_ACK)), end
 
+
 def _reply_context(sub_code, items) -> tuple:
     """(sub_code, uniform status code or None, asked ids, (first, stop) if the asked
     ids are consecutive else None, items) of a motor/sensor inquiry."""
@@ -220,4 +239,3 @@ def _reply_context(sub_code, items) -> tuple:
     if type(first) is int and ids == tuple(range(first, first + n)):
         id_range = (first, first + n)
     return (sub_code, uniform, ids, id_range, items)
-

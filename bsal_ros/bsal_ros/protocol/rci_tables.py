@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RCI wire tables (seed 001 4.6-4.8): the sub-codes each packet accepts,
 the item layouts of commands, inquiries and replies, and the command bytes.
 Spec tables shared by the encoder and the decoder."""
@@ -18,10 +34,11 @@ from .rci_packets import (AbsEncoderData, AccelData, MotorCommand, MotorCommandK
 MOTOR_SUBS = {int(m): m for m in MotorType}
 SENSOR_SUBS = {int(s): s for s in SensorType}
 SET_SENSOR_SUBS = {int(SensorType.ULTRASONIC): SensorType.ULTRASONIC,
-                int(SensorType.RELENCODER): SensorType.RELENCODER}
+                   int(SensorType.RELENCODER): SensorType.RELENCODER}
 SUB_CODES = {RciCode.CAcMt: MOTOR_SUBS, RciCode.CStMt: MOTOR_SUBS, RciCode.CGtMtIq: MOTOR_SUBS,
-         RciCode.CGtMtRp: MOTOR_SUBS, RciCode.CAcSn: SENSOR_SUBS, RciCode.CStSn: SET_SENSOR_SUBS,
-         RciCode.CGtSnIq: SENSOR_SUBS, RciCode.CGtSnRp: SENSOR_SUBS}
+             RciCode.CGtMtRp: MOTOR_SUBS, RciCode.CAcSn: SENSOR_SUBS,
+             RciCode.CStSn: SET_SENSOR_SUBS, RciCode.CGtSnIq: SENSOR_SUBS,
+             RciCode.CGtSnRp: SENSOR_SUBS}
 CSTRP_STATUS = {int(s): s for s in CStRpStatus}
 TERM_CODES = {int(t): t for t in TermCode}
 INQ_TYPES = {int(c): c for c in CapInquiry}
@@ -34,9 +51,9 @@ L_STATUS = Layout("I", "named", StatusData)
 L_MOTOR_DC = Layout("H", "named_pad", MotorData)
 L_MOTOR_PSERVO = Layout("HI", "named", MotorData)
 SENSOR_DATA = {SensorType.ULTRASONIC: Layout("H", "named", UltrasonicData),
-            SensorType.RELENCODER: Layout("hh", "named", RelEncoderData),
-            SensorType.ABSENCODER: Layout("h", "named", AbsEncoderData),
-            SensorType.ACCEL: Layout("f", "named", AccelData)}
+               SensorType.RELENCODER: Layout("hh", "named", RelEncoderData),
+               SensorType.ABSENCODER: Layout("h", "named", AbsEncoderData),
+               SensorType.ACCEL: Layout("f", "named", AccelData)}
 SENSOR_DATA_TYPE = {lay.cls: s for s, lay in SENSOR_DATA.items()}
 
 # (sub, status) -> Layout of reply items
@@ -48,6 +65,7 @@ for _m in MotorType:
 for _s in SensorType:
     SENSOR_REPLY[(_s, GetSensorStatus.STATUS)] = L_STATUS
     SENSOR_REPLY[(_s, GetSensorStatus.DATA)] = SENSOR_DATA[_s]
+
 
 class CommandItems(NamedTuple):
     """How the items of a Set packet (CStMt, CStSn) go on the wire: a command

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RDI (Robot Display Interface, seed 001 chapter 5): packets, encoder, decoder.
 
 The stream is one-way (GUI process -> display client). Packet classes:
@@ -28,18 +44,18 @@ concatenates several; ``RdiDecoder(byteorder).feed(data) -> list[packet]``.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 from itertools import chain, repeat
 from operator import attrgetter
+import struct
 from typing import NamedTuple, Union
 
 # _items and _stream are private to this package: its codecs share them
-from ._items import (F_GENERAL, F_GROUP, F_POLY, Bad, Layout, S, decode_fixed, encode_fixed,
-                     IdPacketForms, encode_packet, prefix_of)
+from ._items import (Bad, decode_fixed, encode_fixed, encode_packet, F_GENERAL, F_GROUP, F_POLY,
+                     IdPacketForms, Layout, prefix_of, S)
 from ._stream import StreamDecoder
-from .constants import (Form, RdiActuatorType, RdiCode, RdiMiscType, RdiMotorType,
-                        RdiOrientType, RdiSensorType)
+from .constants import (Form, RdiActuatorType, RdiCode, RdiMiscType, RdiMotorType, RdiOrientType,
+                        RdiSensorType)
 from .errors import ProtocolError
 from .values import Timeval
 

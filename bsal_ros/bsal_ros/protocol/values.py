@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The bit-packed value types of seed 001 and their conversions to SI units.
 
 Packets carry these as raw wire integers (``statval``: guint32, ``speedval``:
@@ -36,9 +52,9 @@ value type has one implementation and one rounding rule.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import IntEnum
+import math
 from typing import NamedTuple
 
 from .constants import MposType
@@ -101,7 +117,8 @@ class Statval:
             ms = 0
         elif ms > STATVAL_MS_MAX:
             ms = STATVAL_MS_MAX
-        return (int(ms) << 8) | (4 if self.ok else 0) | (2 if self.up else 0) | (1 if self.on else 0)
+        return ((int(ms) << 8) | (4 if self.ok else 0) | (2 if self.up else 0)
+                | (1 if self.on else 0))
 
     @classmethod
     def unpack(cls, raw: int) -> "Statval":

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """An in-memory robot implementing RobotPort: for tests, benchmarks and a
 ROS-free demo of the gateway. It keeps the same protections the hardware node
 documents (bsal_interfaces/SetMotors.srv): a motor must be active to be set,
@@ -10,12 +26,12 @@ import asyncio
 import time
 from typing import Iterable, Sequence
 
-from ..protocol.values import mposval_pack, speedval_pack
+from .port import PortUnavailable, RobotPort
 from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR, MOTOR_CLASSES,
                                    PSERVO_MOTOR, RELATIVE_ENCODER, ULTRASONIC)
 from ..core.device_state import DeviceState
-from ..core.result import SUCCESS, Result
-from .port import PortUnavailable, RobotPort
+from ..core.result import Result, SUCCESS
+from ..protocol.values import mposval_pack, speedval_pack
 
 
 class FakeRobotPort(RobotPort):
@@ -106,7 +122,7 @@ class FakeRobotPort(RobotPort):
         """Record the timing (nothing else changes)."""
         self._check()
         self.calls.append(("set_sonar_timing", [(t.id, t.firing_slot, t.interval_ms)
-                                                 for t in timings]))
+                                                for t in timings]))
         return SUCCESS
 
     async def home_steering(self, motor_id: int) -> Result:

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """What every RCI command handler shares, and the session-wide commands:
 Status Inquiry, Reset and Base Time Inquiry (seed 001 4.6.2-4.6.7).
 
@@ -13,15 +29,15 @@ import logging
 import time
 from typing import Awaitable, Sequence
 
+from .port import PortUnavailable
+from .transport import SessionEnd
 from ..core.device_classes import MOTOR_CLASSES, SENSOR_CLASSES
 from ..core.device_state import DeviceState
 from ..core.result import Result
 from ..protocol.constants import CStRpStatus, RciCode, TermCode
-from ..protocol.rci import CODE_OF, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtSnIq, CRs, CStIq, CStRp
+from ..protocol.rci import CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtSnIq, CODE_OF, CRs, CStIq, CStRp
 from ..protocol.rci_packets import FLAGS
 from ..protocol.values import Statval, Timeval
-from .port import PortUnavailable
-from .transport import SessionEnd
 
 #: commands whose status a CStIq reports (001 4.6.x "status inquiry" notes)
 TRACKED = frozenset({RciCode.CRs, RciCode.CAcMt, RciCode.CStMt, RciCode.CGtMtIq,
@@ -199,7 +215,7 @@ class BaseHandlers:
         ids = [i for i, _ in pkt.items]
         flags = [bool(d) for _, d in pkt.items]
         hw = list(zip(ids, flags)) if cls in MOTOR_CLASSES else [(i, f) for i, f in
-                                                                  zip(ids, flags) if f]
+                                                                 zip(ids, flags) if f]
         if hw:
             await self._remember_hw(cls, [i for i, _ in hw])
             res = await self._acked_call(self.port.activate(cls, [i for i, _ in hw],

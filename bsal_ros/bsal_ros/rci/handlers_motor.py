@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RCI motor commands: Activate Motor, Set Motor (speeds and the steering
 homing) and Get Motor (seed 001 4.6.8-4.6.10).
 
@@ -10,13 +26,13 @@ from __future__ import annotations
 
 import asyncio
 
+from .handlers_base import status_of
+from .port import MotorSetting
+from .transport import SessionEnd
 from ..core.device_classes import DC_MOTOR, PSERVO_MOTOR
 from ..protocol.constants import CStRpStatus, GetMotorStatus, MotorType, RciCode
 from ..protocol.rci import CAcMt, CGtMtIq, CGtMtRp, CStMt, MotorCommandKind, MotorData, StatusData
 from ..protocol.values import speedval_unpack
-from .handlers_base import status_of
-from .port import MotorSetting
-from .transport import SessionEnd
 
 MOTOR_CLASS = {MotorType.DC: DC_MOTOR, MotorType.PSERVO: PSERVO_MOTOR}
 

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RCI sensor commands: Activate Sensor, Set Sensor (clear encoders, sonar
 firing order and timing) and Get Sensor (seed 001 4.6.11-4.6.13).
 
@@ -6,11 +22,12 @@ A mix-in of :class:`~bsal_ros.rci.session.RciSession`.
 
 from __future__ import annotations
 
-from ..kinds import RCI_SENSOR_CLASS, kind, rci_as_sent, rci_item
-from ..protocol.constants import CStRpStatus, GetSensorStatus, RciCode, SensorCommandCode, SensorType
-from ..protocol.rci import CAcSn, CGtSnIq, CGtSnRp, CStSn, StatusData
 from .handlers_base import status_of
 from .port import SonarTiming
+from ..kinds import kind, rci_as_sent, rci_item, RCI_SENSOR_CLASS
+from ..protocol.constants import (CStRpStatus, GetSensorStatus, RciCode, SensorCommandCode,
+                                  SensorType)
+from ..protocol.rci import CAcSn, CGtSnIq, CGtSnRp, CStSn, StatusData
 
 #: RCI sensor sub-code -> device kind: built by the kinds' declarations (bsal_ros/kinds)
 SENSOR_CLASS = RCI_SENSOR_CLASS

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Login and initialization phase of an RCI session (seed 001 4.5).
 
 login:      CA IIId -> login throttle wait -> user and key checked
@@ -17,12 +33,12 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from ..protocol.constants import (RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CapInquiry, CapReply,
+from .transport import SessionEnd
+from ..protocol.constants import (CapInquiry, CapReply, RCI_VERSION_MAJOR, RCI_VERSION_MINOR,
                                   RciCode, TermCode)
-from ..protocol.rci import (ALL_CODES, SERVER_RECEIVES, CSvTm, ICaIq, ICaRp, IIId, IInCp,
+from ..protocol.rci import (ALL_CODES, CSvTm, ICaIq, ICaRp, IIId, IInCp, SERVER_RECEIVES,
                             VersionReply)
 from ..protocol.rci_packets import FLAGS
-from .transport import SessionEnd
 
 #: commands that change the robot: a guest may not send them
 WRITE_CODES = frozenset({RciCode.CRs, RciCode.CAcMt, RciCode.CStMt, RciCode.CAcSn,

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Limits of the RCI gateway against mistakes and floods (docs/SECURITY.md).
 
 Pure, no sockets, no asyncio: the server (:mod:`bsal_ros.rci.server`) asks
@@ -21,10 +37,10 @@ an IPv6 address counts as its /64 network (one host usually owns a whole
 
 from __future__ import annotations
 
-import ipaddress
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
+import ipaddress
+import time
 from typing import Callable
 
 __all__ = ["LoginThrottle", "PendingLimit", "address_key"]

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The robot port: what the RCI session needs from the robot, nothing more.
 
 The session (``bsal_ros.rci.session``) is written against this abstract
@@ -16,13 +32,13 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import time
 from dataclasses import dataclass
+import time
 from typing import Iterable, Sequence
 
 from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR,  # noqa: F401
-                                   MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER,
-                                   SENSOR_CLASSES, ULTRASONIC)
+                                   MOTOR_CLASSES, PSERVO_MOTOR, RELATIVE_ENCODER, SENSOR_CLASSES,
+                                   ULTRASONIC)
 from ..core.device_state import DeviceState
 from ..core.result import Result
 

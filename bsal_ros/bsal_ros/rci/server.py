@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The RCI TCP server: one control application at a time (001 section 4.3).
 
 A second control application is refused politely: RCI-IInCp then RCI-CSvTm
@@ -22,14 +38,14 @@ import asyncio
 import logging
 import socket
 
-from ..protocol.constants import TermCode
-from ..protocol.rci import CSvTm, IInCp, encode_rci
+from .limits import address_key, LoginThrottle, PendingLimit
 from .port import RobotPort
 from .safety import StopRetrier
-from .limits import LoginThrottle, PendingLimit, address_key
 from .session import RciSession, SessionConfig
 from .transport import linger_close
-from .users import Users, check_bind_allowed
+from .users import check_bind_allowed, Users
+from ..protocol.constants import TermCode
+from ..protocol.rci import CSvTm, encode_rci, IInCp
 
 log = logging.getLogger("bsal_ros.rci")
 

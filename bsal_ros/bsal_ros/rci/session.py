@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """One RCI control-application session: the state machine of 001 4.5 and 4.6.
 
 Pure asyncio + the protocol library; the robot is reached through a
@@ -29,16 +45,10 @@ the background.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 import logging
 import time
-from dataclasses import dataclass
 
-from ..core.device_classes import MOTOR_CLASSES
-from ..protocol.constants import (RCI_VERSION_MAJOR, RCI_VERSION_MINOR, CStRpStatus, RciCode,
-                                  TermCode)
-from ..protocol.rci import (CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtSnIq, CRs, CStIq,
-                            CStMt, CStRp, CStSn)
-from ..protocol.values import STATVAL_MS_MAX, Timeval
 from .handlers_base import BaseHandlers
 from .handlers_motor import MotorHandlers
 from .handlers_sensor import SensorHandlers
@@ -46,6 +56,12 @@ from .handshake import Handshake
 from .port import PortUnavailable, RobotPort
 from .transport import RciTransport, SessionEnd
 from .users import Users
+from ..core.device_classes import MOTOR_CLASSES
+from ..protocol.constants import (CStRpStatus, RCI_VERSION_MAJOR, RCI_VERSION_MINOR, RciCode,
+                                  TermCode)
+from ..protocol.rci import (CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtSnIq, CRs, CStIq,
+                            CStMt, CStRp, CStSn)
+from ..protocol.values import STATVAL_MS_MAX, Timeval
 
 log = logging.getLogger("bsal_ros.rci")
 
@@ -97,7 +113,6 @@ class SessionConfig:
     #: refused, closing), in all and per source address (IPv6: per /64)
     max_pending: int = 16
     max_pending_per_address: int = 4
-
 
 
 class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):

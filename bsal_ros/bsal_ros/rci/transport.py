@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The byte side of one RCI connection: read and decode packets, encode and
 write answers, keep the write buffer bounded, close so that the peer reads our
 last packet. No protocol decisions: those are the session's
@@ -12,7 +28,7 @@ import time
 
 from ..protocol.constants import TermCode
 from ..protocol.errors import ProtocolError
-from ..protocol.rci import IIID_SIZE, RciDecoder, encode_rci
+from ..protocol.rci import encode_rci, IIID_SIZE, RciDecoder
 
 #: bytes read at a time once the user is logged in
 READ_SIZE = 65536

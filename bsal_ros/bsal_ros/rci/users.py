@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """The RCI users file: user ids, 128-bit keys and roles (001 section 4.5.2).
 
 Keys are compared in constant time (``hmac.compare_digest``) and never
@@ -13,11 +29,11 @@ non-loopback address, and its names are logged at start-up.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 import hmac
 import ipaddress
 import os
 import stat
-from dataclasses import dataclass, field
 
 import yaml
 
@@ -62,7 +78,8 @@ class Users:
         try:
             doc = yaml.safe_load(text) or {}
         except yaml.YAMLError as exc:
-            raise UsersFileError(f"users file is not valid YAML: {exc.__class__.__name__}") from None
+            raise UsersFileError(
+                f"users file is not valid YAML: {exc.__class__.__name__}") from None
         entries = doc.get("users") if isinstance(doc, dict) else None
         if not isinstance(entries, list):
             raise UsersFileError("users file needs a 'users:' list")

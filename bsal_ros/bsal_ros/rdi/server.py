@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """RDI TCP streams (asyncio) and the two-stream gateway core (no ROS).
 
 :class:`RdiStreamServer` serves one stream: clients connect and receive
@@ -19,16 +35,16 @@ touch a socket.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 import logging
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
 
-from ..protocol import RdiBaseTime, encode_rdi, encode_rdi_frame
-from ..loop_thread import LoopThread
 from .fanout import ClientQueue, FanOut, Frame
 from .state import PSERVO_RDI_ID_OFFSET, StreamState
+from ..loop_thread import LoopThread
+from ..protocol import encode_rdi, encode_rdi_frame, RdiBaseTime
 
 __all__ = ["StreamConfig", "RdiStreamServer", "RdiGateway"]
 

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Drive the robot with cmd_vel for a while, then stop it (no ros2 CLI needed).
 
     brak_drive 0.2 0.0 --seconds 3            # 0.2 m/s straight ahead for 3 s
@@ -12,7 +28,7 @@ import time
 
 from bsal_ros.core.cli import OneLineParser
 from bsal_ros.nodes.cli import ROS_ARGS, split_ros_args
-from bsal_ros.nodes.runtime import StopRequest, ignore_late_signals, install_signal_handlers
+from bsal_ros.nodes.runtime import ignore_late_signals, install_signal_handlers, StopRequest
 
 
 def main(argv=None) -> int:
@@ -31,8 +47,8 @@ def main(argv=None) -> int:
     # handlers would invalidate the context before the final zero Twist.
     stop = StopRequest()
     install_signal_handlers(stop)
-    import rclpy
     from geometry_msgs.msg import Twist
+    import rclpy
     from rclpy.signals import SignalHandlerOptions
     rclpy.init(args=["brak_drive", ROS_ARGS, *ros_args] if ros_args else None,
                signal_handler_options=SignalHandlerOptions.NO)

@@ -13,9 +13,11 @@
 # limitations under the License.
 #
 # SPDX-License-Identifier: Apache-2.0
-"""brak_wire: see, record and replay the RCI/RDI wire (docs/WIRE.md).
+r"""brak_wire: see, record and replay the RCI/RDI wire (docs/WIRE.md).
 
-    brak_wire record --target 127.0.0.1:7650 --protocol rci --out s.jsonl \\
+Examples::
+
+    brak_wire record --target 127.0.0.1:7650 --protocol rci --out s.jsonl \
         -- legacy/build/book-3.3 127.0.0.1:{port}      # {port}: the proxy's port
     brak_wire record --target 127.0.0.1:7651 --protocol rdi --out v.jsonl --duration 10
     brak_wire replay s.jsonl --target 127.0.0.1:7650  # exit 1 on a difference
@@ -30,7 +32,7 @@ import subprocess
 import sys
 import time
 
-from .wire_record import RecordingProxy, load, to_pcap
+from .wire_record import load, RecordingProxy, to_pcap
 from .wire_replay import diff, replay
 
 

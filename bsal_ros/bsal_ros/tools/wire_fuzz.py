@@ -47,13 +47,13 @@ import hashlib
 import importlib
 import json
 import os
+from pathlib import Path
 import random
 import re
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 __all__ = ["TARGETS", "run_input", "seeds", "fuzz", "main"]
 
@@ -119,6 +119,7 @@ class SessionTarget:
         import asyncio
         import logging
         import threading
+
         # one line per fuzzed session would drown the report; the records are
         # still formatted (a logging bug is a finding) and dropped
         log = logging.getLogger("bsal_ros.rci")
@@ -145,7 +146,7 @@ class SessionTarget:
 
     def login(self) -> bytes:
         """The IIId every fuzzed session starts with."""
-        from bsal_ros.protocol import IIId, encode_rci
+        from bsal_ros.protocol import encode_rci, IIId
         return encode_rci(IIId(user_id=b"fuzz", auth_key=self.KEY))
 
     def __call__(self, data: bytes) -> None:
@@ -379,7 +380,8 @@ def main(argv=None) -> int:
         rep = fuzz(t, args.seconds, args.engine, args.findings, args.sessions)
         reports.append(rep)
         print(f"{t:8s} {rep['engine']:8s} {rep['seconds']:7.0f} s  execs {rep['execs']:>9,}  "
-              f"coverage {rep['coverage']:>6} {rep['coverage_unit']:5s}  corpus {rep['corpus']:>5}  "
+              f"coverage {rep['coverage']:>6} {rep['coverage_unit']:5s}  "
+              f"corpus {rep['corpus']:>5}  "
               f"findings {len(rep['findings'])}", flush=True)
     if args.json:
         print(json.dumps(reports, indent=1))

@@ -24,8 +24,8 @@ not verify them by default).
 
 from __future__ import annotations
 
-import struct
 from pathlib import Path
+import struct
 
 __all__ = ["PcapWriter", "write_sessions"]
 

@@ -30,12 +30,12 @@ returned (packet boundaries are found by decoding, not by chunks).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 import json
+from pathlib import Path
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
 
 __all__ = ["FORMAT", "Recording", "RecordingProxy", "load", "to_pcap"]
 
@@ -82,6 +82,7 @@ def load(path) -> Recording:
 def to_pcap(rec: Recording, path) -> int:
     """Write ``rec`` as a pcap (synthetic TCP/IP headers); returns the frame count."""
     from .wire_pcap import write_sessions
+
     # the well-known port, whatever port the recording used: the dissector's default
     port = {"rci": 7650, "rdi": 7651}[rec.header["protocol"]]
     return write_sessions(path, [{"events": c, "server": ("127.0.0.1", port)}

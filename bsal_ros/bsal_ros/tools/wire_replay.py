@@ -143,12 +143,14 @@ def diff(recorded: Recording, replayed: Recording) -> list:
             if normalize(x) != normalize(y):
                 out.append(f"conn {n} reply #{i}: recorded {x!r} replayed {y!r}")
         if len(pa) != len(pb):
-            out.append(f"conn {n}: recorded {len(pa)} packets from the gateway, replayed {len(pb)}: "
+            out.append(f"conn {n}: recorded {len(pa)} packets from the gateway, "
+                       f"replayed {len(pb)}: "
                        f"extra {(pa[len(pb):] or pb[len(pa):])[:3]!r}")
     ca, cb = recorded.closes(), replayed.closes()
     for n in range(min(len(rec_c), len(rep_c))):
         if proto == "rci" and ca.get(n) != cb.get(n):
-            out.append(f"conn {n}: closed by {ca.get(n)} when recorded, by {cb.get(n)} in the replay")
+            out.append(
+                f"conn {n}: closed by {ca.get(n)} when recorded, by {cb.get(n)} in the replay")
     return out
 
 
@@ -180,7 +182,8 @@ def _replay_conn(chunks, by, host, port, protocol, speed, wait_s, stamp, events,
             seen_s2c += len(data)
             continue
         deadline = time.monotonic() + wait_s
-        while alive and (received() < seen_s2c or time.monotonic() - t_open < (t - t_first) / speed):
+        while alive and (received() < seen_s2c
+                         or time.monotonic() - t_open < (t - t_first) / speed):
             if time.monotonic() > deadline and received() < seen_s2c:
                 break
             alive = _recv_some(s, got, stamp)
@@ -212,7 +215,8 @@ def _replay_conn(chunks, by, host, port, protocol, speed, wait_s, stamp, events,
     events.append({"t": stamp(), "conn": conn, "ev": "close", "by": closed_by})
 
 
-def replay(rec: Recording, host: str, port: int, speed: float = 1.0, wait_s: float = 5.0) -> Recording:
+def replay(rec: Recording, host: str, port: int, speed: float = 1.0,
+           wait_s: float = 5.0) -> Recording:
     """Replay ``rec``'s client side against host:port; returns the live session."""
     t0 = time.monotonic()
     stamp = lambda: round(time.monotonic() - t0, 6)   # noqa: E731
@@ -220,6 +224,6 @@ def replay(rec: Recording, host: str, port: int, speed: float = 1.0, wait_s: flo
                          gateway_port=port))
     closes = rec.closes()
     for n, chunks in enumerate(rec.connections()):
-        _replay_conn(chunks, closes.get(n), host, port, rec.header["protocol"], speed, wait_s, stamp,
-                     out.events, n)
+        _replay_conn(chunks, closes.get(n), host, port, rec.header["protocol"], speed, wait_s,
+                     stamp, out.events, n)
     return out

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """rdi_viewer: the reference RDI display client (issue 6).
 
 Connects to an RDI stream (the RDI gateway's real-time stream, port 7651, or
@@ -20,10 +36,10 @@ import socket
 import sys
 import time
 
+from .model import describe, ViewerModel
 from ..core.cli import OneLineParser
 from ..core.units import SPEED_OF_SOUND
 from ..protocol import ProtocolError, RdiDecoder
-from .model import ViewerModel, describe
 
 __all__ = ["main", "ViewerModel", "describe", "StreamReader"]
 

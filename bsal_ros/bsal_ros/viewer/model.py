@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """What a display client knows after reading an RDI stream (pure Python).
 
 :class:`ViewerModel` applies decoded RDI packets (newest wins) and keeps a
@@ -8,17 +24,18 @@ text (the ``--dump`` mode), decoding statval/speedval into readable units.
 
 from __future__ import annotations
 
-import math
 from collections import deque
+import math
 
-from ..core.units import SPEED_OF_SOUND, delay_to_range
+from ..core.units import delay_to_range, SPEED_OF_SOUND
 from ..kinds import rdi_kind
 from ..kinds.convert import fmt_statval
 from ..protocol import (Form, RdiActuator, RdiActuatorType, RdiBaseTime, RdiCode, RdiMotor,
-                        RdiOrientEgo, RdiOrientOmni, RdiSensor, RdiSensorType, Statval, Timeval,
-                        speedval_unpack)
+                        RdiOrientEgo, RdiOrientOmni, RdiSensor, RdiSensorType, speedval_unpack,
+                        Statval, Timeval)
 
 __all__ = ["ViewerModel", "describe", "sonar_layout", "fmt_statval", "fmt_speedval"]
+
 
 def sonar_layout() -> dict[int, tuple[float, float, float]]:
     """Sonar id -> (x, y, yaw) in the robot frame: from the project's robot

@@ -1,3 +1,19 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Draw a :class:`~bsal_ros.viewer.model.ViewerModel` into a Pillow image:
 map view (grid, sonar echoes, pose trail, robot with steering wheel and sonar
 cones) on the left, a text panel (motors, steering, encoders, accelerometer,
@@ -7,9 +23,9 @@ from __future__ import annotations
 
 import math
 
+from .model import fmt_speedval, ViewerModel
 from ..kinds import kind
-from ..protocol import Statval, speedval_unpack
-from .model import ViewerModel, fmt_speedval
+from ..protocol import speedval_unpack, Statval
 
 BG = (250, 250, 247)
 GRID = (225, 225, 220)
@@ -30,7 +46,7 @@ def _status_color(raw: int):
 def render(model: ViewerModel, size=(800, 600), view_radius_m: float = 6.0,
            max_range_m: float = 5.0, fov: float = 0.35):
     """A PIL image of the model: robot, sonar ranges, echoes and trail."""
-    from PIL import Image, ImageDraw   # optional dependency: only the rendering needs it
+    from PIL import Image, ImageDraw  # optional dependency: only the rendering needs it
     w, h = size
     panel = max(220, w // 3)
     mw = w - panel
@@ -67,8 +83,8 @@ def render(model: ViewerModel, size=(800, 600), view_radius_m: float = 6.0,
         r = min(model.range_m(d.delay), max_range_m) if d.delay else max_range_m
         a = th + syaw
         col = _status_color(d.status)
-        pts = [px(wx, wy)] + [px(wx + r * math.cos(a + k * fov / 8), wy + r * math.sin(a + k * fov / 8))
-                              for k in range(-4, 5)]
+        pts = [px(wx, wy)] + [px(wx + r * math.cos(a + k * fov / 8),
+                                 wy + r * math.sin(a + k * fov / 8)) for k in range(-4, 5)]
         dr.polygon(pts, fill=col + (60,), outline=col + (160,))
     # robot body (rear axle at the pose, 0.6 m x 0.5 m) and steering wheel
     c, s = math.cos(th), math.sin(th)

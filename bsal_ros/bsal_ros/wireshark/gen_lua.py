@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 from pathlib import Path
+import sys
 
 from bsal_ros.protocol import constants as k
-from bsal_ros.protocol import rdi as rdi_mod
 from bsal_ros.protocol import rci_tables as t
+from bsal_ros.protocol import rdi as rdi_mod
 from bsal_ros.protocol.rci_packets import CLIENT_RECEIVES, SERVER_RECEIVES
 
 BEGIN = "-- BEGIN GENERATED TABLES (python -m bsal_ros.wireshark.gen_lua; do not edit)"
@@ -60,7 +60,8 @@ def _field(name: str, fmt: str) -> str:
         kind, abbrev = "speedval", "speedval"
     elif fmt == "I" and name == "mposval":
         kind = "mposval"
-    return f'{{"{abbrev}", "{fmt}", "{kind}", "{UNITS.get(name, "") if kind in ("uint", "int", "float") else ""}"}}'
+    unit = UNITS.get(name, "") if kind in ("uint", "int", "float") else ""
+    return f'{{"{abbrev}", "{fmt}", "{kind}", "{unit}"}}'
 
 
 def _fields(names, fmt: str) -> str:
@@ -89,7 +90,8 @@ def tables() -> str:
                + "}")
     out.append(f"local RCI_FROM_CA = {_set(SERVER_RECEIVES)}")
     out.append(f"local RCI_FROM_CP = {_set(CLIENT_RECEIVES)}")
-    for name, enum in (("GET_MOTOR_STATUS", k.GetMotorStatus), ("GET_SENSOR_STATUS", k.GetSensorStatus),
+    for name, enum in (("GET_MOTOR_STATUS", k.GetMotorStatus),
+                       ("GET_SENSOR_STATUS", k.GetSensorStatus),
                        ("CSTRP_STATUS", k.CStRpStatus), ("TERM_CODES", k.TermCode),
                        ("CAP_INQUIRY", k.CapInquiry), ("CAP_REPLY", k.CapReply),
                        ("SENSOR_TYPES", k.SensorType), ("MOTOR_TYPES", k.MotorType),
@@ -98,7 +100,7 @@ def tables() -> str:
         out.append(f"local {name} = {_names(enum)}")
     out.append("local RCI_SUBS = {" + ", ".join(
         f"[0x{int(c):04x}] = {{" + ", ".join(f'[0x{s:02x}] = "{_sub_name(e)}"'
-                                              for s, e in subs.items()) + "}"
+                                             for s, e in subs.items()) + "}"
         for c, subs in sorted(t.SUB_CODES.items())) + "}")
     acts = {0: "deactivate", 1: "activate"}
     out.append("local ACTIVATE_VALUES = {" + ", ".join(

@@ -1,0 +1,38 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
+"""ament_flake8 on the package, its tests and launch files, bench/ and scripts/.
+
+With the project's configuration (``.flake8``: ament's, plus declared deviations).
+"""
+import pytest
+
+from linters import FLAKE8_CONFIG, python_paths, skip_without
+
+try:
+    from ament_flake8.main import main_with_errors
+except ImportError as exc:   # pip-only machine without ../shared/ros2-tools
+    main_with_errors = None
+    IMPORT_ERROR = exc
+
+
+@pytest.mark.flake8
+@pytest.mark.linter
+def test_flake8():
+    if main_with_errors is None:
+        skip_without(IMPORT_ERROR, "ament_flake8")
+    rc, errors = main_with_errors(argv=["--config", str(FLAKE8_CONFIG), *python_paths()])
+    assert rc == 0, f"Found {len(errors)} code style errors / warnings:\n" + "\n".join(errors)

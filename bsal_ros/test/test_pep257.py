@@ -1,0 +1,38 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
+"""ament_pep257 on the package, its tests and launch files, bench/ and scripts/.
+
+ament's convention, less the project's declared deviations (linters.PEP257_DEVIATIONS).
+"""
+import pytest
+
+from linters import PEP257_DEVIATIONS, python_paths, skip_without
+
+try:
+    from ament_pep257.main import main
+except ImportError as exc:   # pip-only machine without ../shared/ros2-tools
+    main = None
+    IMPORT_ERROR = exc
+
+
+@pytest.mark.linter
+@pytest.mark.pep257
+def test_pep257():
+    if main is None:
+        skip_without(IMPORT_ERROR, "ament_pep257")
+    rc = main(argv=["--add-ignore", *sorted(PEP257_DEVIATIONS), "--", *python_paths()])
+    assert rc == 0, "Found code style errors / warnings"
