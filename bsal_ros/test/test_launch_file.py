@@ -162,7 +162,7 @@ def setup_data_globs():
 
 def console_scripts():
     text = (ROOT / "setup.py").read_text(encoding="utf-8")
-    return set(re.findall(r"'([A-Za-z0-9_]+)\s*=\s*[\w.]+:\w+'", text))
+    return set(re.findall(r"[\"']([A-Za-z0-9_]+)\s*=\s*[\w.]+:\w+[\"']", text))
 
 
 def test_imports_only_launch_launch_ros_and_the_urdf_generator(tree):

@@ -366,7 +366,7 @@ def test_urdf_rviz_frame_and_prefix_follow_the_config_in_use(tmp_path, stand_in_
         for package in ("robot_state_publisher", "rviz2", "diagnostic_aggregator"):
             rec, = read_records(records, package)
             given = [section.get("ros__parameters", {}) for x in rec["params"]
-                     for section in yaml.safe_load(x).values()]
+                     for section in (yaml.safe_load(x) or {}).values()]
             assert any(g.get("use_sim_time") is True for g in given), (package, given)
         assert params["frame_prefix"] == "lab/"
         assert params["robot_description"] == urdf_of(config)

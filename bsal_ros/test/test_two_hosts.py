@@ -172,7 +172,9 @@ def test_lossy_narrow_link(dep, hosts):
         since = time.monotonic()
         first, last = drive_and_track(dep, seconds=3.0)
         try:
-            check_tf_tracks(first, last)
+            # split over loss: lease renewals and commands cross the lossy DDS link and the
+            # drive may barely move (DEPLOYMENT.md); the transform must still follow odometry
+            check_tf_tracks(first, last, min_move=0.03 if dep.placement == "robot" else 0.0)
             check_rdi(dep)
         finally:
             stop = dep.lab.ask("rci_stop")

@@ -60,8 +60,9 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, DC_MOTOR, PSERVO_MOTOR,
-                                   RELATIVE_ENCODER, ULTRASONIC)
+from ..core.device_classes import (ABSOLUTE_ENCODER, ACCELEROMETER, ALL_CLASSES,  # noqa: F401
+                                   DC_MOTOR, PSERVO_MOTOR, RELATIVE_ENCODER, ULTRASONIC)
+# ALL_CLASSES: the names this layer uses (test_device_classes checks every layer)
 from ..core.device_state import DeviceState
 from ..kinds import device_classes, rdi_sensor_kinds
 from ..protocol import (DcMotorReading, DriveReading, Form,

@@ -262,6 +262,8 @@ def fuzz_mutate(target: str, seconds: float, findings: Path, seed: int = 0,
     rnd = random.Random(seed)
     cov = _LineCoverage()
     global _SESSION
+    # put back whatever traced before (coverage.py in `make test`): ours only borrows it
+    before = sys.gettrace(), threading.gettrace()
     threading.settrace(cov)
     sys.settrace(cov)
     if target == "session" and _SESSION is not None:
@@ -286,8 +288,8 @@ def fuzz_mutate(target: str, seconds: float, findings: Path, seed: int = 0,
             if cov.new:
                 corpus.append(data)
     finally:
-        sys.settrace(None)
-        threading.settrace(None)
+        sys.settrace(before[0])
+        threading.settrace(before[1])
     return {"engine": "mutate", "target": target, "seconds": seconds, "execs": execs,
             "coverage": len(cov.lines), "coverage_unit": "lines", "corpus": len(corpus),
             "findings": found}
