@@ -24,7 +24,9 @@ used; the next Get inquiry reads them with ``get_device_states`` (the hardware
 node answers from its own state, which every command has already changed),
 and that answer, taken after the fence, serves the following ones until newer
 readings arrive. So every read after a CCnAc (or a CStIq IDLE) returns the
-state after the command. An older reading never replaces a newer one.
+state after the command. An older reading never replaces a newer one: states
+are ordered by when their content was read, whatever order the executor hands
+them over in (a topic message may be handled after a newer service answer).
 No ROS import: the node hands messages over already converted.
 """
 
@@ -38,13 +40,15 @@ from bsal_ros.core.device_state import DeviceState
 
 
 class CachedState(NamedTuple):
-    """A device's newest state, when it arrived (monotonic s) and the wall
-    time its content is known to be current at (the reading's stamp, or the
-    moment a ``get_device_states`` request went out)."""
+    """A device's newest state, when it arrived (monotonic s), the wall time
+    its content is known to be current at for the fences (the reading's stamp,
+    or the moment a ``get_device_states`` request went out) and the wall time
+    its content was read (the reading's own stamp: orders readings)."""
 
     state: DeviceState
     received: float
     as_of: float
+    read_at: float
 
 
 class StateCache:
@@ -74,14 +78,19 @@ class StateCache:
                 key = (st.device_class, st.id)
                 old = cache.get(key)
                 stamp = st.stamp or 0.0
+                as_of = stamp
                 if old is not None:
-                    if stamp < old.as_of:
+                    # ordered by when the content was read: a fetched state is as
+                    # new as the poll it came from, however late that poll's own
+                    # message arrives (it then carries older or the same content)
+                    if stamp < old.read_at:
                         continue
+                    as_of = max(stamp, old.as_of)
                     dt = now - old.received
                     if dt > 0:
                         prev = interval.get(key)
                         interval[key] = dt if prev is None else 0.8 * prev + 0.2 * dt
-                cache[key] = CachedState(st, now, stamp)
+                cache[key] = CachedState(st, now, as_of, stamp)
                 seen = self.seen.get(st.device_class, frozenset())
                 if st.id not in seen:
                     self.seen[st.device_class] = seen | {st.id}
@@ -95,8 +104,14 @@ class StateCache:
             for st in states:
                 key = (st.device_class, st.id)
                 old = self.entries.get(key)
-                if old is None or old.as_of <= asked_at:
-                    self.entries[key] = CachedState(st, now, asked_at)
+                read_at = st.stamp or 0.0
+                # a poll that arrived while the request was out may carry a fence
+                # time after the request, yet content older than the answer's
+                if old is None:
+                    self.entries[key] = CachedState(st, now, asked_at, read_at)
+                elif old.read_at <= read_at:
+                    self.entries[key] = CachedState(st, now, max(asked_at, old.as_of),
+                                                    read_at)
 
     def fence(self, device_class: str, ids: Sequence[int] | None = None) -> None:
         """A command on these devices (None: every seen id of the class) has

@@ -1,0 +1,116 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
+"""The RCI gateway's state cache (nodes/rci_state_cache.py) without ROS: the
+orderings a loaded executor produces, one by one (issue 21).
+
+The hardware node answers ``get_device_states`` from its newest board reading;
+the same reading, and older ones, may still be on their way on the
+``device_states`` topic, and a subscription callback can run after the service
+answer. Readings are ordered by when their content was read, never by when the
+request went out, so a late message never takes a read back in time."""
+
+from __future__ import annotations
+
+from bsal_ros.core.device_state import DeviceState
+from bsal_ros.nodes.rci_state_cache import StateCache
+
+ENC = "relative_encoder"
+
+
+def reading(count: int, stamp: float) -> DeviceState:
+    return DeviceState(device_class=ENC, id=0, on=True, stamp=stamp, count=count)
+
+
+def cache() -> StateCache:
+    # generous freshness: these tests are about order and fences, not age
+    return StateCache(max_age_cycles=1e6, min_age_s=1e6)
+
+
+def count_read(c: StateCache):
+    states = c.fresh(ENC, [0])
+    return None if states is None else states[0].count
+
+
+def test_a_poll_message_older_than_a_fetched_state_does_not_replace_it():
+    # request at 100.0; two polls (100.01: count 5, 100.02: count 9) before the
+    # node answered from the newer one; the older poll's message arrives last
+    c = cache()
+    c.fetched([reading(9, 100.02)], asked_at=100.0)
+    c.on_states([reading(5, 100.01)])
+    assert count_read(c) == 9
+
+
+def test_the_poll_a_fetched_state_came_from_keeps_its_fence_time():
+    # the same reading arriving on the topic after the fetch: still served,
+    # and still counted as current at the request (the fence is before it)
+    c = cache()
+    c.fence(ENC, [0])
+    fence = c.fences[(ENC, 0)]
+    c.fetched([reading(9, fence - 0.5)], asked_at=fence + 0.001)
+    c.on_states([reading(9, fence - 0.5)])
+    assert count_read(c) == 9
+    assert c.fenced_reads == 0
+
+
+def test_a_newer_poll_replaces_a_fetched_state():
+    c = cache()
+    c.fetched([reading(9, 100.02)], asked_at=100.0)
+    c.on_states([reading(12, 100.04)])
+    assert count_read(c) == 12
+
+
+def test_a_reading_from_before_a_fence_is_not_served():
+    c = cache()
+    c.on_states([reading(30, 50.0)])
+    assert count_read(c) == 30
+    c.fence(ENC, [0])          # now (wall time), long after 50.0
+    assert count_read(c) is None
+    assert c.fenced_reads == 1
+
+
+def test_a_fetch_asked_before_a_fence_does_not_satisfy_it():
+    # a request that went out before the command was answered may carry the old
+    # state: its answer is kept for ordering but the fence still sends the next
+    # read to the hardware node
+    c = cache()
+    c.fence(ENC, [0])
+    fence = c.fences[(ENC, 0)]
+    c.fetched([reading(30, fence - 1.0)], asked_at=fence - 0.5)
+    assert count_read(c) is None
+
+
+def test_a_fetch_never_replaces_a_newer_reading():
+    c = cache()
+    c.on_states([reading(12, 100.04)])
+    c.fetched([reading(9, 100.02)], asked_at=100.0)
+    assert count_read(c) == 12
+
+
+def test_an_older_poll_never_replaces_a_newer_one():
+    c = cache()
+    c.on_states([reading(12, 100.04)])
+    c.on_states([reading(9, 100.02)])
+    assert count_read(c) == 12
+
+
+def test_a_fetched_state_replaces_an_older_poll_that_arrived_while_it_was_asked():
+    # request at 100.0; a poll read at 100.01 (count 5) arrives before the answer,
+    # which the node took from its newer poll of 100.06 (count 11)
+    c = cache()
+    c.on_states([reading(5, 100.01)])
+    c.fetched([reading(11, 100.06)], asked_at=100.0)
+    assert count_read(c) == 11
