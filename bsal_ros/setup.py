@@ -39,8 +39,10 @@ setup(
     maintainer_email="bsal-ros@brak-robot.org",
     description="ROS 2 bridge for the Brak robot and its legacy BSAL RCI/RDI protocols.",
     license="Apache-2.0",
-    # colcon test picks pytest only when it sees this extra (setuptools ignores tests_require)
-    extras_require={"test": ["pytest"]},
+    # colcon test picks pytest only when it sees this extra (setuptools ignores tests_require).
+    # "viewer": rdi_viewer's optional window and snapshot (Tk itself comes with Python or the
+    # system package python3-tk, not from PyPI).
+    extras_require={"test": ["pytest"], "viewer": ["Pillow"]},
     entry_points={
         "console_scripts": [
             "hardware_node = bsal_ros.nodes.hardware_node:main",
