@@ -23,7 +23,7 @@ package_name = "bsal_ros"
 
 setup(
     name=package_name,
-    version="0.1.0",
+    version="1.0.0",
     packages=find_packages(exclude=["test", "test.*", "bench", "bench.*"]),
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
