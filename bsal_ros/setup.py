@@ -23,7 +23,7 @@ package_name = "bsal_ros"
 
 setup(
     name=package_name,
-    version="0.1.0",
+    version="1.0.0",
     packages=find_packages(exclude=["test", "test.*", "bench", "bench.*"]),
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
@@ -39,8 +39,10 @@ setup(
     maintainer_email="bsal-ros@brak-robot.org",
     description="ROS 2 bridge for the Brak robot and its legacy BSAL RCI/RDI protocols.",
     license="Apache-2.0",
-    # colcon test picks pytest only when it sees this extra (setuptools ignores tests_require)
-    extras_require={"test": ["pytest"]},
+    # colcon test picks pytest only when it sees this extra (setuptools ignores tests_require).
+    # "viewer": rdi_viewer's optional window and snapshot (Tk itself comes with Python or the
+    # system package python3-tk, not from PyPI).
+    extras_require={"test": ["pytest"], "viewer": ["Pillow"]},
     entry_points={
         "console_scripts": [
             "hardware_node = bsal_ros.nodes.hardware_node:main",

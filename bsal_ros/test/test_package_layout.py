@@ -46,6 +46,10 @@ NOT_IMPORTED_TEST = {"python3-pytest-timeout": "the pytest plugin setup.cfg conf
                      "tshark": "test/test_wireshark.py runs it on the dissector"}
 # Debian splits these out of the standard library.
 SPLIT_STDLIB = {"tkinter"}
+# Optional runtime dependencies: imported only by the executable named, which stops with one
+# line when they are missing; not exec_depends (a headless robot does not pull them in), but
+# test_depends (the tests run that executable). QUALITY_DECLARATION.md, section 5, says so.
+OPTIONAL_EXEC = {"python3-tk": "bsal_ros/viewer", "python3-pil": "bsal_ros/viewer"}
 
 
 def imported_modules(*folders):
@@ -80,15 +84,34 @@ def test_package_xml_dependencies_are_exactly_what_the_code_and_tests_import():
     exec_deps = [e.text for e in root.findall("exec_depend")]
     test_deps = [e.text for e in root.findall("test_depend")]
     assert len(set(exec_deps)) == len(exec_deps) and len(set(test_deps)) == len(test_deps)
-    runtime = rosdep_keys(imported_modules("bsal_ros", "launch")) | set(NOT_IMPORTED_EXEC)
+    imported = rosdep_keys(imported_modules("bsal_ros", "launch"))
+    assert set(OPTIONAL_EXEC) <= imported, "an optional dependency nothing imports"
+    runtime = (imported - set(OPTIONAL_EXEC)) | set(NOT_IMPORTED_EXEC)
     assert set(exec_deps) == runtime, (
         f"missing: {runtime - set(exec_deps)}, not imported: {set(exec_deps) - runtime}")
-    tests_only = (rosdep_keys(imported_modules("test", "bench")) - runtime) | set(NOT_IMPORTED_TEST)
+    tests_only = ((rosdep_keys(imported_modules("test", "bench")) - runtime)
+                  | set(NOT_IMPORTED_TEST) | set(OPTIONAL_EXEC))
     assert set(test_deps) == tests_only, (
         f"missing: {tests_only - set(test_deps)}, not imported: {set(test_deps) - tests_only}")
     # GUI tools are not forced onto a headless robot
     assert not {"rviz2", "rqt_robot_monitor"} & set(exec_deps)
     assert "timeout" in (ROOT / "setup.cfg").read_text()
+
+
+def test_optional_dependencies_are_imported_only_where_declared():
+    """python3-tk and python3-pil stay optional: only the viewer imports them."""
+    importers = {}
+    for f in list((ROOT / "bsal_ros").rglob("*.py")) + list((ROOT / "launch").rglob("*.py")):
+        for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            names = ([a.name for a in n.names] if isinstance(n, ast.Import) else
+                     [n.module] if isinstance(n, ast.ImportFrom) and n.level == 0 else [])
+            for key in {ROSDEP_KEYS.get(m.split(".")[0]) for m in names} & set(OPTIONAL_EXEC):
+                importers.setdefault(key, set()).add(f)
+    assert set(importers) == set(OPTIONAL_EXEC)
+    for key, files in importers.items():
+        outside = [str(f.relative_to(ROOT)) for f in files
+                   if not f.is_relative_to(ROOT / OPTIONAL_EXEC[key])]
+        assert not outside, f"{key} is optional, but {outside} import it"
 
 
 def test_interfaces_package_xml_names_what_the_generated_code_needs():

@@ -27,7 +27,10 @@ encoders, device status.
     rdi_viewer --port 7661 --byteorder little --dump
 
 Exit status: 0 ok, 1 no data / bad usage, 2 cannot connect or no display,
-3 protocol error in the stream. No ROS needed.
+3 protocol error in the stream. No ROS needed. Pillow (window and snapshot)
+and tkinter (window) are optional dependencies: ``--dump`` needs neither, and
+without them the window and ``--snapshot`` stop at once with one line saying
+what is missing (exit status 2).
 """
 
 from __future__ import annotations
@@ -110,6 +113,12 @@ def main(argv=None) -> int:
     port = a.port if a.port is not None else PORTS[a.stream]
     if not a.dump and not a.snapshot:
         return _window(a, port)
+    if a.snapshot:
+        missing = _pillow_missing()
+        if missing:
+            print(f"rdi_viewer: --snapshot needs Pillow ({missing}); use --dump, or install "
+                  "Pillow (rosdep key python3-pil)", file=sys.stderr)
+            return 2
     duration = a.duration if a.duration is not None else (2.0 if a.snapshot else float("inf"))
     try:
         rd = StreamReader(a.host, port, a.byteorder)
@@ -151,9 +160,19 @@ def main(argv=None) -> int:
     return 0 if n else 1
 
 
+def _pillow_missing() -> str:
+    """Why Pillow cannot be imported ("" when it can): the snapshot and the window need it."""
+    try:
+        from PIL import Image  # noqa: F401
+    except ImportError as exc:
+        return str(exc)
+    return ""
+
+
 def _window(a, port) -> int:
     try:
         import tkinter as tk
+        from PIL import Image  # noqa: F401 - render() draws with Pillow
         try:
             from PIL import ImageTk
         except ImportError:        # Pillow without Tk support: hand Tk a PNG instead
