@@ -132,8 +132,11 @@ class RdiGatewayNode(Node):
         return self.ports
 
     def stop(self) -> None:
-        """Close every stream and join the loop thread (idempotent)."""
-        self.gateway.stop()
+        """Close every stream and join the loop thread (idempotent; nothing to
+        close when a refused parameter stopped the start before the streams existed)."""
+        gateway = getattr(self, "gateway", None)
+        if gateway is not None:
+            gateway.stop()
 
     def destroy_node(self):
         """Stop the streams, then destroy the node."""
