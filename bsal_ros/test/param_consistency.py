@@ -64,6 +64,16 @@ def table_rows(text: str, node: str) -> dict[str, list[str]]:
     return rows
 
 
+def documented_nodes(text: str) -> list[str]:
+    """The nodes whose section of INTERFACES.md has a parameter table."""
+    out = []
+    for section in text.split("\n## ")[1:]:
+        title, _, body = section.partition("\n")
+        if "\n### Parameters" in "\n" + body and "\n| `" in body.split("### Parameters", 1)[1]:
+            out.append(title.strip())
+    return out
+
+
 def documented_range(spec) -> str:
     """The range cell as the tables write it (before ", **run time**")."""
     if spec.choices:
@@ -86,6 +96,10 @@ def doc_problems(recs, text: str) -> list[str]:
     """docs/INTERFACES.md has one row per declared parameter, with its default,
     range (or choices) and whether it changes at run time, and no other row."""
     out = []
+    for node in documented_nodes(text):
+        if node not in recs:
+            out.append(f"docs/INTERFACES.md: {node} has a parameter table, but no record "
+                       f"declares {node}'s parameters (NODE_RECORDS)")
     for node, rec in recs.items():
         try:
             rows = table_rows(text, node)
@@ -141,6 +155,10 @@ def yaml_problems(recs, files: dict[str, dict]) -> list[str]:
         for section, node in PARAMS_FILES[fname].items():
             values = dict(((data or {}).get(section) or {}).get("ros__parameters") or {})
             values.pop("robot", None)
+            if node not in recs:
+                out.append(f"{fname}: section {section} sets parameters of {node}, but no "
+                           f"record declares {node}'s parameters (NODE_RECORDS)")
+                continue
             specs = recs[node].specs()
             for key, value in values.items():
                 if key not in specs:
@@ -179,6 +197,10 @@ def launch_problems(recs, source: str) -> list[str]:
     its node, converts to its type and offers its choices."""
     out = []
     for node, table in launch_tables(source).items():
+        if node not in recs:
+            out.append(f"launch/brak.launch.py: {', '.join(table)} override parameters of "
+                       f"{node}, but no record declares {node}'s parameters (NODE_RECORDS)")
+            continue
         specs = recs[node].specs()
         for argument, (name, type_name, choices) in table.items():
             if name not in specs:
