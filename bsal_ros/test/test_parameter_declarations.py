@@ -26,12 +26,11 @@ description's node defaults are the record's.
 """
 import pytest
 
+from bsal_ros.hardware.description import DEFAULT_DESCRIPTION, load_description
+from bsal_ros.hardware.node_params import HardwareNodeParams
 from param_consistency import (declaration_problems, DOC, doc_problems, LAUNCH,
                                launch_problems, launch_tables, records, shipped_params,
                                yaml_problems)
-
-from bsal_ros.hardware.description import DEFAULT_DESCRIPTION, load_description
-from bsal_ros.hardware.node_params import HardwareNodeParams
 
 
 def test_every_record_is_whole():

@@ -28,13 +28,13 @@ other file changes: config/brak.yaml need not list it.
 from dataclasses import dataclass
 import importlib.util
 
-from param_consistency import (DOC, doc_problems, LAUNCH, launch_problems, records,
-                               shipped_params, yaml_problems)
 import pytest
 import yaml
 
 from bsal_ros.core.params import param
 from bsal_ros.hardware.node_params import HardwareNodeParams
+from param_consistency import (DOC, doc_problems, LAUNCH, launch_problems, records,
+                               shipped_params, yaml_problems)
 
 pytest.importorskip("rclpy")
 pytestmark = pytest.mark.ros

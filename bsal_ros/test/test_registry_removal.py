@@ -32,10 +32,6 @@ Each case asserts the message names the node or kind and the missing entry.
 """
 import dataclasses
 
-import bumper_kind  # noqa: F401  (registers the bumper: its entries are tried too)
-from param_consistency import (all_problems, declaration_problems, DOC, doc_problems,
-                               LAUNCH, launch_problems, launch_tables, records, shipped_params,
-                               yaml_problems)
 import pytest
 
 from bsal_ros.core.params import ParamRecord, Spec
@@ -43,6 +39,10 @@ from bsal_ros.kinds import (all_kinds, board_type, board_types, BoardType, Devic
                             kind_problems, KindError, register_board_type, register_kind,
                             registry_problems, unregister)
 from bsal_ros.kinds import registry
+import bumper_kind  # noqa: F401  (registers the bumper: its entries are tried too)
+from param_consistency import (all_problems, declaration_problems, DOC, doc_problems,
+                               LAUNCH, launch_problems, launch_tables, records, shipped_params,
+                               yaml_problems)
 
 RECORDS = records()
 PARAMS = [(node, name) for node, rec in RECORDS.items() for name in rec.specs()]
@@ -96,7 +96,7 @@ def test_a_parameter_removed_from_its_record_is_named(node, name):
 
 @pytest.mark.parametrize("node,name", PARAMS)
 def test_a_parameter_without_its_interfaces_row_is_named(node, name):
-    lines = [ln for ln in DOC_TEXT.splitlines(keepends=True)]
+    lines = DOC_TEXT.splitlines(keepends=True)
     section = DOC_TEXT.index(f"\n## {node}\n")
     row = next(i for i, ln in enumerate(lines)
                if ln.startswith(f"| `{name}` |") and sum(map(len, lines[:i])) > section)

@@ -45,7 +45,7 @@ DYNAMIC = HardwareNodeParams.dynamic_names()
 
 
 def record():
-    """The hardware node's parameter record (the declaration, or a test's extension of it)."""
+    """The hardware node's parameter record: the declaration, or a test's extension of it."""
     return NODE_RECORDS["hardware_node"]
 
 

@@ -49,8 +49,8 @@ from std_msgs.msg import String
 
 from bsal_ros.core.units import quaternion_to_yaw
 from bsal_ros.kinds import data_fields, status_fields
-from bsal_ros.nodes.device_state_msg import from_msg
 from bsal_ros.nodes import params
+from bsal_ros.nodes.device_state_msg import from_msg
 from bsal_ros.nodes.gateway_params import namespaced, RdiGatewayParams
 from bsal_ros.nodes.ros_logging import python_logger_for
 from bsal_ros.protocol import Timeval
