@@ -61,11 +61,9 @@ DRIVER = textwrap.dedent(f"""
 
 
 def record(executable):
-    """The parameter record of a node executable."""
-    from bsal_ros.nodes.gateway_params import RciGatewayParams, RdiGatewayParams
-    from bsal_ros.nodes.hardware_params import HardwareNodeParams
-    return {"hardware_node": HardwareNodeParams, "rci_gateway": RciGatewayParams,
-            "rdi_gateway": RdiGatewayParams}[executable]
+    """The parameter record of a node executable (the one the node declares)."""
+    from bsal_ros.nodes.records import NODE_RECORDS
+    return NODE_RECORDS[executable]
 
 
 def _num(x):

@@ -33,7 +33,9 @@ def test_brak_yaml_equals_the_built_in_description():
     params = params_section(data)
     robot = params.pop("robot")
     assert robot == DEFAULT_DESCRIPTION["robot"]
-    assert params == DEFAULT_DESCRIPTION["hardware_node"]
+    # node parameters: any subset, at their declared defaults (a new parameter
+    # needs no line here; test_parameter_declarations.py names a stray key)
+    assert params.items() <= DEFAULT_DESCRIPTION["hardware_node"].items()
     assert load_description(str(BRAK)) == DEFAULT_DESCRIPTION
 
 

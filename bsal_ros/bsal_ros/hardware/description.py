@@ -21,10 +21,14 @@
 * ``robot``         - boards (type, bus address, register map, rates),
   devices (class + id mapped to board + channel, sonar poses), geometry and
   the simulated world;
-* ``hardware_node`` - defaults of the hardware node's ROS parameters.
+* ``hardware_node`` - the hardware node's ROS parameters (their defaults are
+  declared once, in :mod:`.node_params`; the file may leave any of them out).
 
-:data:`DEFAULT_DESCRIPTION` is the same content in Python (a test keeps the
-two equal), so the hardware layer works without the file.
+:data:`DEFAULT_DESCRIPTION` is the built-in description (config/brak.yaml's
+``robot`` section equals it, a test keeps them equal), so the hardware layer
+works without the file. A key of a ``robot`` section that nothing reads is a
+:class:`DescriptionError` naming it and the closest valid key
+(:mod:`.description_keys`).
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ from typing import Any
 
 import yaml
 
+from .description_keys import unknown_keys
+from .node_params import HardwareNodeParams
 from ..kinds import board_type, board_types, device_classes, KindError
 
 # Board types, which device kinds each may carry and which of them drive a
@@ -127,29 +133,8 @@ DEFAULT_DESCRIPTION: dict[str, Any] = {
             "physics_dt": 0.005,           # s
         },
     },
-    "hardware_node": {
-        "bus_backend": "sim",
-        "i2c_bus": 1,
-        "robot_description_file": "",
-        "speed_of_sound": 343.0,
-        "sonar_no_return": "inf",
-        "cmd_vel_timeout": 0.5,
-        "diagnostics_period": 1.0,
-        "stale_factor": 3.0,
-        "rate_scale": 1.0,
-        "all_boards_hz": 0.0,
-        "activate_on_start": True,
-        "frame_prefix": "",
-        "odom_frame": "odom",
-        "map_frame": "map",
-        "base_frame": "base_link",
-        "publish_ground_truth": True,
-        "publish_tf": True,
-        "base_time_rollover_s": 14400.0,
-        "sim_seed": -1,
-        "odom_noise_per_m": 0.02,
-        "odom_heading_noise_per_rad": 0.02,
-    },
+    # the hardware node's parameters: declared once, in node_params (defaults, ranges)
+    "hardware_node": HardwareNodeParams.static_defaults(),
 }
 
 
@@ -268,6 +253,9 @@ def check_motor_watchdogs(robot: dict) -> None:
 
 def validate(robot: dict) -> None:
     """Raise :class:`DescriptionError` with a precise reason on a bad description."""
+    unknown = unknown_keys(robot, DEFAULT_DESCRIPTION["robot"], board_types())
+    if unknown:
+        raise DescriptionError(unknown[0])
     boards = robot.get("boards") or {}
     addrs = {}
     for name, b in boards.items():

@@ -22,14 +22,16 @@ and :func:`register_kind` (docs/EXTENDING.md).
 """
 
 from . import accelerometer, dc_motor, pservo_motor, ultrasonic  # noqa: F401,E402  (registers)
-from .registry import (all_kinds, board_type, board_types, BoardType, data_fields, device_classes,
-                       DeviceKind, kind, KindError, rci_as_sent, rci_item, RCI_SENSOR_CLASS,
-                       RciSensor, rdi_kind, rdi_sensor_kinds, RdiItem, register_board_type,
-                       register_kind, resolve, status_fields, unregister, value_of, ViewerSpec,
-                       with_values)
+from .registry import (all_kinds, board_type, board_type_problems, board_types, BoardType,
+                       data_fields, device_classes, DeviceKind, kind, kind_problems, KindError,
+                       rci_as_sent, rci_item, RCI_SENSOR_CLASS, RciSensor, rdi_kind,
+                       rdi_sensor_kinds, RdiItem, register_board_type, register_kind,
+                       registry_problems, resolve, status_fields, unregister, value_of,
+                       ViewerSpec, with_values)
 
 __all__ = ["RCI_SENSOR_CLASS", "BoardType", "DeviceKind", "KindError", "RciSensor", "RdiItem",
            "ViewerSpec",
-           "all_kinds", "board_type", "board_types", "data_fields", "device_classes", "kind",
+           "all_kinds", "board_type", "board_type_problems", "board_types", "data_fields",
+           "device_classes", "kind", "kind_problems", "registry_problems",
            "rci_as_sent", "rci_item", "rdi_kind", "rdi_sensor_kinds", "register_board_type",
            "register_kind", "resolve", "status_fields", "unregister", "value_of", "with_values"]

@@ -147,8 +147,37 @@ def with_values(state: DeviceState, values: dict) -> DeviceState:
     return dataclasses.replace(state, **plain)
 
 
+def _is_ref(ref) -> bool:
+    """A class, or a ``"module:attribute"`` name of one."""
+    if isinstance(ref, type):
+        return True
+    mod, _, attr = ref.partition(":") if isinstance(ref, str) else ("", "", "")
+    return bool(mod and attr)
+
+
+def board_type_problems(bt: BoardType) -> list[str]:
+    """What the declaration ``bt`` lacks, one line per entry ([]: whole)."""
+    name = bt.name or "(no name)"
+    out = [] if bt.name else ["board type: name is empty"]
+    for entry in ("board", "sim_board"):
+        if not _is_ref(getattr(bt, entry)):
+            out.append(f"board type {name!r}: {entry} {getattr(bt, entry)!r} is neither a "
+                       f"class nor 'module:Class'")
+    if not bt.carries:
+        out.append(f"board type {name!r}: carries no device kind")
+    if not isinstance(bt.motor, bool):
+        out.append(f"board type {name!r}: motor must be True or False, not {bt.motor!r}")
+    if bt.validate is not None and not callable(bt.validate):
+        out.append(f"board type {name!r}: validate is neither None nor a function")
+    return out
+
+
 def register_board_type(bt: BoardType) -> BoardType:
-    """Add a board type (again with the same declaration: no-op)."""
+    """Add a board type (again with the same declaration: no-op); KindError
+    names an entry the declaration lacks."""
+    problems = board_type_problems(bt)
+    if problems:
+        raise KindError(problems[0])
     old = _BOARD_TYPES.get(bt.name)
     if old is not None and old != bt:
         raise KindError(f"board type {bt.name!r} is already registered")
@@ -156,7 +185,64 @@ def register_board_type(bt: BoardType) -> BoardType:
     return bt
 
 
+def kind_problems(k: DeviceKind) -> list[str]:
+    """What the declaration ``k`` lacks, one line per entry ([]: whole). A
+    motor kind answers CGtMt and is sent by rdi.state's motor code, so it may
+    say ``rci=None``, ``rdi=None``, ``viewer=None``; a sensor kind may not."""
+    name = k.name or "(no name)"
+    out = [] if k.name else ["device kind: name is empty"]
+    if not _is_ref(k.device):
+        out.append(f"device kind {name!r}: device {k.device!r} is neither a class nor "
+                   f"'module:Class'")
+    if not isinstance(k.motor, bool):
+        out.append(f"device kind {name!r}: motor must be True or False, not {k.motor!r}")
+    if not k.fields and not k.extra_fields:
+        out.append(f"device kind {name!r}: fields and extra_fields are empty (it fills no value)")
+    for entry in ("data_fields", "status_fields"):
+        if not getattr(k, entry):
+            out.append(f"device kind {name!r}: {entry} is empty")
+    if not k.motor:
+        for entry, what in (("rci", "its RCI sensor item (RciSensor)"),
+                            ("rdi", "its RDI item (RdiItem)")):
+            if getattr(k, entry) is None:
+                out.append(f"device kind {name!r}: {entry} is None, which only a motor kind "
+                           f"(motor=True) may say: a sensor kind needs {what}")
+    if k.rdi is not None and k.viewer is None:
+        out.append(f"device kind {name!r}: viewer is None, but it is sent over RDI")
+    if not callable(k.diagnostics):
+        out.append(f"device kind {name!r}: diagnostics is not a function of a state")
+    return out
+
+
+def registry_problems() -> list[str]:
+    """What the registry as a whole lacks ([]: nothing): a board type carrying
+    an unregistered kind or a motor kind without motor=True, a kind no board
+    type carries, a device class of BSAL's (core.device_classes) with no kind."""
+    out = []
+    carried = set()
+    for bt in _BOARD_TYPES.values():
+        for name in bt.carries:
+            carried.add(name)
+            k = _KINDS.get(name)
+            if k is None:
+                out.append(f"board type {bt.name!r} carries {name!r}, which is not a "
+                           f"registered device kind")
+            elif k.motor and not bt.motor:
+                out.append(f"board type {bt.name!r} carries the motor kind {name!r} but says "
+                           f"motor=False")
+    for name in _KINDS:
+        if name not in carried:
+            out.append(f"device kind {name!r} is carried by no board type")
+    for name in ALL_CLASSES:
+        if name not in _KINDS:
+            out.append(f"device class {name!r} (core.device_classes) has no registered kind")
+    return out
+
+
 def _check_kind(k: DeviceKind) -> None:
+    problems = kind_problems(k)
+    if problems:
+        raise KindError(problems[0])
     unknown = [f for f in k.fields if f not in STATE_FIELDS]
     if unknown:
         raise KindError(f"device kind {k.name!r}: fields {unknown} are not DeviceState fields "

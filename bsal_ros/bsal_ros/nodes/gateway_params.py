@@ -14,18 +14,19 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""The ROS parameters of the two gateways as typed records (:mod:`.params`).
+"""The ROS parameters of the two gateways as typed records (:mod:`bsal_ros.core.params`).
 
 Each field is one parameter: its name, type and default, and a Spec (what it
 means, its range or choices, and whether a change at run time is applied).
-Documented in docs/INTERFACES.md.
+Documented in docs/INTERFACES.md. No ROS here: the nodes declare them with
+:func:`bsal_ros.nodes.params.declare`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bsal_ros.nodes.params import NodeParams, param
+from bsal_ros.core.params import param, ParamRecord
 from bsal_ros.rdi.server import MAX_RATE_HZ, MIN_RATE_HZ
 
 MAX_PORT = 65535
@@ -36,7 +37,7 @@ BUFFER_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
-class RciGatewayParams(NodeParams):
+class RciGatewayParams(ParamRecord):
     """Parameters of the RCI gateway node (docs/INTERFACES.md, docs/SECURITY.md)."""
 
     host: str = param("127.0.0.1", "bind address of the RCI server; a non-loopback address is "
@@ -83,7 +84,7 @@ class RciGatewayParams(NodeParams):
 
 
 @dataclass(frozen=True)
-class RdiGatewayParams(NodeParams):
+class RdiGatewayParams(ParamRecord):
     """Parameters of the RDI gateway node (meanings: docs/RDI.md); all read at start-up."""
 
     host: str = param("127.0.0.1", "bind address of both streams (loopback by default)")

@@ -163,7 +163,7 @@ class HardwareNode(Node):
         """A few parameters change at run time; the others need a restart."""
         if not hasattr(self, "robot"):
             return SetParametersResult(successful=True)  # declaration at start-up
-        why, changes = hardware_params.HardwareNodeParams.check_change(params)
+        why, changes = hardware_params.record().check_change(params)
         if why:
             return SetParametersResult(successful=False, reason=why)
         self.p.update(changes)          # rclpy's own (use_sim_time) are not in the record

@@ -38,6 +38,7 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 
 from bsal_ros.loop_thread import LoopThread
+from bsal_ros.nodes import params
 from bsal_ros.nodes.gateway_params import RciGatewayParams
 from bsal_ros.nodes.rci_ros_port import RosRobotPort
 from bsal_ros.nodes.ros_logging import python_logger_for
@@ -52,9 +53,11 @@ class RciGatewayNode(Node):
     the caller spins the node in an executor (see ``main``)."""
 
     def __init__(self, **kwargs):
+        # every override is declared, so one that no parameter reads is refused by name
+        kwargs.setdefault("automatically_declare_parameters_from_overrides", True)
         super().__init__("rci_gateway", **kwargs)
         self.server: RciServer | None = None   # before anything can fail: destroy_node reads it
-        self.p = RciGatewayParams.declare(self)   # ValueError: refuse to start
+        self.p = params.declare(RciGatewayParams, self, "RCI gateway")   # ValueError: no start
         users_path = self._users_path()
         try:
             self.users = Users.load(users_path)

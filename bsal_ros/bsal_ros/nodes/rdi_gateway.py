@@ -49,6 +49,7 @@ from std_msgs.msg import String
 
 from bsal_ros.core.units import quaternion_to_yaw
 from bsal_ros.kinds import data_fields, status_fields
+from bsal_ros.nodes import params
 from bsal_ros.nodes.device_state_msg import from_msg
 from bsal_ros.nodes.gateway_params import namespaced, RdiGatewayParams
 from bsal_ros.nodes.ros_logging import python_logger_for
@@ -86,8 +87,10 @@ class RdiGatewayNode(Node):
     returns their ports; the caller spins the node in an executor."""
 
     def __init__(self, node_name: str = "rdi_gateway", **kwargs):
+        # every override is declared, so one that no parameter reads is refused by name
+        kwargs.setdefault("automatically_declare_parameters_from_overrides", True)
         super().__init__(node_name, **kwargs)
-        self.p = p = RdiGatewayParams.declare(self)
+        self.p = p = params.declare(RdiGatewayParams, self, "RDI gateway")
         common = {"host": p.host, "byteorder": p.byteorder, "max_clients": int(p.max_clients),
                   "queue_frames": int(p.client_queue_frames),
                   "max_lag_s": float(p.max_client_lag_s),
@@ -129,8 +132,11 @@ class RdiGatewayNode(Node):
         return self.ports
 
     def stop(self) -> None:
-        """Close every stream and join the loop thread (idempotent)."""
-        self.gateway.stop()
+        """Close every stream and join the loop thread (idempotent; nothing to
+        close when a refused parameter stopped the start before the streams existed)."""
+        gateway = getattr(self, "gateway", None)
+        if gateway is not None:
+            gateway.stop()
 
     def destroy_node(self):
         """Stop the streams, then destroy the node."""
