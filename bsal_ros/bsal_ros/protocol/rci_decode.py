@@ -29,12 +29,13 @@ from __future__ import annotations
 from collections import deque
 
 # _items and _stream are private to this package: its codecs share them
+from . import rci_commands  # noqa: F401  (registers the book's commands)
 from ._items import Bad, decode_fixed, decode_var, F_GENERAL, F_GROUP, F_POLY, S
 from ._stream import StreamDecoder
-from . import rci_commands  # noqa: F401  (registers the book's commands)
 from .rci_packets import (CBsTm, CSvTm, FLAG_GROUP, FLAG_POLY, FLAG_RQ_ACK, FLAGS, ICaIq, IIId,
                           IIID_SIZE)
-from .rci_registry import all_codes, CLASS_OF, COMMAND_ITEMS, command, commands, receives, SUB_CODES
+from .rci_registry import (all_codes, CLASS_OF, command, COMMAND_ITEMS, commands, receives,
+                           SUB_CODES)
 from .rci_replies import ReplyMatching
 from .rci_tables import INQ_TYPES, TERM_CODES
 from .values import Timeval

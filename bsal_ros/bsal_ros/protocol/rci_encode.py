@@ -21,12 +21,12 @@ from __future__ import annotations
 from itertools import chain
 import struct
 
+from . import rci_commands  # noqa: F401  (registers the book's commands)
+from . import rci_registry
 # _items and _stream are private to this package: its codecs share them
 from ._items import encode_fixed, encode_packet, encode_var, F_GROUP, S
 from .constants import CapReply, Form, MotorType, RciCode
 from .errors import ProtocolError
-from . import rci_commands  # noqa: F401  (registers the book's commands)
-from . import rci_registry
 from .rci_packets import (CBsTm, FLAG_GROUP, FLAG_RQ_ACK, FORM_FLAG, ICaIq, ICaRp, IIId, MotorData,
                           StatusData, VersionReply)
 from .rci_registry import COMMAND_ITEMS, SUB_CODES

@@ -213,6 +213,10 @@ class _IdPacket(IdPacketForms):
     rq_ack: bool = False
 
 
+#: the base of an id-carrying packet class a new command declares (docs/EXTENDING.md)
+IdPacket = _IdPacket
+
+
 @dataclass(slots=True)
 class CAcMt(_IdPacket):
     """Activate Motor (0x0200). Item data: 0 or 1."""

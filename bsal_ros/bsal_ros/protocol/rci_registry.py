@@ -47,8 +47,8 @@ from ._items import Layout
 
 __all__ = ["RciCommandError", "RciCommandSpec", "Wire", "MISSING", "TO_SERVER", "TO_CLIENT",
            "BOTH", "DIRECTIONS", "WIRE_SHAPES", "register_command", "unregister_command",
-           "command", "command_of", "commands", "generation", "receives", "write_codes", "tracked_codes",
-           "all_codes", "SUB_CODES", "COMMAND_ITEMS", "CODE_OF", "CLASS_OF"]
+           "command", "command_of", "commands", "generation", "receives", "write_codes",
+           "tracked_codes", "all_codes", "SUB_CODES", "COMMAND_ITEMS", "CODE_OF", "CLASS_OF"]
 
 #: directions: sent by the control application, by the control process, by either
 TO_SERVER, TO_CLIENT, BOTH = "to_server", "to_client", "both"
@@ -71,6 +71,8 @@ class RciCommandError(LookupError):
 
 
 class _Missing:
+    """The type of :data:`MISSING`."""
+
     def __repr__(self) -> str:
         return "MISSING"
 
@@ -130,8 +132,10 @@ class RciCommandSpec:
     @property
     def label(self) -> str:
         """``0x0201 (CStMt)``, for messages."""
-        code = self.code if isinstance(self.code, int) else 0
-        return f"RCI command 0x{code:04x} ({self.name or '?'})"
+        name = self.name if isinstance(self.name, str) and self.name.strip() else "?"
+        if not isinstance(self.code, int):
+            return f"RCI command {name} (code missing)"
+        return f"RCI command 0x{self.code:04x} ({name})"
 
     @property
     def server_receives(self) -> bool:

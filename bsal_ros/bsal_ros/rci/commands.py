@@ -35,7 +35,8 @@ from typing import Callable
 
 from ..protocol.rci_registry import commands, generation, RciCommandError, RciCommandSpec
 
-__all__ = ["resolve_handler", "check_port_methods", "dispatch_table", "check_commands"]
+__all__ = ["resolve_handler", "check_port_methods", "dispatch_table", "build_dispatch",
+           "check_commands"]
 
 _TABLES: dict = {}
 
@@ -77,14 +78,22 @@ def dispatch_table(session_cls: type, port_cls: type) -> dict:
     hit = _TABLES.get(key)
     if hit is not None and hit[0] == generation():
         return hit[1]
+    table = build_dispatch(commands(), session_cls, port_cls)
+    _TABLES[key] = (generation(), table)
+    return table
+
+
+def build_dispatch(specs, session_cls: type, port_cls: type) -> dict:
+    """packet class -> (spec, handler) of the ``specs`` a session runs (those
+    with a handler), every name resolved (RciCommandError names the first
+    that does not)."""
     table = {}
-    for spec in commands():
+    for spec in specs:
         if spec.handler is None:
             continue
         fn = resolve_handler(spec, session_cls)
         check_port_methods(spec, port_cls)
         table[spec.packet] = (spec, fn)
-    _TABLES[key] = (generation(), table)
     return table
 
 

@@ -35,7 +35,7 @@ import logging
 
 from .transport import SessionEnd
 from ..protocol.constants import (CapInquiry, CapReply, RCI_VERSION_MAJOR, RCI_VERSION_MINOR,
-                                  RciCode, TermCode)
+                                  TermCode)
 from ..protocol.rci import CSvTm, ICaIq, ICaRp, IIId, IInCp, VersionReply
 from ..protocol.rci_packets import FLAGS
 from ..protocol.rci_registry import command

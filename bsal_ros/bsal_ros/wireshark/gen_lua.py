@@ -34,8 +34,8 @@ from pathlib import Path
 import sys
 
 from bsal_ros.protocol import constants as k
-from bsal_ros.protocol import rci_tables as t
 from bsal_ros.protocol import rci_registry as reg
+from bsal_ros.protocol import rci_tables as t
 from bsal_ros.protocol import rdi as rdi_mod
 from bsal_ros.protocol.rci import encode_rci  # noqa: F401  (registers the book's commands)
 
