@@ -222,15 +222,16 @@ def test_the_built_tables_are_the_ones_written_before():
     C = RciCode
     book = BOOK_CODES.__and__
     assert book(write_codes()) == {C.CRs, C.CAcMt, C.CStMt, C.CAcSn, C.CStSn}
-    assert book(tracked_codes()) == {C.CStIq, C.CRs, C.CAcMt, C.CStMt, C.CGtMtIq, C.CAcSn, C.CStSn,
-                               C.CGtSnIq}
+    assert book(tracked_codes()) == {C.CStIq, C.CRs, C.CAcMt, C.CStMt, C.CGtMtIq, C.CAcSn,
+                                     C.CStSn, C.CGtSnIq}
     both = {C.IIId, C.IInCp, C.ICaIq, C.ICaRp, C.CStIq, C.CStRp, C.CCnAc}
     assert book(receives("server")) == both | {C.CRs, C.CBsTmIq, C.CAcMt, C.CStMt, C.CGtMtIq,
-                                         C.CAcSn, C.CStSn, C.CGtSnIq}
+                                               C.CAcSn, C.CStSn, C.CGtSnIq}
     assert book(receives("client")) == both | {C.CSvTm, C.CBsTm, C.CGtMtRp, C.CGtSnRp}
-    assert {c: d for c, d in SUB_CODES.items() if c in BOOK_CODES} == {C.CAcMt: MOTOR_SUBS, C.CStMt: MOTOR_SUBS, C.CGtMtIq: MOTOR_SUBS,
-                         C.CGtMtRp: MOTOR_SUBS, C.CAcSn: SENSOR_SUBS, C.CStSn: SET_SENSOR_SUBS,
-                         C.CGtSnIq: SENSOR_SUBS, C.CGtSnRp: SENSOR_SUBS}
+    subs = {c: d for c, d in SUB_CODES.items() if c in BOOK_CODES}
+    assert subs == {C.CAcMt: MOTOR_SUBS, C.CStMt: MOTOR_SUBS, C.CGtMtIq: MOTOR_SUBS,
+                    C.CGtMtRp: MOTOR_SUBS, C.CAcSn: SENSOR_SUBS, C.CStSn: SET_SENSOR_SUBS,
+                    C.CGtSnIq: SENSOR_SUBS, C.CGtSnRp: SENSOR_SUBS}
     assert book(set(COMMAND_ITEMS)) == {C.CStMt, C.CStSn}
     handlers = {s.packet: s.handler for s in commands() if s.handler and s.code in BOOK_CODES}
     assert handlers == {CStIq: "_h_cstiq", CRs: "_h_crs", CStRp: "_h_ignore",
@@ -254,7 +255,7 @@ def test_the_cpp_headers_packet_codes_are_the_specs():
     # every code the header defines is declared with that value; every code
     # of the book is in the header (a later command: only if C++ programs send it)
     assert codes == {s.name: int(s.code) for s in commands() if s.name in codes}
-    assert {code for code in codes.values()} >= BOOK_CODES
+    assert set(codes.values()) >= BOOK_CODES
 
 
 def test_the_cpp_headers_sub_codes_and_command_bytes_are_the_specs():
@@ -262,6 +263,8 @@ def test_the_cpp_headers_sub_codes_and_command_bytes_are_the_specs():
     subs = {}
     for code, domain in SUB_CODES.items():
         for value, member in domain.items():
+            if not isinstance(member, (MotorType, SensorType)):
+                continue        # a kind registered later (test/bumper_kind.py): not the book's
             group = "MOTOR" if isinstance(member, MotorType) else "SENSOR"
             subs[f"RCI_{group}_{member.name}"] = value
     assert subs == {n: v for n, v in defs.items()
