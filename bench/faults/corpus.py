@@ -39,10 +39,11 @@ import struct
 from bsal_ros.protocol.constants import (CapInquiry, CStRpStatus, GetMotorStatus, GetSensorStatus,
                                          MotorType, RciCode, SensorCommandCode, SensorType,
                                          TermCode)
-from bsal_ros.protocol.rci import (ALL_CODES, CAcMt, CAcSn, CBsTm, CBsTmIq, CGtMtIq, CGtMtRp,
-                                   CGtSnIq, CGtSnRp, CRs, CStIq, CStMt, CStSn, CSvTm, encode_rci,
-                                   ICaIq, IIId, IInCp, MotorCommand, MotorCommandKind, MotorData,
+from bsal_ros.protocol.rci import (CAcMt, CAcSn, CBsTm, CBsTmIq, CGtMtIq, CGtMtRp, CGtSnIq,
+                                   CGtSnRp, CRs, CStIq, CStMt, CStSn, CSvTm, encode_rci, ICaIq,
+                                   IIId, IInCp, MotorCommand, MotorCommandKind, MotorData,
                                    SensorCommand, StatusData, UltrasonicData)
+from bsal_ros.protocol.rci_registry import all_codes
 from bsal_ros.protocol.values import speedval_pack, Timeval
 
 #: the demo operator of config/users.yaml (public; the gateway refuses it off
@@ -129,7 +130,7 @@ def _truncated(rng):
 def _unknown_code(rng):
     while True:
         code = rng.getrandbits(16)
-        if (code & ~0xC800) not in ALL_CODES:
+        if (code & ~0xC800) not in all_codes():
             break
     tail = bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 16)))
     return Entry("unknown_code", rng.choice([INIT, CONTROL]), _u16(code) + tail,

@@ -30,7 +30,7 @@ from bsal_ros.protocol import (AbsEncoderData, AbsEncoderReading, AccelData, Acc
                                RdiSensorType, RelEncoderData, RelEncoderReading, SensorCommand,
                                SensorCommandCode, SensorType, StatusData, SteerReading, TermCode,
                                Timeval, UltrasonicData, UltrasonicReading, VersionReply)
-from bsal_ros.protocol.rci_packets import CODE_OF
+from bsal_ros.protocol.rci import CODE_OF
 
 PROPS = settings(max_examples=120, deadline=2000,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

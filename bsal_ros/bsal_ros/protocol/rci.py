@@ -48,8 +48,9 @@ convert them with :mod:`bsal_ros.protocol.values`.
 
 Encoding: ``encode_rci(packet, byteorder="big") -> bytes``.
 
-Modules: packets and item types in :mod:`.rci_packets`, wire tables in
-:mod:`.rci_tables`, the encoder in :mod:`.rci_encode`, the decoder in
+Modules: packets and item types in :mod:`.rci_packets`, one declaration per
+code in :mod:`.rci_commands` (the registry: :mod:`.rci_registry`), wire tables
+in :mod:`.rci_tables`, the encoder in :mod:`.rci_encode`, the decoder in
 :mod:`.rci_decode` with reply matching in :mod:`.rci_replies`; this module
 re-exports the public names.
 
@@ -70,12 +71,12 @@ from __future__ import annotations
 
 from .rci_decode import RciDecoder
 from .rci_encode import encode_rci
-from .rci_packets import (AbsEncoderData, AccelData, ALL_CODES, CAcMt, CAcSn, CAtSn,  # noqa: F401
-                          CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CLASS_OF,
-                          CLIENT_RECEIVES, CODE_OF, CRs, CStIq, CStMt, CStRp, CStSn, CSvTm, ICaIq,
-                          ICaRp, IIId, IIID_SIZE, IInCp, MotorCommand, MotorCommandKind, MotorData,
-                          RciPacket, RelEncoderData, SensorCommand, SensorCommandKind,
-                          SERVER_RECEIVES, StatusData, UltrasonicData, VersionReply)
+from .rci_packets import (AbsEncoderData, AccelData, CAcMt, CAcSn, CAtSn, CBsTm,  # noqa: F401
+                          CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp, CRs, CStIq, CStMt,
+                          CStRp, CStSn, CSvTm, ICaIq, ICaRp, IIId, IIID_SIZE, IInCp, MotorCommand,
+                          MotorCommandKind, MotorData, RciPacket, RelEncoderData, SensorCommand,
+                          SensorCommandKind, StatusData, UltrasonicData, VersionReply)
+from .rci_registry import CLASS_OF, CODE_OF  # noqa: F401
 
 __all__ = [
     "IIId", "IInCp", "ICaIq", "ICaRp", "CStIq", "CStRp", "CSvTm", "CCnAc", "CRs", "CBsTmIq",

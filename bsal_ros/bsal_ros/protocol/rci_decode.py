@@ -29,15 +29,15 @@ from __future__ import annotations
 from collections import deque
 
 # _items and _stream are private to this package: its codecs share them
+from . import rci_commands  # noqa: F401  (registers the book's commands)
 from ._items import Bad, decode_fixed, decode_var, F_GENERAL, F_GROUP, F_POLY, S
 from ._stream import StreamDecoder
-from .constants import RciCode
-from .rci_packets import (ALL_CODES, CBsTm, CCnAc, CLASS_OF, CLIENT_RECEIVES, CStIq, CSvTm,
-                          FLAG_GROUP, FLAG_POLY, FLAG_RQ_ACK, FLAGS, ICaIq, IIId, IIID_SIZE,
-                          SERVER_RECEIVES)
+from .rci_packets import (CBsTm, CSvTm, FLAG_GROUP, FLAG_POLY, FLAG_RQ_ACK, FLAGS, ICaIq, IIId,
+                          IIID_SIZE)
+from .rci_registry import (all_codes, CLASS_OF, command, COMMAND_ITEMS, commands, receives,
+                           SUB_CODES)
 from .rci_replies import ReplyMatching
-from .rci_tables import (COMMAND_ITEMS, INQ_TYPES, L_ACTIVATE, L_MOTOR_INQUIRY, L_SENSOR_INQUIRY,
-                         SUB_CODES, TERM_CODES)
+from .rci_tables import INQ_TYPES, TERM_CODES
 from .values import Timeval
 
 __all__ = ["RciDecoder"]
@@ -75,14 +75,7 @@ class RciDecoder(ReplyMatching, StreamDecoder):
 
     def __init__(self, byteorder: str = "big", role: str = "server"):
         super().__init__(byteorder)
-        if role == "server":
-            self._allowed = SERVER_RECEIVES
-        elif role == "client":
-            self._allowed = CLIENT_RECEIVES
-        elif role == "any":
-            self._allowed = ALL_CODES
-        else:
-            raise ValueError(f"role must be 'server', 'client' or 'any', not {role!r}")
+        self._allowed = receives(role)      # ValueError for an unknown role
         self.role = role
         self._pending: deque = deque()
         #: an ICaIq waits for its ICaRp (dropped by the first control packet)
@@ -90,18 +83,19 @@ class RciDecoder(ReplyMatching, StreamDecoder):
         self._valid = _valid_codes(self._allowed)
         pfx = self._pfx
         self._u16 = S(pfx + "H")
-        self._parsers = {
-            RciCode.IIId: self._p_iiid, RciCode.IInCp: self._p_bare,
-            RciCode.ICaIq: self._p_icaiq, RciCode.ICaRp: self._p_icarp,
-            RciCode.CStIq: self._p_cstiq, RciCode.CStRp: self._p_cstrp,
-            RciCode.CSvTm: self._p_csvtm, RciCode.CCnAc: self._p_ccnac,
-            RciCode.CRs: self._p_bare, RciCode.CBsTmIq: self._p_bare,
-            RciCode.CBsTm: self._p_cbstm,
-            RciCode.CAcMt: self._p_fixed(L_ACTIVATE), RciCode.CAcSn: self._p_fixed(L_ACTIVATE),
-            RciCode.CGtMtIq: self._p_fixed(L_MOTOR_INQUIRY),
-            RciCode.CGtSnIq: self._p_fixed(L_SENSOR_INQUIRY),
-            RciCode.CStMt: self._p_commands, RciCode.CStSn: self._p_commands,
-            RciCode.CGtMtRp: self._p_reply, RciCode.CGtSnRp: self._p_reply,
+        shapes = self._shapes()
+        self._parsers = {int(spec.code): shapes[spec.wire.shape](spec) for spec in commands()
+                         if spec.code in self._allowed}
+
+    def _shapes(self) -> dict:
+        """Wire shape (rci_registry.WIRE_SHAPES) -> parser builder(spec)."""
+        return {
+            "iiid": lambda s: self._p_iiid, "bare": lambda s: self._p_bare,
+            "icaiq": lambda s: self._p_icaiq, "icarp": lambda s: self._p_icarp,
+            "control_id": lambda s: self._p_control_id, "cstrp": lambda s: self._p_cstrp,
+            "csvtm": lambda s: self._p_csvtm, "cbstm": lambda s: self._p_cbstm,
+            "items": lambda s: self._p_fixed(s.wire.layout),
+            "commands": lambda s: self._p_commands, "reply": lambda s: self._p_reply,
         }
 
     def reset(self) -> None:
@@ -119,10 +113,13 @@ class RciDecoder(ReplyMatching, StreamDecoder):
                 self._drop_capability_inquiries()
             return self._parsers[base](buf, pos, base, flags)
         base = code & ~FLAGS
-        if base not in ALL_CODES:
+        if base not in all_codes():
             raise Bad(f"unknown RCI code 0x{code:04x}", pos, 2)
+        spec = command(base)
+        if spec.unsupported is not None:
+            raise Bad(f"{spec.name} (0x{base:04x}) is not supported: {spec.unsupported}", pos, 2)
         if base not in self._allowed:
-            raise Bad(f"{RciCode(base).name} not valid towards the {self.role}", pos, 2)
+            raise Bad(f"{spec.name} not valid towards the {self.role}", pos, 2)
         flags = code & FLAGS
         if flags:
             if (flags & FLAG_POLY) and (flags & FLAG_GROUP):
@@ -144,7 +141,7 @@ class RciDecoder(ReplyMatching, StreamDecoder):
 
     def _p_bare(self, buf, pos, base, flags):
         cls = CLASS_OF[base]
-        if base == RciCode.IInCp:
+        if "rq_ack" not in cls.__dataclass_fields__:
             return cls(), pos + 2
         return cls(bool(flags)), pos + 2
 
@@ -161,11 +158,9 @@ class RciDecoder(ReplyMatching, StreamDecoder):
                 raise Bad(f"bad inq_type 0x{t:02x}", pos + 3 + 3 * i + 2)
         return ICaIq([(c, INQ_TYPES[t]) for c, t in items]), pos + 3 + 3 * n
 
-    def _p_cstiq(self, buf, pos, base, flags):
-        return CStIq(self._u16.unpack_from(buf, pos + 2)[0], bool(flags)), pos + 4
-
-    def _p_ccnac(self, buf, pos, base, flags):
-        return CCnAc(self._u16.unpack_from(buf, pos + 2)[0], bool(flags)), pos + 4
+    def _p_control_id(self, buf, pos, base, flags):
+        """CStIq, CCnAc: ``control_id(2)``."""
+        return CLASS_OF[base](self._u16.unpack_from(buf, pos + 2)[0], bool(flags)), pos + 4
 
     def _p_csvtm(self, buf, pos, base, flags):
         (t,) = self._u16.unpack_from(buf, pos + 2)
@@ -189,7 +184,7 @@ class RciDecoder(ReplyMatching, StreamDecoder):
         s = buf[pos + 2]
         sub = SUB_CODES[base].get(s)
         if sub is None:
-            raise Bad(f"bad id_sub_code 0x{s:02x} for {RciCode(base).name}", pos + 2)
+            raise Bad(f"bad id_sub_code 0x{s:02x} for {command(base).name}", pos + 2)
         return sub
 
     def _p_fixed(self, lay):

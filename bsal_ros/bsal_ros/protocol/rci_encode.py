@@ -21,16 +21,17 @@ from __future__ import annotations
 from itertools import chain
 import struct
 
+from . import rci_commands  # noqa: F401  (registers the book's commands)
+from . import rci_registry
 # _items and _stream are private to this package: its codecs share them
 from ._items import encode_fixed, encode_packet, encode_var, F_GROUP, S
 from .constants import CapReply, Form, MotorType, RciCode
 from .errors import ProtocolError
-from .rci_packets import (CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp,
-                          CRs, CStIq, CStMt, CStRp, CStSn, CSvTm, FLAG_GROUP, FLAG_RQ_ACK,
-                          FORM_FLAG, ICaIq, ICaRp, IIId, IInCp, MotorData, StatusData, VersionReply)
-from .rci_tables import (CAP_REPLIES, COMMAND_ITEMS, CSTRP_STATUS, INQ_TYPES, L_ACTIVATE,
-                         L_MOTOR_DC, L_MOTOR_INQUIRY, L_MOTOR_PSERVO, L_SENSOR_INQUIRY, L_STATUS,
-                         SENSOR_DATA, SENSOR_DATA_TYPE, SUB_CODES, TERM_CODES)
+from .rci_packets import (CBsTm, FLAG_GROUP, FLAG_RQ_ACK, FORM_FLAG, ICaIq, ICaRp, IIId, MotorData,
+                          StatusData, VersionReply)
+from .rci_registry import COMMAND_ITEMS, SUB_CODES
+from .rci_tables import (CAP_REPLIES, CSTRP_STATUS, INQ_TYPES, L_MOTOR_DC, L_MOTOR_PSERVO,
+                         L_STATUS, SENSOR_DATA, SENSOR_DATA_TYPE, TERM_CODES)
 from .values import Timeval
 
 __all__ = ["encode_rci"]
@@ -226,33 +227,48 @@ def _enc_reply(base):
     return enc
 
 
-_ENCODERS = {
-    IIId: _enc_iiid,
-    IInCp: lambda pfx, p: S(pfx + "H").pack(RciCode.IInCp),
-    ICaIq: _enc_icaiq,
-    ICaRp: _enc_icarp,
-    CStIq: _enc_simple("H", RciCode.CStIq, ("control_id",)),
-    CStRp: _enc_simple("HB", RciCode.CStRp, ("control_id", "status"), CSTRP_STATUS),
-    CSvTm: _enc_simple("H", RciCode.CSvTm, ("term_code",), TERM_CODES),
-    CCnAc: _enc_simple("H", RciCode.CCnAc, ("control_id",)),
-    CRs: _enc_simple("", RciCode.CRs, ()),
-    CBsTmIq: _enc_simple("", RciCode.CBsTmIq, ()),
-    CBsTm: _enc_cbstm,
-    CAcMt: _enc_fixed(RciCode.CAcMt, L_ACTIVATE),
-    CStMt: _enc_commands(RciCode.CStMt),
-    CGtMtIq: _enc_fixed(RciCode.CGtMtIq, L_MOTOR_INQUIRY),
-    CGtMtRp: _enc_reply(RciCode.CGtMtRp),
-    CAcSn: _enc_fixed(RciCode.CAcSn, L_ACTIVATE),
-    CStSn: _enc_commands(RciCode.CStSn),
-    CGtSnIq: _enc_fixed(RciCode.CGtSnIq, L_SENSOR_INQUIRY),
-    CGtSnRp: _enc_reply(RciCode.CGtSnRp),
+def _enc_bare(base, packet):
+    if "rq_ack" not in packet.__dataclass_fields__:
+        code = int(base)
+        return lambda pfx, p: S(pfx + "H").pack(code)
+    return _enc_simple("", base, ())
+
+
+#: wire shape (rci_registry.WIRE_SHAPES) -> encoder builder(spec)
+SHAPES = {
+    "iiid": lambda s: _enc_iiid,
+    "bare": lambda s: _enc_bare(s.code, s.packet),
+    "icaiq": lambda s: _enc_icaiq,
+    "icarp": lambda s: _enc_icarp,
+    "control_id": lambda s: _enc_simple("H", s.code, ("control_id",)),
+    "cstrp": lambda s: _enc_simple("HB", s.code, ("control_id", "status"), CSTRP_STATUS),
+    "csvtm": lambda s: _enc_simple("H", s.code, ("term_code",), TERM_CODES),
+    "cbstm": lambda s: _enc_cbstm,
+    "items": lambda s: _enc_fixed(s.code, s.wire.layout),
+    "commands": lambda s: _enc_commands(s.code),
+    "reply": lambda s: _enc_reply(s.code),
 }
+#: packet class -> encoder, built from the command registry
+_ENCODERS: dict = {}
+
+
+def rebuild_encoders() -> None:
+    """Build the encoder table from the registered commands (after a change)."""
+    table = {}
+    for spec in rci_registry.commands():
+        if spec.unsupported is None:
+            table[spec.packet] = SHAPES[spec.wire.shape](spec)
+    _ENCODERS.clear()
+    _ENCODERS.update(table)
 
 
 def rebuild_reply_encoders() -> None:
     """Rebuild the reply encoders after a new sensor sub-code (:mod:`.wire_kinds`)."""
-    _ENCODERS[CGtMtRp] = _enc_reply(RciCode.CGtMtRp)
-    _ENCODERS[CGtSnRp] = _enc_reply(RciCode.CGtSnRp)
+    rebuild_encoders()
+
+
+rebuild_encoders()
+rci_registry._listeners.append(rebuild_encoders)
 
 
 def encode_rci(packet, byteorder: str = "big") -> bytes:

@@ -14,9 +14,10 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""RCI packets and item data types (seed 001 chapter 4), and which side may
-receive each packet. Plain data: encoding is :mod:`.rci_encode`, decoding
-:mod:`.rci_decode`; :mod:`.rci` is the public face of all three."""
+"""RCI packets and item data types (seed 001 chapter 4). Plain data: which
+code each packet has and which side may receive it is declared in
+:mod:`.rci_commands`, encoding is :mod:`.rci_encode`, decoding
+:mod:`.rci_decode`; :mod:`.rci` is the public face of them all."""
 
 from __future__ import annotations
 
@@ -212,6 +213,10 @@ class _IdPacket(IdPacketForms):
     rq_ack: bool = False
 
 
+#: the base of an id-carrying packet class a new command declares (docs/EXTENDING.md)
+IdPacket = _IdPacket
+
+
 @dataclass(slots=True)
 class CAcMt(_IdPacket):
     """Activate Motor (0x0200). Item data: 0 or 1."""
@@ -257,23 +262,3 @@ class CGtSnRp(_IdPacket):
 
 RciPacket = Union[IIId, IInCp, ICaIq, ICaRp, CStIq, CStRp, CSvTm, CCnAc, CRs, CBsTmIq, CBsTm,
                   CAcMt, CStMt, CGtMtIq, CGtMtRp, CAcSn, CStSn, CGtSnIq, CGtSnRp]
-
-CODE_OF = {IIId: RciCode.IIId, IInCp: RciCode.IInCp, ICaIq: RciCode.ICaIq,
-           ICaRp: RciCode.ICaRp, CStIq: RciCode.CStIq, CStRp: RciCode.CStRp,
-           CSvTm: RciCode.CSvTm, CCnAc: RciCode.CCnAc, CRs: RciCode.CRs,
-           CBsTmIq: RciCode.CBsTmIq, CBsTm: RciCode.CBsTm, CAcMt: RciCode.CAcMt,
-           CStMt: RciCode.CStMt, CGtMtIq: RciCode.CGtMtIq, CGtMtRp: RciCode.CGtMtRp,
-           CAcSn: RciCode.CAcSn, CStSn: RciCode.CStSn, CGtSnIq: RciCode.CGtSnIq,
-           CGtSnRp: RciCode.CGtSnRp}
-CLASS_OF = {int(v): k for k, v in CODE_OF.items()}
-
-# Which packets each side may receive. CStIq/CStRp/CCnAc/ICaIq/ICaRp/IIId/IInCp
-# go both ways; the rest have one direction (001 chapter 4).
-_BOTH = {RciCode.IIId, RciCode.IInCp, RciCode.ICaIq, RciCode.ICaRp, RciCode.CStIq,
-         RciCode.CStRp, RciCode.CCnAc}
-SERVER_RECEIVES = frozenset(_BOTH | {RciCode.CRs, RciCode.CBsTmIq, RciCode.CAcMt,
-                                     RciCode.CStMt, RciCode.CGtMtIq, RciCode.CAcSn,
-                                     RciCode.CStSn, RciCode.CGtSnIq})
-CLIENT_RECEIVES = frozenset(_BOTH | {RciCode.CSvTm, RciCode.CBsTm, RciCode.CGtMtRp,
-                                     RciCode.CGtSnRp})
-ALL_CODES = frozenset(int(c) for c in RciCode)

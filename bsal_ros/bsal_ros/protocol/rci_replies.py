@@ -35,9 +35,10 @@ from itertools import repeat
 from ._items import (Bad, decode_fixed, decode_var, F_GENERAL, F_GROUP, F_POLY, get0, get1,
                      Incomplete, S)
 from .constants import CapInquiry, CapReply, RciCode
-from .rci_packets import (CGtMtIq, CGtSnIq, CLASS_OF, CODE_OF, CStIq, CStRp, FLAG_GROUP, FLAG_POLY,
-                          FLAG_RQ_ACK, ICaIq, ICaRp, VersionReply)
-from .rci_tables import CAP_REPLIES, CSTRP_STATUS, MOTOR_REPLY, SENSOR_REPLY, SUB_CODES
+from .rci_packets import (CGtMtIq, CGtSnIq, CStIq, CStRp, FLAG_GROUP, FLAG_POLY, FLAG_RQ_ACK, ICaIq,
+                          ICaRp, VersionReply)
+from .rci_registry import CLASS_OF, CODE_OF, SUB_CODES
+from .rci_tables import CAP_REPLIES, CSTRP_STATUS, MOTOR_REPLY, SENSOR_REPLY
 
 __all__ = ["ReplyMatching", "MAX_PENDING"]
 

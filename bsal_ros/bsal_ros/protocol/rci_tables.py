@@ -14,9 +14,9 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""RCI wire tables (seed 001 4.6-4.8): the sub-codes each packet accepts,
-the item layouts of commands, inquiries and replies, and the command bytes.
-Spec tables shared by the encoder and the decoder."""
+"""RCI wire tables (seed 001 4.6-4.8): the sub-code domains, the item
+layouts of commands, inquiries and replies, and the command bytes. Which
+packet uses which is declared per code in :mod:`.rci_commands`."""
 
 from __future__ import annotations
 
@@ -25,8 +25,7 @@ from typing import NamedTuple
 # _items and _stream are private to this package: its codecs share them
 from ._items import Layout
 from .constants import (CapInquiry, CapReply, CStRpStatus, GetMotorStatus, GetSensorStatus,
-                        MotorCommandCode, MotorType, RciCode, SensorCommandCode, SensorType,
-                        TermCode)
+                        MotorCommandCode, MotorType, SensorCommandCode, SensorType, TermCode)
 from .rci_packets import (AbsEncoderData, AccelData, MotorCommand, MotorCommandKind, MotorData,
                           RelEncoderData, SensorCommand, StatusData, UltrasonicData)
 
@@ -35,10 +34,6 @@ MOTOR_SUBS = {int(m): m for m in MotorType}
 SENSOR_SUBS = {int(s): s for s in SensorType}
 SET_SENSOR_SUBS = {int(SensorType.ULTRASONIC): SensorType.ULTRASONIC,
                    int(SensorType.RELENCODER): SensorType.RELENCODER}
-SUB_CODES = {RciCode.CAcMt: MOTOR_SUBS, RciCode.CStMt: MOTOR_SUBS, RciCode.CGtMtIq: MOTOR_SUBS,
-             RciCode.CGtMtRp: MOTOR_SUBS, RciCode.CAcSn: SENSOR_SUBS,
-             RciCode.CStSn: SET_SENSOR_SUBS, RciCode.CGtSnIq: SENSOR_SUBS,
-             RciCode.CGtSnRp: SENSOR_SUBS}
 CSTRP_STATUS = {int(s): s for s in CStRpStatus}
 TERM_CODES = {int(t): t for t in TermCode}
 INQ_TYPES = {int(c): c for c in CapInquiry}
@@ -82,17 +77,16 @@ def _command_items(what: str, item_type: type, table: dict) -> CommandItems:
     return CommandItems(what, item_type, table, by_byte)
 
 
-#: command items of CStMt and CStSn (001 4.6.9, 4.6.12)
-COMMAND_ITEMS = {
-    RciCode.CStMt: _command_items("motor", MotorCommand, {
-        (MotorType.DC, MotorCommandKind.SPVAL): (MotorCommandCode.DC_SPVAL, "H"),
-        (MotorType.PSERVO, MotorCommandKind.SPVAL): (MotorCommandCode.PSERVO_SPVAL, "H"),
-        (MotorType.PSERVO, MotorCommandKind.RESET): (MotorCommandCode.PSERVO_RESET, "")}),
-    RciCode.CStSn: _command_items("sensor", SensorCommand, {
-        (SensorType.RELENCODER, SensorCommandCode.RELENCODER_CLEAR):
-            (SensorCommandCode.RELENCODER_CLEAR, ""),
-        (SensorType.ULTRASONIC, SensorCommandCode.ULTRASONIC_ORDER):
-            (SensorCommandCode.ULTRASONIC_ORDER, "B"),
-        (SensorType.ULTRASONIC, SensorCommandCode.ULTRASONIC_TIMING):
-            (SensorCommandCode.ULTRASONIC_TIMING, "H")}),
-}
+#: command items of CStMt (001 4.6.8)
+MOTOR_COMMANDS = _command_items("motor", MotorCommand, {
+    (MotorType.DC, MotorCommandKind.SPVAL): (MotorCommandCode.DC_SPVAL, "H"),
+    (MotorType.PSERVO, MotorCommandKind.SPVAL): (MotorCommandCode.PSERVO_SPVAL, "H"),
+    (MotorType.PSERVO, MotorCommandKind.RESET): (MotorCommandCode.PSERVO_RESET, "")})
+#: command items of CStSn (001 4.6.12; ORDER and TIMING payloads are ours)
+SENSOR_COMMANDS = _command_items("sensor", SensorCommand, {
+    (SensorType.RELENCODER, SensorCommandCode.RELENCODER_CLEAR):
+        (SensorCommandCode.RELENCODER_CLEAR, ""),
+    (SensorType.ULTRASONIC, SensorCommandCode.ULTRASONIC_ORDER):
+        (SensorCommandCode.ULTRASONIC_ORDER, "B"),
+    (SensorType.ULTRASONIC, SensorCommandCode.ULTRASONIC_TIMING):
+        (SensorCommandCode.ULTRASONIC_TIMING, "H")})

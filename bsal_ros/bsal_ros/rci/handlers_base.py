@@ -37,11 +37,11 @@ from ..core.result import Result
 from ..protocol.constants import CStRpStatus, RciCode, TermCode
 from ..protocol.rci import CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtSnIq, CODE_OF, CRs, CStIq, CStRp
 from ..protocol.rci_packets import FLAGS
+from ..protocol.rci_registry import command_of, tracked_codes
 from ..protocol.values import Statval, Timeval
 
-#: commands whose status a CStIq reports (001 4.6.x "status inquiry" notes)
-TRACKED = frozenset({RciCode.CRs, RciCode.CAcMt, RciCode.CStMt, RciCode.CGtMtIq,
-                     RciCode.CAcSn, RciCode.CStSn, RciCode.CGtSnIq})
+# The commands whose status a CStIq reports (001 4.6.x "status inquiry"
+# notes) are those declared ``tracked`` (bsal_ros/protocol/rci_commands.py).
 
 _RESULT_STATUS = {Result.OK: CStRpStatus.IDLE, Result.INVALID_ID: CStRpStatus.INVALID_ID,
                   Result.NOT_SUPPORTED: CStRpStatus.NO_SUPPORT}
@@ -56,16 +56,16 @@ class BaseHandlers:
     """Shared steps of the handlers, and the CStIq, CRs and CBsTmIq handlers."""
 
     # ------------------------------------------------------------ answering
-    def _guard_write(self, base: int) -> None:
-        """A guest may not send commands that change the robot (CSvTm ACCESS)."""
-        if self.user.read_only:
-            raise SessionEnd(f"guest sent {RciCode(base).name}, a command it may not use",
+    def _guard_write(self, spec) -> None:
+        """A guest may not send commands that change the robot (declared
+        ``writes``): CSvTm ACCESS. The session checks it before the handler."""
+        if spec.writes and self.user.read_only:
+            raise SessionEnd(f"guest sent {spec.name}, a command it may not use",
                              TermCode.ACCESS, logging.WARNING)
 
     def _write_ids(self, base: int, device_class: str, pkt) -> list[int] | None:
-        """The ids of a command that changes the robot, after the guest check;
-        None when an id is invalid (then answered: INVALID_ID)."""
-        self._guard_write(base)
+        """The ids of a command that changes the robot (the guest was refused
+        before); None when an id is invalid (then answered: INVALID_ID)."""
         ids = [i for i, _ in pkt.items]
         if self._invalid(device_class, ids):
             self._finish_command(base, CStRpStatus.INVALID_ID, pkt.rq_ack)
@@ -235,9 +235,7 @@ class BaseHandlers:
     async def _h_cstiq(self, pkt: CStIq) -> None:
         cid = pkt.control_id
         base = cid & ~FLAGS
-        if base == RciCode.CStIq:
-            st = CStRpStatus.IDLE
-        elif base in TRACKED:
+        if base in tracked_codes():      # CStIq itself: never stored, so IDLE
             if base == RciCode.CStMt and self._homing_now():
                 st = CStRpStatus.BUSY
             else:
@@ -250,13 +248,22 @@ class BaseHandlers:
             # like every other inquiry: asked-for acknowledgement after the reply
             self.transport.send(CCnAc(RciCode.CStIq))
 
+    async def _h_forward(self, pkt) -> None:
+        """A command that only forwards its items: its spec's first port
+        method gets ``(sub_code, items)`` and answers with a Result, which
+        becomes the command's status (INVALID_ID, ABORT ...; CCnAc or CStRp
+        when acknowledgement was asked)."""
+        spec = command_of(type(pkt))
+        method = getattr(self.port, spec.port_methods[0])
+        res = await self._acked_call(method(pkt.sub_code, list(pkt.items)), pkt.rq_ack)
+        self._finish_command(spec.code, status_of(res), pkt.rq_ack)
+
     async def _h_cbstmiq(self, pkt: CBsTmIq) -> None:
         self.transport.send(CBsTm(Timeval.from_ns(self._base_ns)))
         if pkt.rq_ack:
             self.transport.send(CCnAc(RciCode.CBsTmIq))
 
     async def _h_crs(self, pkt: CRs) -> None:
-        self._guard_write(RciCode.CRs)
         await self._cancel_homing()
         if self.stopper is not None:
             await self.stopper.claim_all()

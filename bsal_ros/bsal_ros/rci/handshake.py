@@ -35,16 +35,14 @@ import logging
 
 from .transport import SessionEnd
 from ..protocol.constants import (CapInquiry, CapReply, RCI_VERSION_MAJOR, RCI_VERSION_MINOR,
-                                  RciCode, TermCode)
-from ..protocol.rci import (ALL_CODES, CSvTm, ICaIq, ICaRp, IIId, IInCp, SERVER_RECEIVES,
-                            VersionReply)
+                                  TermCode)
+from ..protocol.rci import CSvTm, ICaIq, ICaRp, IIId, IInCp, VersionReply
 from ..protocol.rci_packets import FLAGS
+from ..protocol.rci_registry import command
 
-#: commands that change the robot: a guest may not send them
-WRITE_CODES = frozenset({RciCode.CRs, RciCode.CAcMt, RciCode.CStMt, RciCode.CAcSn,
-                         RciCode.CStSn})
-#: packets only the CP sends (a CA asking ACCESS for them gets NO_SUPPORT)
-CP_ONLY = frozenset({RciCode.CSvTm, RciCode.CBsTm, RciCode.CGtMtRp, RciCode.CGtSnRp})
+# Who may send what (the guest rule: a command declared ``writes``), what the
+# CP accepts from a CA and what only the CP sends come from each code's
+# declaration (bsal_ros/protocol/rci_commands.py).
 #: flag bits that make a control id poly or group
 _MULTI_FLAGS = 0xC000
 
@@ -174,7 +172,8 @@ class Handshake:
     def _capability(self, control_id: int, inq: int):
         """The answer to one capability inquiry item (001 4.5.4)."""
         base, flags = control_id & ~FLAGS, control_id & FLAGS
-        known = base in ALL_CODES and not ((flags & _MULTI_FLAGS) and not base & 0x0200) \
+        spec = command(base)
+        known = spec is not None and not ((flags & _MULTI_FLAGS) and not base & 0x0200) \
             and not (flags & _MULTI_FLAGS == _MULTI_FLAGS)
         if not known:
             return CapReply.ERROR       # 001 4.5.5: for any inquiry type, one byte
@@ -182,10 +181,11 @@ class Handshake:
             return VersionReply(*self.version)
         if inq == CapInquiry.SUPPORT:
             # "is it implemented?", whoever asks (a guest too): the CP accepts
-            # it from a CA -> PERMISSION, else (packets only the CP sends) NO_SUPPORT
-            return CapReply.PERMISSION if base in SERVER_RECEIVES else CapReply.NO_SUPPORT
-        if base not in SERVER_RECEIVES or base in CP_ONLY:
+            # it from a CA -> PERMISSION, else (packets only the CP sends, a
+            # code declared unsupported) NO_SUPPORT
+            return CapReply.PERMISSION if spec.server_receives else CapReply.NO_SUPPORT
+        if not spec.server_receives:
             return CapReply.NO_SUPPORT
-        if self.user.read_only and base in WRITE_CODES:
+        if self.user.read_only and spec.writes:
             return CapReply.NO_PERMISSION
         return CapReply.PERMISSION

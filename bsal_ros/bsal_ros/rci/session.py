@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import logging
 import time
 
+from .commands import check_commands, dispatch_table
 from .handlers_base import BaseHandlers
 from .handlers_motor import MotorHandlers
 from .handlers_sensor import SensorHandlers
@@ -59,8 +60,7 @@ from .users import Users
 from ..core.device_classes import MOTOR_CLASSES
 from ..protocol.constants import (CStRpStatus, RCI_VERSION_MAJOR, RCI_VERSION_MINOR, RciCode,
                                   TermCode)
-from ..protocol.rci import (CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtSnIq, CRs, CStIq,
-                            CStMt, CStRp, CStSn)
+from ..protocol.rci import CBsTm
 from ..protocol.values import STATVAL_MS_MAX, Timeval
 
 log = logging.getLogger("bsal_ros.rci")
@@ -122,6 +122,9 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
                  writer: asyncio.StreamWriter, config: SessionConfig | None = None,
                  logger: logging.Logger | None = None):
         self.port = port
+        #: packet class -> (spec, handler): every registered command, its
+        #: names resolved against this session and port (RciCommandError if not)
+        self._commands = dispatch_table(type(self), type(port))
         self.users = users
         self.cfg = config or SessionConfig()
         self.log = logger or log
@@ -350,12 +353,7 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
 
     # ========================================================= control phase
     async def _control_phase(self) -> None:
-        handlers = {
-            CStIq: self._h_cstiq, CRs: self._h_crs, CBsTmIq: self._h_cbstmiq,
-            CAcMt: self._h_cacmt, CStMt: self._h_cstmt, CGtMtIq: self._h_cgtmtiq,
-            CAcSn: self._h_cacsn, CStSn: self._h_cstsn, CGtSnIq: self._h_cgtsniq,
-            CStRp: self._h_ignore, CCnAc: self._h_ignore,
-        }
+        handlers = self._commands       # built from bsal_ros/protocol/rci_commands.py
         transport = self.transport
         while True:
             pkt = await transport.next()
@@ -364,13 +362,15 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
                 # a silence stop in flight must not overwrite this command
                 await asyncio.gather(stopping, return_exceptions=True)
             self._check_base()
-            h = handlers.get(type(pkt))
-            if h is None:
+            entry = handlers.get(type(pkt))
+            if entry is None:
                 raise SessionEnd(f"bad input: {type(pkt).__name__} in the control phase",
                                  TermCode.ERROR, logging.WARNING)
+            spec, h = entry
+            self._guard_write(spec)     # a guest sent a command declared ``writes``
             self._busy = True
             try:
-                await h(pkt)
+                await h(self, pkt)
                 if transport.buffered() > self.cfg.max_write_buffer:
                     # the CA sends faster than it reads: stop reading it until
                     # it catches up, so our buffer stays bounded
@@ -380,3 +380,9 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
             finally:
                 self._busy = False
                 transport.last_rx = time.monotonic()
+
+
+# Brak's own commands name handlers of this class and methods of RobotPort:
+# a misspelt name fails here, at import (a later registration: when a session
+# is built)
+check_commands(RciSession, RobotPort)

@@ -34,9 +34,10 @@ from pathlib import Path
 import sys
 
 from bsal_ros.protocol import constants as k
+from bsal_ros.protocol import rci_registry as reg
 from bsal_ros.protocol import rci_tables as t
 from bsal_ros.protocol import rdi as rdi_mod
-from bsal_ros.protocol.rci_packets import CLIENT_RECEIVES, SERVER_RECEIVES
+from bsal_ros.protocol.rci import encode_rci  # noqa: F401  (registers the book's commands)
 
 BEGIN = "-- BEGIN GENERATED TABLES (python -m bsal_ros.wireshark.gen_lua; do not edit)"
 END = "-- END GENERATED TABLES"
@@ -85,11 +86,12 @@ def _set(codes) -> str:
 def tables() -> str:
     """The generated Lua block, markers included."""
     out = [BEGIN, f"local RCI_VERSION = {{{k.RCI_VERSION_MAJOR}, {k.RCI_VERSION_MINOR}}}"]
-    out.append(f"local RCI_CODES = {_names(k.RciCode)}")
+    out.append("local RCI_CODES = {" + ", ".join(
+        f'[0x{int(s.code):02x}] = "{s.name}"' for s in reg.commands()) + "}")
     out.append("local RCI_FLAGS = {" + ", ".join(f"{f.name} = 0x{int(f):04x}" for f in k.RciFlag)
                + "}")
-    out.append(f"local RCI_FROM_CA = {_set(SERVER_RECEIVES)}")
-    out.append(f"local RCI_FROM_CP = {_set(CLIENT_RECEIVES)}")
+    out.append(f"local RCI_FROM_CA = {_set(reg.receives('server'))}")
+    out.append(f"local RCI_FROM_CP = {_set(reg.receives('client'))}")
     for name, enum in (("GET_MOTOR_STATUS", k.GetMotorStatus),
                        ("GET_SENSOR_STATUS", k.GetSensorStatus),
                        ("CSTRP_STATUS", k.CStRpStatus), ("TERM_CODES", k.TermCode),
@@ -101,12 +103,12 @@ def tables() -> str:
     out.append("local RCI_SUBS = {" + ", ".join(
         f"[0x{int(c):04x}] = {{" + ", ".join(f'[0x{s:02x}] = "{_sub_name(e)}"'
                                              for s, e in subs.items()) + "}"
-        for c, subs in sorted(t.SUB_CODES.items())) + "}")
+        for c, subs in sorted(reg.SUB_CODES.items())) + "}")
     acts = {0: "deactivate", 1: "activate"}
     out.append("local ACTIVATE_VALUES = {" + ", ".join(
         f'[{v}] = "{acts[v]}"' for v in sorted(t.L_ACTIVATE.allowed)) + "}")
     cmds = []
-    for code, ci in sorted(t.COMMAND_ITEMS.items()):
+    for code, ci in sorted(reg.COMMAND_ITEMS.items()):
         per_sub: dict = {}
         for (sub, byte), (kind, fmt) in sorted(ci.by_byte.items()):
             per_sub.setdefault(sub, []).append(
