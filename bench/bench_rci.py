@@ -159,8 +159,14 @@ class Client:
             if not chunk:
                 raise EOFError("gateway closed the session")
             got += len(chunk)
-            # a CBsTm the gateway sends on its own (the base time moved) is no reply
-            out = [p for p in dec.feed(chunk) if type(p) is not CBsTm]
+            # a CBsTm the gateway sends on its own (the base time moved, 001
+            # 4.6.16) is no reply: neither its packet nor its bytes count
+            out = []
+            for p in dec.feed(chunk):
+                if type(p) is CBsTm:
+                    got -= len(encode_rci(p))
+                else:
+                    out.append(p)
             if out:
                 break
         t1 = clock()

@@ -327,6 +327,7 @@ def read_after_command_loop(ca: RawCA, n: int) -> None:
     assert moved >= n // 2, (moved, n)
 
 
+@pytest.mark.timeout(1800)  # 1,000 rounds; coverage.py slows a round 2-3 times
 def test_read_after_command_returns_the_new_state_1000_times_sim(robot):
     ca = RawCA(robot.port)
     try:
@@ -335,6 +336,7 @@ def test_read_after_command_returns_the_new_state_1000_times_sim(robot):
         ca.close()
 
 
+@pytest.mark.timeout(1800)  # 1,000 rounds; coverage.py slows a round 2-3 times
 def test_read_after_command_returns_the_new_state_1000_times_smbus2(ros_context, monkeypatch):
     """The same rounds on the smbus2 backend's own code over a fake SMBus. Its
     process runs a multi-threaded executor (callbacks may block on the bus), where
@@ -351,6 +353,7 @@ def test_read_after_command_returns_the_new_state_1000_times_smbus2(ros_context,
         r.close()
 
 
+@pytest.mark.timeout(900)
 def test_late_topic_messages_never_take_a_read_back_in_time(ros_context, monkeypatch):
     """What a loaded multi-threaded executor does now and then (the smbus2 rounds
     failed once in about 150 in CI before the fix): a ``device_states`` message
