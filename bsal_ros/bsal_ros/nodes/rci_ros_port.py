@@ -42,7 +42,7 @@ from bsal_interfaces.action import HomeSteering
 from bsal_interfaces.msg import DeviceStateArray, MotorCommand
 from bsal_interfaces.msg import SonarTiming as SonarTimingMsg
 from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates, ListDevices,
-                                 Reset, SetMotors, SetSonarTiming)
+                                 Reset, SetMotors, SetSonarTiming, SimControl)
 from builtin_interfaces.msg import Time
 from rclpy.action import ActionClient
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -207,6 +207,7 @@ class RosRobotPort(RobotPort):
             "get": node.create_client(GetDeviceStates, hw("get_device_states"),
                                       callback_group=cbg),
             "list": node.create_client(ListDevices, hw("list_devices"), callback_group=cbg),
+            "sim": node.create_client(SimControl, hw("sim_control"), callback_group=cbg),
         }
         self.home = ActionClient(node, HomeSteering, hw("home_steering"), callback_group=cbg)
         # Motors this gateway set running stop by themselves if the gateway
@@ -365,6 +366,17 @@ class RosRobotPort(RobotPort):
             return self._result(await self._request("timing", req))
         finally:
             self.cache.fence(ULTRASONIC, [t.id for t in timings])
+
+    async def sim_teleport(self, sub_code: int, items) -> Result:
+        """Call sim_control teleport with the last item's pose (mm, mrad -> m, rad)."""
+        if any(i != 0 for i, _ in items):
+            return Result(Result.INVALID_ID, "the simulated robot is id 0")
+        if not items:
+            return Result(Result.OK, "no pose")
+        x, y, yaw = items[-1][1]
+        req = SimControl.Request(command="teleport", values=[x / 1000.0, y / 1000.0,
+                                                             yaw / 1000.0])
+        return self._result(await self._request("sim", req))
 
     async def home_steering(self, motor_id: int) -> Result:
         """Run the home_steering action; cancelled with the awaiting task."""

@@ -35,9 +35,14 @@ handler.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ._items import Layout
 from .constants import RciCode
 from .rci_packets import (CAcMt, CAcSn, CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp,
-                          CRs, CStIq, CStMt, CStRp, CStSn, CSvTm, ICaIq, ICaRp, IIId, IInCp)
+                          CRs, CStIq, CStMt, CStRp, CStSn, CSvTm, ICaIq, ICaRp, IdPacket, IIId,
+                          IInCp)
 from .rci_registry import BOTH, RciCommandSpec, register_command, TO_CLIENT, TO_SERVER, Wire
 from .rci_tables import (L_ACTIVATE, L_MOTOR_INQUIRY, L_SENSOR_INQUIRY, MOTOR_COMMANDS,
                          MOTOR_SUBS, SENSOR_COMMANDS, SENSOR_SUBS, SET_SENSOR_SUBS)
@@ -160,3 +165,27 @@ register_command(RciCommandSpec(
     wire=Wire("reply"),
     writes=False, tracked=False, handler=None,
     port_methods=(), unsupported=None))
+
+# ------------------------------------------ a project extension (not in the book)
+SIM_ROBOT = 0xF0     # sub-code: the simulated robot (id 0)
+
+
+class SimPose(NamedTuple):
+    """CSmTp item data: where the simulated robot is put (mm, mm, mrad)."""
+
+    x_mm: int
+    y_mm: int
+    yaw_mrad: int
+
+
+@dataclass(slots=True)
+class CSmTp(IdPacket):
+    """Simulator Teleport (0x0230): move the simulated robot (BSAL's SCC did it)."""
+
+
+register_command(RciCommandSpec(
+    code=0x0230, name="CSmTp", title="Simulator Teleport",
+    direction=TO_SERVER, packet=CSmTp, sub_codes={SIM_ROBOT: SIM_ROBOT},
+    wire=Wire("items", Layout("iii", "named", SimPose)),
+    writes=True, tracked=True, handler="_h_forward",
+    port_methods=("sim_teleport",), unsupported=None))

@@ -95,6 +95,10 @@ class RobotPort(abc.ABC):
     async def set_sonar_timing(self, timings: Sequence[SonarTiming]) -> Result:
         """Ultrasonic firing order/timing (our extension of 001 4.6.12)."""
 
+    async def sim_teleport(self, sub_code: int, items) -> Result:
+        """Move the simulated robot (CSmTp); a robot without a simulator says so."""
+        return Result(Result.NOT_SUPPORTED, "no simulator behind this port")
+
     @abc.abstractmethod
     async def home_steering(self, motor_id: int) -> Result:
         """Home the steering; returns when the homing has ended (cancellable:
