@@ -34,7 +34,7 @@ from bsal_ros.hardware.devices import Device
 from bsal_ros.hardware.sim_boards import VirtualBoard
 from bsal_ros.kinds import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
                             register_kind, ViewerSpec)
-from bsal_ros.kinds.convert import check_rates, u32
+from bsal_ros.kinds.convert import check_rates, scale_poll_rates, u32
 from bsal_ros.protocol._items import Layout
 from bsal_ros.protocol.constants import RdiCode
 
@@ -115,7 +115,7 @@ class Bumper(Device):
 
 BUMPER_BOARD = register_board_type(BoardType(
     name="bumper", board=BumperBoard, sim_board=VirtualBumperBoard, carries=("bumper",),
-    motor=False, validate=check_rates))
+    motor=False, validate=check_rates, rates=scale_poll_rates))
 
 BUMPER = register_kind(DeviceKind(
     name="bumper",

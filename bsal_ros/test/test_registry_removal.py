@@ -151,7 +151,7 @@ BOARD_TYPE_NAMES = list(board_types())
 #: the blank of an entry ("" / () / None); an entry already blank is not a removal
 BLANK = {"name": "", "device": "", "board": "", "sim_board": "", "carries": (), "fields": (),
          "extra_fields": (), "data_fields": (), "status_fields": (), "rci": None, "rdi": None,
-         "viewer": None, "diagnostics": None, "motor": None}
+         "viewer": None, "diagnostics": None, "motor": None, "rates": None}
 
 
 def entries(decl):

@@ -82,21 +82,8 @@ def scale_rates(robot: dict, rate_scale: float = 1.0, all_boards_hz: float = 0.0
     """
     robot = copy.deepcopy(robot)
     for b in robot["boards"].values():
-        if b["type"] == "ultrasonic":
-            nslots = max(b["slots"]) + 1
-            if all_boards_hz > 0:
-                interval = max(5, int(1000.0 / (all_boards_hz * nslots)))
-                b["interval_ms"] = interval
-                b["poll_margin"] = max(1.0, (1000.0 / all_boards_hz) / (interval * nslots))
-            elif rate_scale != 1.0:
-                b["interval_ms"] = max(5, int(round(b["interval_ms"] / rate_scale)))
-        else:
-            if all_boards_hz > 0:
-                b["poll_hz"] = float(all_boards_hz)
-                b["update_hz"] = float(all_boards_hz) * 1.25
-            elif rate_scale != 1.0:
-                b["poll_hz"] = float(b["poll_hz"]) * rate_scale
-                b["update_hz"] = float(b["update_hz"]) * rate_scale
+        # each board type says how (kinds: an ultrasonic board's slots, a polled board's Hz)
+        board_type(b["type"]).rates(b, float(rate_scale), float(all_boards_hz))
     return robot
 
 

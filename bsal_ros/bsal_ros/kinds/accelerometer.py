@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from .convert import check_rates, f32, u32
+from .convert import check_rates, f32, scale_poll_rates, u32
 from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
                        register_kind, ViewerSpec)
 from ..protocol.constants import RdiCode, RdiSensorType, SensorType
@@ -31,7 +31,8 @@ register_board_type(BoardType(
     sim_board="bsal_ros.hardware.sim_boards:VirtualAccelBoard",
     carries=("accelerometer",),
     motor=False,
-    validate=check_rates))
+    validate=check_rates,
+    rates=scale_poll_rates))
 
 register_kind(DeviceKind(
     name="accelerometer",

@@ -72,6 +72,18 @@ def fmt_statval(raw: int) -> str:
     return f"{flags}@{s.ms}ms"
 
 
+def scale_poll_rates(board: dict, rate_scale: float, all_boards_hz: float) -> None:
+    """A board polled at ``poll_hz`` (its own data at ``update_hz``): both fixed
+    when ``all_boards_hz`` > 0 (update a little faster than the poll), else
+    multiplied by ``rate_scale``."""
+    if all_boards_hz > 0:
+        board["poll_hz"] = float(all_boards_hz)
+        board["update_hz"] = float(all_boards_hz) * 1.25
+    elif rate_scale != 1.0:
+        board["poll_hz"] = float(board["poll_hz"]) * rate_scale
+        board["update_hz"] = float(board["update_hz"]) * rate_scale
+
+
 def check_rates(name: str, board: dict) -> None:
     """A polled board's entry: ``update_hz`` and ``poll_hz`` > 0 (ValueError)."""
     if float(board.get("update_hz", 0)) <= 0 or float(board.get("poll_hz", 0)) <= 0:

@@ -18,7 +18,7 @@ drive wheel's relative encoder."""
 
 from __future__ import annotations
 
-from .convert import check_rates, clamp_i16, fmt_statval, u32, wrap_i16
+from .convert import check_rates, clamp_i16, fmt_statval, scale_poll_rates, u32, wrap_i16
 from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
                        register_kind, ViewerSpec)
 from ..protocol.constants import RdiCode, RdiSensorType, SensorType
@@ -42,7 +42,8 @@ register_board_type(BoardType(
     sim_board="bsal_ros.hardware.sim_motors:VirtualDcMotorBoard",
     carries=("dc_motor", "relative_encoder"),
     motor=True,
-    validate=check_rates))
+    validate=check_rates,
+    rates=scale_poll_rates))
 
 register_kind(DeviceKind(
     name="relative_encoder",

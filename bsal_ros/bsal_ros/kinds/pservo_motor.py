@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from .convert import check_rates, clamp_i16, u32, wrap_i16
+from .convert import check_rates, clamp_i16, scale_poll_rates, u32, wrap_i16
 from .dc_motor import motor_diagnostics, MOTOR_FIELDS
 from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
                        register_kind, ViewerSpec)
@@ -33,7 +33,8 @@ register_board_type(BoardType(
     sim_board="bsal_ros.hardware.sim_motors:VirtualPservoBoard",
     carries=("pservo_motor", "absolute_encoder"),
     motor=True,
-    validate=check_rates))
+    validate=check_rates,
+    rates=scale_poll_rates))
 
 register_kind(DeviceKind(
     name="absolute_encoder",

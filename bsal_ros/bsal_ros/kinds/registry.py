@@ -61,6 +61,9 @@ class BoardType:
     carries: tuple[str, ...]    # device kinds a board of this type may carry
     motor: bool                 # drives a motor: command watchdog, stall faults
     validate: Callable[[str, dict], None] | None   # checks of its description entry
+    # how the node's rate_scale / all_boards_hz apply to its description entry
+    # (entry, rate_scale, all_boards_hz), changed in place
+    rates: Callable[[dict, float, float], None]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -169,6 +172,10 @@ def board_type_problems(bt: BoardType) -> list[str]:
         out.append(f"board type {name!r}: motor must be True or False, not {bt.motor!r}")
     if bt.validate is not None and not callable(bt.validate):
         out.append(f"board type {name!r}: validate is neither None nor a function")
+    if not callable(bt.rates):
+        out.append(f"board type {name!r}: rates is not a function (how rate_scale and "
+                   f"all_boards_hz change its entry: kinds.convert.scale_poll_rates for a "
+                   f"board polled at poll_hz)")
     return out
 
 

@@ -40,13 +40,27 @@ def validate_board(name: str, b: dict) -> None:
         raise ValueError("interval_ms must be 5..1000")
 
 
+def scale_slot_rates(board: dict, rate_scale: float, all_boards_hz: float) -> None:
+    """An ultrasonic board fires one slot per interval: a full round of its
+    slots at ``all_boards_hz`` (the poll waits a round), else the interval
+    divided by ``rate_scale``; never under 5 ms."""
+    nslots = max(board["slots"]) + 1
+    if all_boards_hz > 0:
+        interval = max(5, int(1000.0 / (all_boards_hz * nslots)))
+        board["interval_ms"] = interval
+        board["poll_margin"] = max(1.0, (1000.0 / all_boards_hz) / (interval * nslots))
+    elif rate_scale != 1.0:
+        board["interval_ms"] = max(5, int(round(board["interval_ms"] / rate_scale)))
+
+
 register_board_type(BoardType(
     name="ultrasonic",
     board="bsal_ros.hardware.boards:UltrasonicBoard",
     sim_board="bsal_ros.hardware.sim_boards:VirtualUltrasonicBoard",
     carries=("ultrasonic",),
     motor=False,
-    validate=validate_board))
+    validate=validate_board,
+    rates=scale_slot_rates))
 
 register_kind(DeviceKind(
     name="ultrasonic",
