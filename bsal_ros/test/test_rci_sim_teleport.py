@@ -32,7 +32,7 @@ pytestmark = pytest.mark.timeout(120)
 
 CSMTP, RQ_ACK, SIM_ROBOT = 0x0230, 0x0800, 0xF0
 CSTIQ, CSTRP = 0x0100, 0x0101
-IDLE, INVALID_ID = 0x0B, 0x0C
+IDLE, INVALID_ID, NO_SUPPORT = 0x0B, 0x0C, 0x0D
 
 
 @pytest.fixture
@@ -75,3 +75,18 @@ def test_a_little_endian_program_teleports_too(robot):
         assert world.pose()[:2] == pytest.approx((-0.8, 0.4), abs=0.02)
     finally:
         ca.close()
+
+
+def test_on_a_real_bus_the_command_is_not_supported(ros_context, monkeypatch):
+    # the smbus2 backend (over a fake SMBus) has no simulator: sim_control says
+    # NOT_SUPPORTED, which the session answers CStRp NO_SUPPORT
+    r = Robot(ros_context, backend="smbus2", monkeypatch=monkeypatch)
+    ca = None
+    try:
+        ca = RawCA(r.port)
+        ca.send(teleport(ca, 0, 1500, -250, 1571))
+        assert ca.next_code() == CSTRP and ca.read(3) == ca.pk("HB", CSMTP, NO_SUPPORT)
+    finally:
+        if ca is not None:
+            ca.close()
+        r.close()
