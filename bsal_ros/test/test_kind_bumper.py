@@ -21,7 +21,6 @@ codecs, an RDI frame and the viewer, and end to end through ROS: the
 device_states topic, /diagnostics, the RCI gateway and the RDI stream."""
 
 import copy
-import errno
 import socket
 import time
 
@@ -36,6 +35,7 @@ from bsal_ros.protocol import encode_rdi_frame, RdiDecoder, RdiSensor
 from bsal_ros.rdi.state import StreamState
 from bsal_ros.viewer.model import describe, ViewerModel
 import bumper_kind as bumper  # noqa: F401  (registers the bumper)
+from test_hardware_bus import FakeSMBus as SharedFakeSMBus
 
 
 def bumper_robot():
@@ -75,35 +75,20 @@ def test_simulated_bumper_reads_its_contacts_and_diagnoses_them():
         r.close()
 
 
-class FakeSMBus:
-    """smbus2.SMBus with one bumper board at 0x40 (every other address: ENXIO)."""
+class FakeSMBus(SharedFakeSMBus):
+    """smbus2.SMBus with one bumper board at 0x40 (every other address: ENXIO);
+    each read of the board advances its sequence number, as the real one does."""
 
     def __init__(self, bus):
+        super().__init__(bus)
         self.regs = {0x40: [0] * 256}
         self.regs[0x40][0] = bumper.WHO_AM_I
         self.contacts = 0
 
     def _dev(self, addr):
-        if addr not in self.regs:
-            raise OSError(errno.ENXIO, "No such device or address")
-        r = self.regs[addr]
+        r = super()._dev(addr)
         r[1], r[2], r[3] = 0x01, (r[2] + 1) & 0xFF, self.contacts   # STATUS SEQ CONTACTS
         return r
-
-    def read_byte_data(self, addr, reg):
-        return self._dev(addr)[reg]
-
-    def write_byte_data(self, addr, reg, value):
-        self._dev(addr)[reg] = value
-
-    def read_i2c_block_data(self, addr, reg, length):
-        return self._dev(addr)[reg:reg + length]
-
-    def write_i2c_block_data(self, addr, reg, data):
-        self._dev(addr)[reg:reg + len(data)] = data
-
-    def close(self):
-        pass
 
 
 def test_bumper_on_the_smbus2_backend():
