@@ -118,8 +118,12 @@ def check_tf_tracks(first, last, min_move=0.03):
     moved = math.dist(first["tf"][:2], last["tf"][:2])
     assert moved > min_move, (first, last)
     assert last["tf"][3] > first["tf"][3]            # newer stamps
-    # the latest transform is the latest odometry (within a few 20 Hz polls)
-    assert math.dist(last["tf"][:2], last["odom"][:2]) < 0.1, last
+    # the latest transform is the latest odometry (within a few 20 Hz polls);
+    # on a lossy link the two samples can be a second apart (seen: 1.15 s), so
+    # the robot's travel over that gap is allowed too, at the speed measured
+    speed = moved / max(last["tf"][3] - first["tf"][3], 1e-3)
+    gap = abs(last["odom"][3] - last["tf"][3])
+    assert math.dist(last["tf"][:2], last["odom"][:2]) < 0.1 + 1.5 * speed * gap, last
     return moved
 
 
