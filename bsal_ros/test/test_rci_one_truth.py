@@ -18,8 +18,9 @@ bytes of seed 001 (a raw socket and ``struct``; neither the project's codec
 nor the C++ library):
 
 * a read issued right after a CCnAc (or a CStIq IDLE) returns the state after
-  the command: clear, reset, activate, set motor; 1,000 times in a row, on the
-  simulated bus and on the smbus2 backend against a fake bus;
+  the command: clear, reset, activate, set motor; 1,000 times in a row on the
+  simulated bus, 300 on the smbus2 backend against a fake bus (1,000 with
+  BSAL_ONE_TRUTH_N_SMBUS2=1000), and with late topic messages forced;
 * one base time: CBsTm of every session is the hardware node's, and a
   reading's base + ms is the same instant on RCI, RDI and its ROS stamp;
 * byte order per connection (``00 10`` / ``10 00``), both at once;
