@@ -45,6 +45,12 @@ from launch_ros.substitutions import FindPackageShare
 
 from bsal_ros.description.config import node_parameters, urdf_of
 
+#: Our nodes bound their own clean stop (``SHUTDOWN_BOUND_S`` of
+#: bsal_ros.nodes.runtime, which test_launch_file checks this equals; not
+#: imported: no node code in the launch process); launch's SIGTERM must not
+#: come before it.
+STOP_BOUND_S = "10.0"
+
 SHARE = FindPackageShare("bsal_ros")
 
 # launch argument -> (node, parameter, type) it overrides when given
@@ -116,18 +122,18 @@ def _robot(context):
     # first and only the arguments that were given follow it.
     hardware = Node(
         package="bsal_ros", executable="hardware_node", name="hardware_node",
-        namespace=namespace, output="screen",
+        namespace=namespace, output="screen", sigterm_timeout=STOP_BOUND_S,
         parameters=[config, hardware_overrides, sim_time],
     )
     rci = Node(
         package="bsal_ros", executable="rci_gateway", name="rci_gateway",
-        namespace=namespace, output="screen",
+        namespace=namespace, output="screen", sigterm_timeout=STOP_BOUND_S,
         condition=IfCondition(LaunchConfiguration("rci")),
         parameters=[gateways_config, _overrides(context, RCI_OVERRIDES), sim_time],
     )
     rdi = Node(
         package="bsal_ros", executable="rdi_gateway", name="rdi_gateway",
-        namespace=namespace, output="screen",
+        namespace=namespace, output="screen", sigterm_timeout=STOP_BOUND_S,
         condition=IfCondition(LaunchConfiguration("rdi")),
         parameters=[gateways_config, _overrides(context, RDI_OVERRIDES), sim_time],
     )

@@ -296,3 +296,17 @@ def test_enumerated_arguments_declare_their_choices():
                  "diagnostics_aggregator"):
         assert args[name].choices == ["true", "false"], name
     assert args["bus_backend"].choices == ["", "sim", "smbus2"]
+
+
+def test_launch_never_sigterms_our_nodes_before_their_own_stop_bound(tree):
+    """launch's SIGTERM (default 5 s after SIGINT) must not cut a clean stop
+    short: every bsal_ros node waits the runtime's bound."""
+    from bsal_ros.nodes.runtime import SHUTDOWN_BOUND_S
+    bound = [n.value.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
+             and any(getattr(t, "id", None) == "STOP_BOUND_S" for t in n.targets)]
+    assert bound and float(bound[0]) == SHUTDOWN_BOUND_S, bound
+    ours = [n for n in nodes(tree) if n.get("package") == "bsal_ros"]
+    assert len(ours) == 3, ours
+    for n in ours:
+        timeout = _kw(n["_call"], "sigterm_timeout")
+        assert getattr(timeout, "id", None) == "STOP_BOUND_S", n.get("executable")

@@ -45,6 +45,8 @@ import uuid
 
 import pytest
 
+from stall_watch import StallWatch
+
 pytestmark = pytest.mark.timeout(300)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -328,31 +330,45 @@ def read_after_command_loop(ca: RawCA, n: int) -> None:
     assert moved >= n // 2, (moved, n)
 
 
+def watched_rounds(ca: RawCA, n: int, stacks: Path) -> None:
+    """``read_after_command_loop`` under a :class:`StallWatch`: a failed round
+    says whether the test process stalled meanwhile, and in which calls."""
+    with StallWatch(stacks, limit=0.5) as watch:
+        try:
+            read_after_command_loop(ca, n)
+        except Exception as exc:    # noqa: BLE001 - re-raised with the stall report
+            raise AssertionError(f"{exc!r}\n{watch.report()}") from exc
+    print(watch.report())
+
+
 @pytest.mark.timeout(1800)  # 1,000 rounds; coverage.py slows a round 2-3 times
-def test_read_after_command_returns_the_new_state_1000_times_sim(robot):
+def test_read_after_command_returns_the_new_state_1000_times_sim(robot, tmp_path):
     ca = RawCA(robot.port)
     try:
-        read_after_command_loop(ca, int(os.environ.get("BSAL_ONE_TRUTH_N", "1000")))
+        watched_rounds(ca, int(os.environ.get("BSAL_ONE_TRUTH_N", "1000")), tmp_path / "stalls")
     finally:
         ca.close()
 
 
 @pytest.mark.timeout(1800)  # 1,000 rounds; coverage.py slows a round 2-3 times
-def test_read_after_command_returns_the_new_state_1000_times_smbus2(ros_context, monkeypatch):
+def test_read_after_command_returns_the_new_state_1000_times_smbus2(
+        ros_context, monkeypatch, tmp_path):
     """The same rounds on the smbus2 backend's own code over a fake SMBus. Its
     process runs a multi-threaded executor (callbacks may block on the bus), where
     a round takes about twice the simulated bus's (events executor), five times
     under coverage.py. The suite runs 300 rounds (about 150 s under coverage);
     BSAL_ONE_TRUTH_N_SMBUS2=1000 runs the thousand (156-174 s without coverage,
     498 s in a clean-clone `make test`). Once in CI the whole test process
-    stalled for about 2.5 s (lease renewals and the poll thread too) 250 s into
-    the thousand, and a read was answered CStRp ABORT: the robot unreachable,
-    not a stale state (docs/INTERFACES.md, "Reads after a command")."""
+    stalled for about 2.5 s 250 s into the thousand (Fast DDS's shared-memory
+    transport holding a publish, GIL held) and a read was answered CStRp
+    ABORT: the robot unreachable, not a stale state (docs/INTERFACES.md,
+    "Reads after a command"); a failed round now reports such stalls."""
     r = Robot(ros_context, backend="smbus2", monkeypatch=monkeypatch)
     ca = None
     try:
         ca = RawCA(r.port)
-        read_after_command_loop(ca, int(os.environ.get("BSAL_ONE_TRUTH_N_SMBUS2", "300")))
+        watched_rounds(ca, int(os.environ.get("BSAL_ONE_TRUTH_N_SMBUS2", "300")),
+                       tmp_path / "stalls")
     finally:
         if ca is not None:
             ca.close()

@@ -42,21 +42,32 @@ one order (``Composition.close``):
    executor serving, so those calls are answered in the one-process bring-up;
 3. shut the executor down (its worker threads joined), run every ``close``
    step (the RCI lease keeper's timer and client destroyed; the hardware
-   node: poller joined, every board reset, motors off), destroy the nodes,
-   and shut the context down, last.
+   node: poller joined, every board reset, motors off), destroy the nodes
+   (the last one takes the process's DDS participant with it), and shut the
+   context down, last.
 
-Bound: the process exits within ``SHUTDOWN_BOUND_S`` (5 s) of the signal, or
+Bound: the process exits within ``SHUTDOWN_BOUND_S`` (10 s) of the signal, or
 of the end of start-up when the signal came during it (a node under
-construction finishes constructing; the next ones are not built). The value
-is ``ros2 launch``'s default ``sigterm_timeout``, so a clean stop is never cut
-short by launch's SIGTERM. Should a step hang (a wedged I2C driver), a
-watchdog prints the stacks of every thread and ends the process with exit
-code 1 at the bound (a Python thread, backed by faulthandler's C timer for a
-deadlock that holds the GIL; the motors are then stopped by the command
-leases and the boards' own command watchdogs). After the clean stop the
-process ends with ``os._exit``, skipping the interpreter's teardown, where no
-watchdog runs. A signal before ``main()`` runs (while Python imports the
-node's modules) still has Python's default effect.
+construction finishes constructing; the next ones are not built). Steps 1-3
+up to the motors being off take well under a second; the rest is DDS deleting
+the nodes' entities, each of which publishes a graph update to every peer
+process. Fast DDS's shared-memory transport can hold such a publish for 1-3.5
+s when a peer's port is in a bad state (a gdb stack of a hardware node whose
+Ctrl-C stop took 3.5 s: ``destroy_publisher``, waiting on the inter-process
+mutex of a peer's port; seen in 3 of 141 ``ros2 launch`` stops with
+``ros2`` CLI commands run against the graph, and once in CI past 5 s, which
+was ``ros2 launch``'s default ``sigterm_timeout``). ``brak.launch.py`` gives
+its nodes ``sigterm_timeout`` equal to the bound, so a clean stop is never
+cut short by launch's SIGTERM (under another launch file the SIGTERM at 5 s
+changes nothing: the stop goes on). A stop that takes over
+``SLOW_STOP_S`` logs one line with each phase's time. Should a step hang (a
+wedged I2C driver), a watchdog prints the stacks of every thread and ends the
+process with exit code 1 at the bound (a Python thread, backed by
+faulthandler's C timer for a deadlock that holds the GIL; the motors are then
+stopped by the command leases and the boards' own command watchdogs). After
+the clean stop the process ends with ``os._exit``, skipping the interpreter's
+teardown, where no watchdog runs. A signal before ``main()`` runs (while
+Python imports the node's modules) still has Python's default effect.
 
 The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
 
@@ -108,8 +119,6 @@ The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
 
 from __future__ import annotations
 
-import faulthandler
-import os
 import signal
 import sys
 import threading
@@ -118,13 +127,16 @@ from typing import Callable
 
 from bsal_ros.nodes import executors, process_exit
 from bsal_ros.nodes.startup import init_rclpy
+from bsal_ros.nodes.stop_timing import PhaseClock, StopWatchdog
 
 #: seconds from the stop request (or the end of start-up) to the end of the process
-SHUTDOWN_BOUND_S = 5.0
+SHUTDOWN_BOUND_S = 10.0
 #: seconds the spin loop waits for work before it looks at the stop request again
 SPIN_PERIOD_S = 0.1
 #: seconds a gateway's stop step may take (its sessions' safety stops included)
 GATEWAY_STOP_S = 3.0
+#: a stop that takes longer logs one line with the time of each phase
+SLOW_STOP_S = 1.0
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -214,6 +226,8 @@ class Composition:
         self._closes: list[tuple[object, Callable[[], None]]] = []
         self._executor = None
         self._closed = False
+        #: how long each phase of the stop took (reported when the stop is slow)
+        self.phases = PhaseClock()
 
     # ---------------------------------------------------------------- build
     def add(self, node, *, stop: Callable[[], None] | None = None,
@@ -289,8 +303,10 @@ class Composition:
         if self._closed:
             return
         self._closed = True
+        clock = self.phases
         if self._stops:
             self._serve_while(self._run_steps, reversed(self._stops), "stopping")
+        clock.lap("stop steps")
         if self._executor is not None:
             # Before the close steps destroy timers and clients, and before
             # shutdown() destroys the executor's guard condition: no callback
@@ -298,9 +314,13 @@ class Composition:
             if self._kind == "multi":
                 executors.drain_pool(self._executor, self.num_threads, 1.0)
             self._executor.shutdown(timeout_sec=1.0)
+        clock.lap("executor")
         self._run_steps(reversed(self._closes), "closing")
+        clock.lap("close steps")
         for node in reversed(self.nodes):
+            name = _node_name(node)
             _quietly(node.destroy_node, node, "destroying")
+            clock.lap(f"destroying {name}")
 
     def _serve_while(self, work, *args) -> None:
         """Run ``work(*args)`` while a helper thread spins the executor."""
@@ -350,38 +370,6 @@ def _quietly(step: Callable[[], object], node, what: str) -> None:
 
 def _report(line: str) -> None:
     print(f"[runtime] {line}", file=sys.stderr, flush=True)
-
-
-class _Watchdog:
-    """Ends the process (exit code 1, every thread's stack on stderr) if the
-    clean stop has not ended it by ``deadline`` (time.monotonic())."""
-
-    def __init__(self, deadline: float, name: str):
-        self.deadline = deadline
-        self.name = name
-        self.cancelled = threading.Event()
-        thread = threading.Thread(target=self._watch, name="runtime-shutdown-watchdog",
-                                  daemon=True)
-        thread.start()
-        # The same from faulthandler's C thread, which needs no GIL: it also
-        # fires if a thread deadlocks while holding the GIL (this Python
-        # thread could never run then).
-        faulthandler.dump_traceback_later(max(0.1, deadline - time.monotonic()) + 0.5,
-                                          exit=True, file=sys.__stderr__)
-
-    def cancel(self) -> None:
-        """Stand down: the process goes on (``hard_exit=False``)."""
-        self.cancelled.set()
-        faulthandler.cancel_dump_traceback_later()
-
-    def _watch(self) -> None:
-        if self.cancelled.wait(max(0.0, self.deadline - time.monotonic())):
-            return
-        # os.write: a thread stuck inside print() may hold sys.stderr's lock
-        os.write(2, (f"[runtime] {self.name}: not stopped within {SHUTDOWN_BOUND_S:g} s; "
-                     f"forcing exit. Threads:\n").encode())
-        faulthandler.dump_traceback(file=sys.__stderr__, all_threads=True)
-        os._exit(1)
 
 
 class StartupError(Exception):
@@ -442,7 +430,10 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
         # The bound counts from the signal, or from the end of start-up when
         # the signal came during it (or from now, when start-up failed).
         now = time.monotonic()
-        watchdog = _Watchdog(max(stop.when or now, started_at or now) + SHUTDOWN_BOUND_S, name)
+        phases = composition.phases if composition is not None else PhaseClock()
+        phases.restart()
+        watchdog = StopWatchdog(max(stop.when or now, started_at or now) + SHUTDOWN_BOUND_S,
+                                name, SHUTDOWN_BOUND_S, phases)
         if stop.requested:
             log.info(f"{stop_message} ({stop.reason})")
         try:
@@ -450,11 +441,14 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
                 composition.close()
         finally:
             rclpy.try_shutdown()
+            phases.lap("context shutdown")
             ignore_late_signals()
+        if phases.total() > SLOW_STOP_S:
+            _report(f"{name}: the stop took {phases.total():.2f} s ({phases.summary()})")
     return _finish(code, hard_exit, watchdog)
 
 
-def _finish(code: int, hard_exit: bool, watchdog: _Watchdog | None = None) -> int:
+def _finish(code: int, hard_exit: bool, watchdog: StopWatchdog | None = None) -> int:
     """End the process with ``code`` (``hard_exit``) or return it."""
     if hard_exit:
         process_exit.hard_exit(code)    # flushes output, saves coverage data
