@@ -357,12 +357,13 @@ def test_read_after_command_returns_the_new_state_1000_times_smbus2(
     process runs a multi-threaded executor (callbacks may block on the bus), where
     a round takes about twice the simulated bus's (events executor), five times
     under coverage.py. The suite runs 300 rounds (about 150 s under coverage);
-    BSAL_ONE_TRUTH_N_SMBUS2=1000 runs the thousand (156-174 s without coverage,
-    498 s in a clean-clone `make test`). Once in CI the whole test process
-    stalled for about 2.5 s 250 s into the thousand (Fast DDS's shared-memory
-    transport holding a publish, GIL held) and a read was answered CStRp
-    ABORT: the robot unreachable, not a stale state (docs/INTERFACES.md,
-    "Reads after a command"); a failed round now reports such stalls."""
+    BSAL_ONE_TRUTH_N_SMBUS2=1000 runs the thousand (156-590 s without coverage
+    on one 2-core machine, 498 s in a clean-clone `make test`). Once in CI the
+    whole test process stalled for about 2.5 s 250 s into the thousand and a
+    read was answered CStRp ABORT: the robot unreachable, not a stale state.
+    The same was reproduced since with Fast DDS's shared-memory transport
+    holding a publish, GIL held (docs/INTERFACES.md, "Reads after a
+    command"); a failed round now reports such stalls and their stacks."""
     r = Robot(ros_context, backend="smbus2", monkeypatch=monkeypatch)
     ca = None
     try:

@@ -49,25 +49,27 @@ one order (``Composition.close``):
 Bound: the process exits within ``SHUTDOWN_BOUND_S`` (10 s) of the signal, or
 of the end of start-up when the signal came during it (a node under
 construction finishes constructing; the next ones are not built). Steps 1-3
-up to the motors being off take well under a second; the rest is DDS deleting
-the nodes' entities, each of which publishes a graph update to every peer
-process. Fast DDS's shared-memory transport can hold such a publish for 1-3.5
-s when a peer's port is in a bad state (a gdb stack of a hardware node whose
-Ctrl-C stop took 3.5 s: ``destroy_publisher``, waiting on the inter-process
-mutex of a peer's port; seen in 3 of 141 ``ros2 launch`` stops with
-``ros2`` CLI commands run against the graph, and once in CI past 5 s, which
-was ``ros2 launch``'s default ``sigterm_timeout``). ``brak.launch.py`` gives
-its nodes ``sigterm_timeout`` equal to the bound, so a clean stop is never
-cut short by launch's SIGTERM (under another launch file the SIGTERM at 5 s
-changes nothing: the stop goes on). A stop that takes over
-``SLOW_STOP_S`` logs one line with each phase's time. Should a step hang (a
-wedged I2C driver), a watchdog prints the stacks of every thread and ends the
-process with exit code 1 at the bound (a Python thread, backed by
-faulthandler's C timer for a deadlock that holds the GIL; the motors are then
-stopped by the command leases and the boards' own command watchdogs). After
-the clean stop the process ends with ``os._exit``, skipping the interpreter's
-teardown, where no watchdog runs. A signal before ``main()`` runs (while
-Python imports the node's modules) still has Python's default effect.
+up to the motors being off typically take well under a second (0.05 s for
+the stop steps on ``ros2 launch``; a gateway may take up to
+``GATEWAY_STOP_S``); the rest is DDS deleting the nodes' entities, each of
+which publishes a graph update to every peer process. Fast DDS's
+shared-memory transport can hold such a publish for 1-3.5 s when a peer's
+port is in a bad state (a gdb stack of a hardware node whose Ctrl-C stop took
+3.5 s: ``destroy_publisher``, waiting on the inter-process mutex of a peer's
+port; seen in 3 of 141 ``ros2 launch`` stops with ``ros2`` CLI commands run
+against the graph, and once in CI past 5 s, which was ``ros2 launch``'s
+default ``sigterm_timeout``). ``brak.launch.py`` gives its nodes
+``sigterm_timeout`` equal to the bound, so a clean stop is never cut short by
+launch's SIGTERM (under another launch file the SIGTERM at 5 s changes
+nothing: the stop goes on). A stop that takes over ``SLOW_STOP_S`` logs one
+line with each phase's time. Should a step hang (a wedged I2C driver), a
+watchdog prints the stacks of every thread and ends the process with exit
+code 1 at the bound (a Python thread, backed by faulthandler's C timer for a
+deadlock that holds the GIL; the motors are then stopped by the command
+leases and the boards' own command watchdogs). After the clean stop the
+process ends with ``os._exit``, skipping the interpreter's teardown, where no
+watchdog runs. A signal before ``main()`` runs (while Python imports the
+node's modules) still has Python's default effect.
 
 The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
 
