@@ -228,8 +228,6 @@ class Composition:
         self._closes: list[tuple[object, Callable[[], None]]] = []
         self._executor = None
         self._closed = False
-        #: how long each phase of the stop took (reported when the stop is slow)
-        self.phases = PhaseClock()
 
     # ---------------------------------------------------------------- build
     def add(self, node, *, stop: Callable[[], None] | None = None,
@@ -300,12 +298,13 @@ class Composition:
         return rclpy.ok()
 
     # ---------------------------------------------------------------- close
-    def close(self) -> None:
-        """Stop steps while serving, executor shutdown, close steps, destroy."""
+    def close(self, clock: PhaseClock | None = None) -> None:
+        """Stop steps while serving, executor shutdown, close steps, destroy;
+        each phase a lap of ``clock``."""
         if self._closed:
             return
         self._closed = True
-        clock = self.phases
+        clock = clock or PhaseClock()
         if self._stops:
             self._serve_while(self._run_steps, reversed(self._stops), "stopping")
         clock.lap("stop steps")
@@ -432,15 +431,14 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
         # The bound counts from the signal, or from the end of start-up when
         # the signal came during it (or from now, when start-up failed).
         now = time.monotonic()
-        phases = composition.phases if composition is not None else PhaseClock()
-        phases.restart()
+        phases = PhaseClock()     # how long each phase of the stop takes
         watchdog = StopWatchdog(max(stop.when or now, started_at or now) + SHUTDOWN_BOUND_S,
                                 name, SHUTDOWN_BOUND_S, phases)
         if stop.requested:
             log.info(f"{stop_message} ({stop.reason})")
         try:
             if composition is not None:
-                composition.close()
+                composition.close(phases)
         finally:
             rclpy.try_shutdown()
             phases.lap("context shutdown")

@@ -33,14 +33,8 @@ class PhaseClock:
     """Durations of the stop's phases, for the one line a slow stop logs."""
 
     def __init__(self):
-        self.started = time.monotonic()
-        self._last = self.started
+        self._last = time.monotonic()
         self.laps: list[tuple[str, float]] = []
-
-    def restart(self) -> None:
-        """Count from now (the stop request), with no laps yet."""
-        self.started = self._last = time.monotonic()
-        self.laps.clear()
 
     def lap(self, phase: str) -> None:
         """``phase`` ended now: it took the time since the previous lap."""
@@ -49,8 +43,8 @@ class PhaseClock:
         self._last = now
 
     def total(self) -> float:
-        """Seconds from the start to the last lap."""
-        return self._last - self.started
+        """Seconds from the clock's creation to the last lap."""
+        return sum(took for _, took in self.laps)
 
     def summary(self) -> str:
         """The phases that took 10 ms or more, e.g. ``stop steps 0.41 s, destroying x 3.90 s``."""
