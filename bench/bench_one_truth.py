@@ -13,13 +13,18 @@
 # limitations under the License.
 #
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 21: the latency cost of the command fences, before and after in one run.
+"""Issues 21 and 31: what the read-after-command guarantee costs, three ways
+in one run.
 
 Runs the hardware node (sim) and the RCI gateway in one process (as
 ``test_rci_one_truth.py`` does) and times, with a raw-socket client, a
 CStSn clear (RQ_ACK) followed in the same write by a Get Sensor DATA, and a
-plain Get Sensor DATA; "before" is the same run with the fences switched off
-(the cache answers as before issue 21, stale right after a command).
+plain Get Sensor DATA. Rows, each the gateway's cache patched in this process:
+"no fence" (commands neither fence nor fill the cache: reads are served from
+the topic as before issue 21, possibly stale), "fence + fetch" (issue 21: the
+first read after a command calls get_device_states; the answer's states are
+ignored) and "states in the answer" (issue 31, the code as it is). A stale
+read is a count after the clear larger than 3.
 
     scripts/with_env.sh python bench/bench_one_truth.py [--n 500]
 """
@@ -75,24 +80,29 @@ def main():
         ca.activate_motor(True)
         ca.set_motor(0x0800 | 409)
         rows = []
-        real_fence = rci_state_cache.StateCache.fence
-        for label, fence in (("before (no fence)", lambda *a, **k: None),
-                             ("after (fences)", real_fence)):
-            rci_state_cache.StateCache.fence = fence
+        cache = rci_state_cache.StateCache
+        real = cache.answered
+
+        def fence_only(self, device_class, ids, states):
+            real(self, device_class, ids, [])
+        for label, answered in (("no fence", lambda *a, **k: None),
+                                ("fence + fetch (21)", fence_only),
+                                ("states in answer (31)", real)):
+            cache.answered = answered
             both, plain, stale = measure(ca, n)
             rows.append((label, both, plain, stale))
-        rci_state_cache.StateCache.fence = real_fence
+        cache.answered = real
         ca.close()
     finally:
         robot.close()
         rclpy.shutdown(context=ctx)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, n = {n} per row, "
           "simulated bus, drive running at 20 %")
-    print(f"{'':20s} {'clear+read p50':>15s} {'p99':>7s} {'read p50':>9s} {'p99':>7s} "
+    print(f"{'':22s} {'clear+read p50':>15s} {'p99':>7s} {'read p50':>9s} {'p99':>7s} "
           f"{'stale reads':>12s}")
     for label, both, plain, stale in rows:
         q = statistics.quantiles
-        print(f"{label:20s} {statistics.median(both):12.2f} ms {q(both, n=100)[98]:7.2f} "
+        print(f"{label:22s} {statistics.median(both):12.2f} ms {q(both, n=100)[98]:7.2f} "
               f"{statistics.median(plain):6.2f} ms {q(plain, n=100)[98]:7.2f} "
               f"{stale:7d}/{n}")
 

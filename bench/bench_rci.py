@@ -18,7 +18,8 @@
 deployments, floors measured in the same run, before and after.
 
     scripts/with_env.sh python bench/bench_rci.py [--samples 2000]
-        [--deployments one,per-node] [--no-previous] [--no-breakdown] [--json FILE]
+        [--deployments one,per-node] [--no-previous] [--before-src DIR]
+        [--no-breakdown] [--json FILE]
         [--switch-interval S] [--executor K] [--hw-executor K] [--gw-executor K]
         [--gw-no-states] [--max-seconds 480] [--quick]
 
@@ -32,7 +33,10 @@ no rclpy. It starts, as child processes (stopped by PID at the end):
   each is measured as the executables are (every process picks its executor,
   bsal_ros.nodes.executors: the EventsExecutor on the simulated bus) and
   again with the previous release's executors (a single-threaded bring-up,
-  thread pools in the nodes' own mains; ``--no-previous`` skips that);
+  thread pools in the nodes' own mains; ``--no-previous`` skips that), and
+  with ``--before-src DIR`` again with the package code in DIR (a folder
+  holding an older ``bsal_ros`` package, put first on the bridge's
+  PYTHONPATH: before and after a change in one run);
 * the floors: a loopback TCP server that answers each request with a reply of
   the RCI path's own sizes, and a std_srvs/Trigger server and client, each in
   its own rclpy process, with SingleThreadedExecutors (rclpy's default),
@@ -40,7 +44,10 @@ no rclpy. It starts, as child processes (stopped by PID at the end):
 
 Paths: (a) a 12-sonar group Get Sensor inquiry CGtSnIq -> CGtSnRp, against
 the TCP floor; (b) Set Motor with RQ_ACK, CStMt -> CCnAc, against the rclpy
-floor. Samples are taken in interleaved blocks (path, floor, path, ...), so
+floor; (c) a relative-encoder clear with RQ_ACK, CStSn -> CCnAc, alone and
+(d) with a Get Sensor DATA of that encoder in the same write (the first read
+after a command, issue 21: until CCnAc and CGtSnRp are both in), against
+(c) and (b). Samples are taken in interleaved blocks (path, floor, path, ...), so
 the machine's load hits both alike. The client's own protocol cost is
 measured apart and printed; the request is encoded before the clock starts,
 the reply decoded before it stops. The report ends with issue 15's goals,
@@ -83,9 +90,10 @@ from bench.rci_latency.procs import Child, STARTED  # noqa: E402
 from bsal_ros.nodes.executors import ENV_VAR as EXECUTOR_ENV  # noqa: E402
 from bsal_ros.paths import shipped  # noqa: E402
 from bsal_ros.protocol.constants import (GetSensorStatus, MotorType, RciCode,  # noqa: E402
-                                         SensorType)
+                                         SensorCommandCode, SensorType)
 from bsal_ros.protocol.rci import (CAcMt, CBsTm, CCnAc, CGtSnIq, CGtSnRp, CStMt,  # noqa: E402
-                                   encode_rci, MotorCommand, MotorCommandKind, RciDecoder)
+                                   CStSn, encode_rci, MotorCommand, MotorCommandKind,
+                                   RciDecoder, SensorCommand)
 from bsal_ros.protocol.values import speedval_pack  # noqa: E402
 from bsal_ros.rci.client import RciClient  # noqa: E402
 from bsal_ros.rci.users import DEMO_KEY  # noqa: E402
@@ -173,6 +181,23 @@ class Client:
         self.reply_sizes[type(pkt)] = got
         return t0, t1, out[0]
 
+    def request_replies(self, data, inquiries, n):
+        """(t_send_ns, t_recv_ns, replies) of pre-encoded requests answered by
+        ``n`` packets; ``inquiries``: the Get inquiries among them, in order."""
+        dec = self.dec
+        for q in inquiries:
+            dec.expect_reply(q)
+        sock = self.sock
+        out = []
+        t0 = clock()
+        sock.sendall(data)
+        while len(out) < n:
+            chunk = sock.recv(65536)
+            if not chunk:
+                raise EOFError("gateway closed the session")
+            out += [p for p in dec.feed(chunk) if type(p) is not CBsTm]
+        return t0, clock(), out
+
     def raw_reply(self, pkt):
         """The bytes of one reply (untimed), to time the client's decoding apart."""
         self.dec.expect_reply(pkt)
@@ -188,6 +213,17 @@ class Client:
 
 def sonar_inquiry():
     return CGtSnIq.group(SensorType.ULTRASONIC, 0, [GetSensorStatus.DATA] * 12)
+
+
+def encoder_clear():
+    """Relative encoder 0 cleared, with RQ_ACK (CStSn -> CCnAc)."""
+    return CStSn.one(SensorType.RELENCODER, 0,
+                     SensorCommand(SensorCommandCode.RELENCODER_CLEAR), rq_ack=True)
+
+
+def encoder_inquiry():
+    """Get Sensor DATA of relative encoder 0."""
+    return CGtSnIq.one(SensorType.RELENCODER, 0, GetSensorStatus.DATA)
 
 
 def motor_commands():
@@ -327,9 +363,14 @@ class Bridge:
         self.traces = []
         self.env = env
         previous = PREVIOUS[deployment] if variant == "previous" else None
+        if variant == "before":
+            # the older package first on the path of every bridge process
+            self.env = env = dict(env, PYTHONPATH=os.pathsep.join(
+                [str(Path(a.before_src).resolve())]
+                + [p for p in [env.get("PYTHONPATH")] if p]))
         # log file names: bringup.log, bringup-previous.log, bringup-traced.log, ...
         self.suffix = "-traced" if trace_dir is not None else (
-            "-previous" if previous else "")
+            "" if variant == "now" else f"-{variant}")
         config = str(shipped("config", "brak.yaml"))
         gateways = str(shipped("config", "gateways.yaml"))
         # 30 s watchdog: a floor block between two requests is no silence to stop for
@@ -449,8 +490,32 @@ def measure_deployment(deployment, a, floors, logdir, env, ns, variant="now"):
                 out.append(t1 - t0)
             return out
 
+        clear_bytes = encode_rci(encoder_clear())
+        enc_inq = encoder_inquiry()
+        clear_read_bytes = clear_bytes + encode_rci(enc_inq)
+        clear_ok = CCnAc(RciCode.CStSn)
+
+        def clear(n):
+            out = []
+            for _ in range(n):
+                t0, t1, rp = client.request_replies(clear_bytes, (), 1)
+                if rp != [clear_ok]:
+                    raise RuntimeError(f"encoder clear answered {rp!r}")
+                out.append(t1 - t0)
+            return out
+
+        def clear_read(n):
+            out = []
+            for _ in range(n):
+                t0, t1, rp = client.request_replies(clear_read_bytes, (enc_inq,), 2)
+                if rp[0] != clear_ok or type(rp[1]) is not CGtSnRp:
+                    raise RuntimeError(f"encoder clear + read answered {rp!r}")
+                out.append(t1 - t0)
+            return out
+
         samplers = {"sonar": sonar, "tcp_sonar": echo["sonar"].sample,
-                    "motor": motor, "tcp_motor": echo["motor"].sample}
+                    "motor": motor, "tcp_motor": echo["motor"].sample,
+                    "clear": clear, "clear_read": clear_read}
         for kind in floors.trigger:
             samplers[f"trigger_{kind}"] = (lambda k: lambda n: floors.trigger_sample(k, n))(kind)
         # idle CPU of the bridge's processes (device_states and timers, no client)
@@ -555,9 +620,12 @@ def measure_breakdown(deployment, a, logdir, env, ns):
 # ------------------------------------------------------------------ report
 DEPLOY_NAMES = {"one": "one process (`brak_bringup`)",
                 "per-node": "a process per node (as the launch file)"}
-#: issue 15's goals: acked Set Motor p50 / p99 against the two-process rclpy
-#: floor's, 12-sonar group Get p50 against the TCP floor's, its p99 in ms
-GOAL_MOTOR_P50, GOAL_MOTOR_P99, GOAL_SONAR_P50, GOAL_SONAR_P99_MS = 1.5, 3.0, 3.0, 0.5
+#: the goals (issues 15 and 31): acked Set Motor p50 / p99 against the
+#: two-process rclpy floor's, 12-sonar group Get p50 against the TCP floor's
+#: (3x in issue 15, 2x in issue 31), its p99 in ms, and the first read after
+#: a command (clear + read in one write) p50 against the acked clear alone
+GOAL_MOTOR_P50, GOAL_MOTOR_P99, GOAL_SONAR_P50, GOAL_SONAR_P99_MS = 1.5, 3.0, 2.0, 0.5
+GOAL_CLEAR_READ = 1.2
 
 
 def deploy_name(key):
@@ -565,6 +633,8 @@ def deploy_name(key):
     dep, _, variant = key.partition("@")
     if variant == "previous":
         return f"{DEPLOY_NAMES[dep]}, previous executors ({PREVIOUS[dep]})"
+    if variant == "before":
+        return f"{DEPLOY_NAMES[dep]}, code before the change (--before-src)"
     return DEPLOY_NAMES[dep]
 
 
@@ -591,11 +661,12 @@ def verdict(ok):
 
 
 def print_goals(runs):
-    """Issue 15's goals, judged on this run's figures and floors."""
-    print("Goals (issue 15), judged on this run: acked Set Motor p50 <= "
+    """Issues 15 and 31's goals, judged on this run's figures and floors."""
+    print("Goals (issues 15 and 31), judged on this run: acked Set Motor p50 <= "
           f"{GOAL_MOTOR_P50:g}x and p99 <= {GOAL_MOTOR_P99:g}x the two-process rclpy "
           f"floor's (each floor), 12-sonar group Get p50 <= {GOAL_SONAR_P50:g}x the TCP "
-          f"floor's and p99 <= {GOAL_SONAR_P99_MS:g} ms.\n")
+          f"floor's and p99 <= {GOAL_SONAR_P99_MS:g} ms, encoder clear + read in one "
+          f"write p50 <= {GOAL_CLEAR_READ:g}x the acked clear alone.\n")
     print("| deployment | goal | figure | floor | ratio | verdict |")
     print("|---|---|---|---|---|---|")
     for key, r in runs.items():
@@ -616,19 +687,36 @@ def print_goals(runs):
               f"{f3(t['p50'])} | {ratio:.2f}x | {verdict(ratio <= GOAL_SONAR_P50)} |")
         print(f"| {name} | sonar Get p99 <= {GOAL_SONAR_P99_MS:g} ms | {f3(sn['p99'])} | TCP "
               f"{f3(t['p99'])} | - | {verdict(sn['p99'] <= GOAL_SONAR_P99_MS)} |")
+        if "clear_read" in s:
+            cr, c = s["clear_read"], s["clear"]
+            ratio = cr["p50"] / c["p50"]
+            print(f"| {name} | clear + read p50 <= {GOAL_CLEAR_READ:g}x | {f3(cr['p50'])} | "
+                  f"acked clear {f3(c['p50'])} | {ratio:.2f}x | "
+                  f"{verdict(ratio <= GOAL_CLEAR_READ)} |")
     print()
 
 
 def print_before_after(runs):
-    """Each figure with the previous release's executors and with today's, same run."""
-    pairs = [(d, f"{d}@previous") for d in DEPLOY_NAMES if d in runs and f"{d}@previous" in runs]
-    if not pairs:
-        return
-    print("Before (previous executors) and after (today's), same run, p50 / p99 ms:\n")
+    """Each figure before (the previous release's executors, or the code of
+    --before-src) and after (the code as it is), same run."""
+    for variant, what in (("before", "code before the change (--before-src)"),
+                          ("previous", "previous executors")):
+        pairs = [(d, f"{d}@{variant}") for d in DEPLOY_NAMES
+                 if d in runs and f"{d}@{variant}" in runs]
+        if pairs:
+            print_pairs(runs, pairs, what)
+
+
+def print_pairs(runs, pairs, what):
+    print(f"Before ({what}) and after (today's), same run, p50 / p99 ms:\n")
     print("| figure | deployment | before | after | after / before p50, p99 |")
     print("|---|---|---|---|---|")
     for now, before in pairs:
-        for label, k in (("acked Set Motor", "motor"), ("12-sonar group Get", "sonar")):
+        for label, k in (("acked Set Motor", "motor"), ("12-sonar group Get", "sonar"),
+                         ("acked encoder clear", "clear"),
+                         ("clear + read in one write", "clear_read")):
+            if k not in runs[before]["samples"]:
+                continue
             a, b = summary(runs[now]["samples"][k]), summary(runs[before]["samples"][k])
             print(f"| {label} | {DEPLOY_NAMES[now]} | {f3(b['p50'])} / {f3(b['p99'])} | "
                   f"{f3(a['p50'])} / {f3(a['p99'])} | {a['p50'] / b['p50']:.2f}, "
@@ -655,6 +743,12 @@ def print_figures(codec, runs):
                          f"rclpy Trigger, 2 processes, {label}"))
         rows.append(("Set Motor + RQ_ACK (CStMt -> CCnAc)", "motor", "tcp_motor",
                      "TCP echo, same sizes"))
+        rows.append(("clear encoder + RQ_ACK (CStSn -> CCnAc)", "clear", "trigger_single",
+                     "rclpy Trigger, 2 processes, single-threaded"))
+        rows.append(("clear + Get Sensor DATA in one write (-> CCnAc, CGtSnRp)", "clear_read",
+                     "clear", "the acked clear alone, same deployment"))
+        rows.append(("clear + Get Sensor DATA in one write (-> CCnAc, CGtSnRp)", "clear_read",
+                     "motor", "acked Set Motor, same deployment"))
         for label, k, fk, fl in rows:
             if fk not in s:
                 continue
@@ -721,6 +815,9 @@ def main(argv=None):
     ap.add_argument("--no-previous", dest="previous", action="store_false",
                     help="do not measure the deployments again with the previous release's "
                          "executors (single-threaded bring-up, thread pools per node)")
+    ap.add_argument("--before-src",
+                    help="also measure each deployment with the bsal_ros package in this "
+                         "folder first on the bridge's PYTHONPATH (the code before a change)")
     ap.add_argument("--max-seconds", type=float, default=480.0,
                     help="the whole run stops (children stopped, exit 3) after this long")
     ap.add_argument("--no-breakdown", action="store_true")
@@ -781,6 +878,9 @@ def main(argv=None):
         for d in ([] if a.breakdown_only else deployments):
             runs[d] = measure_deployment(d, a, floors, logdir, env,
                                          f"{ns}_{d.replace('-', '_')}")
+            if a.before_src:
+                runs[f"{d}@before"] = measure_deployment(
+                    d, a, floors, logdir, env, f"{ns}_{d.replace('-', '_')}_before", "before")
             if a.previous:
                 runs[f"{d}@previous"] = measure_deployment(
                     d, a, floors, logdir, env, f"{ns}_{d.replace('-', '_')}_prev", "previous")

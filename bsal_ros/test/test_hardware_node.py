@@ -204,6 +204,47 @@ def test_set_motors_and_direction_protection(env):
     assert stop.result.code == Result.OK
 
 
+def the(states, cls, i):
+    """The one state of device (cls, i) in a list of DeviceState messages."""
+    found = [s for s in states if s.device_class == cls and s.id == i]
+    assert len(found) == 1, (cls, i, found)
+    return found[0]
+
+
+def test_a_command_answer_carries_the_states_it_made(env):
+    """Issue 31: a command's answer carries the states of the boards it changed,
+    read right after it (the RCI gateway serves the next reads from them), and
+    device_states shows them; a command that changed nothing carries none."""
+    p = env.probe
+    ok = p.call(SetMotors, "set_motors", SetMotors.Request(
+        device_class="dc_motor", commands=[mc(0, MotorCommand.MODE_VELOCITY, 1.0)]))
+    assert ok.result.code == Result.OK
+    motor = the(ok.states, "dc_motor", 0)
+    assert motor.speedval == 1000
+    answered_at = Time(sec=motor.header.stamp.sec, nanosec=motor.header.stamp.nanosec)
+
+    def later_than_the_answer(m):
+        s = [x for x in m.states if x.device_class == "dc_motor" and x.id == 0]
+        return s and (s[0].header.stamp.sec, s[0].header.stamp.nanosec) >= (
+            answered_at.sec, answered_at.nanosec) and s[0].speedval == 1000
+    assert p.wait_msg("device_states", later_than_the_answer) is not None
+    bad = p.call(SetMotors, "set_motors", SetMotors.Request(
+        device_class="dc_motor", commands=[mc(5, MotorCommand.MODE_VELOCITY, 1.0)]))
+    assert bad.result.code == Result.INVALID_ID and list(bad.states) == []
+    stop = p.call(SetMotors, "set_motors", SetMotors.Request(
+        device_class="dc_motor", commands=[mc(0, MotorCommand.MODE_VELOCITY, 0.0)]))
+    assert the(stop.states, "dc_motor", 0).speedval & 0x07FF == 0
+    clear = p.call(ClearEncoders, "clear_encoders", ClearEncoders.Request(ids=[0]))
+    assert clear.result.code == Result.OK
+    assert the(clear.states, "relative_encoder", 0).count == 0
+    off = p.call(ActivateDevices, "activate_devices", ActivateDevices.Request(
+        device_class="ultrasonic", ids=[3], active=[False]))
+    assert not the(off.states, "ultrasonic", 3).on
+    on = p.call(ActivateDevices, "activate_devices", ActivateDevices.Request(
+        device_class="ultrasonic", ids=[3], active=[True]))
+    assert the(on.states, "ultrasonic", 3).on
+
+
 def test_clear_encoders_sonar_timing_activate(env):
     p = env.probe
     assert p.call(ClearEncoders, "clear_encoders",
@@ -294,6 +335,9 @@ def test_sim_control_and_reset(env):
     assert r.result.code == Result.BAD_REQUEST and r.result.message
     r = p.call(Reset, "reset", Reset.Request())
     assert r.result.code == Result.OK
+    # its answer: every device, each as the reset left it (issue 31)
+    assert len(r.states) == len(states(p, "").states)
+    assert not any(s.on for s in r.states)
     assert wait_for(lambda: not any(s.on for s in states(p, "").states))
     r = p.call(SetMotors, "set_motors", SetMotors.Request(
         device_class="dc_motor", commands=[mc(0, MotorCommand.MODE_VELOCITY, 1.0)]))

@@ -25,6 +25,8 @@ request went out, so a late message never takes a read back in time."""
 
 from __future__ import annotations
 
+import time
+
 from bsal_ros.core.device_state import DeviceState
 from bsal_ros.nodes.rci_state_cache import StateCache
 
@@ -114,3 +116,50 @@ def test_a_fetched_state_replaces_an_older_poll_that_arrived_while_it_was_asked(
     c.on_states([reading(5, 100.01)])
     c.fetched([reading(11, 100.06)], asked_at=100.0)
     assert count_read(c) == 11
+
+
+# ---- issue 31: the command's answer carries the post-command states -------------
+def test_a_command_answer_serves_the_next_read_without_a_fetch():
+    c = cache()
+    c.on_states([reading(30, 50.0)])
+    c.answered(ENC, [0], [reading(0, time.time())])
+    assert count_read(c) == 0
+    assert c.fenced_reads == 0
+
+
+def test_a_poll_from_before_the_command_arriving_after_its_answer_is_not_served():
+    c = cache()
+    t = time.time()
+    c.answered(ENC, [0], [reading(0, t)])
+    c.on_states([reading(30, t - 0.01)])
+    assert count_read(c) == 0
+
+
+def test_a_reading_taken_after_the_command_that_came_first_stays_and_is_served():
+    # the poll after the command reached the gateway before the command's answer:
+    # newer content, so it reflects the command; the fence must not send the read
+    # to the hardware node, and the older answer must not replace it
+    c = cache()
+    t = time.time()
+    c.on_states([reading(3, t + 0.01)])
+    c.answered(ENC, [0], [reading(0, t)])
+    assert count_read(c) == 3
+    assert c.fenced_reads == 0
+
+
+def test_an_answer_without_states_leaves_the_devices_fenced():
+    # a refused command, or no answer at all: the next read asks the hardware node
+    c = cache()
+    c.on_states([reading(30, 50.0)])
+    c.answered(ENC, [0], [])
+    assert count_read(c) is None
+
+
+def test_a_reset_answer_fences_every_class_and_serves_its_states():
+    c = cache()
+    sonar = DeviceState(device_class="ultrasonic", id=2, on=True, stamp=50.0)
+    c.on_states([reading(30, 50.0), sonar])
+    t = time.time()
+    c.answered("", None, [reading(0, t)])
+    assert count_read(c) == 0
+    assert c.fresh("ultrasonic", [2]) is None

@@ -239,20 +239,20 @@ class HardwareNode(Node):
 
     def _srv_reset(self, req, resp):
         res = self.robot.reset()
-        self.out.publish_states(self.robot.after_command())
+        resp.states = self.out.command_states(self.robot.after_command())
         self.homing.auto_homing = False
         self.log.info(f"reset: {res.message}")
         return self._answer(resp, res, "reset")
 
     def _srv_activate(self, req, resp):
         res = self.robot.activate(req.device_class, list(req.ids), list(req.active))
-        self._published_after(res, req.device_class, req.ids)
+        resp.states = self._changed(res, req.device_class, req.ids)
         return self._answer(resp, res, "activate_devices")
 
     def _srv_set_motors(self, req, resp):
         cmds = [(c.id, c.mode, c.value) for c in req.commands]
         res = self.robot.set_motors(req.device_class, cmds, float(req.lease_s))
-        self._published_after(res, req.device_class, [c.id for c in req.commands])
+        resp.states = self._changed(res, req.device_class, [c.id for c in req.commands])
         return self._answer(resp, res, "set_motors")
 
     def _srv_renew_lease(self, req, resp):
@@ -273,21 +273,23 @@ class HardwareNode(Node):
 
     def _srv_clear_encoders(self, req, resp):
         res = self.robot.clear_encoders(list(req.ids))
-        self._published_after(res, "relative_encoder", req.ids)
+        resp.states = self._changed(res, "relative_encoder", req.ids)
         return self._answer(resp, res, "clear_encoders")
 
     def _srv_sonar_timing(self, req, resp):
         t = [(x.id, x.firing_slot, x.interval_ms) for x in req.timings]
         res = self.robot.set_sonar_timing(t)
-        self._published_after(res, "ultrasonic", [x[0] for x in t])
+        resp.states = self._changed(res, "ultrasonic", [x[0] for x in t])
         return self._answer(resp, res, "set_sonar_timing")
 
-    def _published_after(self, res: Result, device_class: str, ids) -> None:
-        """Publish the devices a command changed before answering it, so
-        ``device_states`` (and the gateways) never show the state before an
-        answered command (issue 21)."""
-        if res.code not in (BAD_REQUEST, INVALID_ID):
-            self.out.publish_states(self.robot.after_command(device_class, list(ids)))
+    def _changed(self, res: Result, device_class: str, ids) -> list:
+        """The states of the boards a command changed, read after it, for its
+        answer (none when it changed nothing): the RCI gateway serves the next
+        reads from them (issue 31). ``device_states`` gets them right after
+        the answer, and never an older reading after them (issue 21)."""
+        if res.code in (BAD_REQUEST, INVALID_ID):
+            return []
+        return self.out.command_states(self.robot.after_command(device_class, list(ids)))
 
     def _srv_list_devices(self, req, resp):
         devs = self.robot.list_devices()

@@ -152,11 +152,21 @@ class HardwarePublishers:
         self._publish_state_array(states)
         self.cycles_published += 1
 
-    def publish_states(self, snapshots) -> None:
-        """Publish states a command just changed on ``device_states``."""
+    def command_states(self, snapshots) -> list:
+        """Messages of the states a command just changed, for its answer
+        (issue 31: the gateway serves its next reads from them). They go out
+        on ``device_states`` too, after the answer: a task of the node's
+        executor, which runs once the service callback has returned and its
+        answer is sent (the EventsExecutor has no guard conditions)."""
         r = self.robot
-        self._publish_state_array([(s, to_msg(s, self.frame_of(r.device(s.device_class, s.id))))
-                                   for s in snapshots])
+        pairs = [(s, to_msg(s, self.frame_of(r.device(s.device_class, s.id))))
+                 for s in snapshots]
+        executor = self.node.executor
+        if executor is None:        # called outside an executor (tests)
+            self._publish_state_array(pairs)
+        else:
+            executor.create_task(lambda: self._publish_state_array(pairs))
+        return [m for _, m in pairs]
 
     def _publish_state_array(self, pairs) -> None:
         """One device_states array of (state, message) pairs; a state older

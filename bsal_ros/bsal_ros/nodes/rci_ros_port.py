@@ -316,34 +316,36 @@ class RosRobotPort(RobotPort):
         r = res.result
         return Result(int(r.code), str(r.message))
 
+    async def _command(self, name: str, req, device_class: str, ids) -> Result:
+        """Call a command service; the devices it touches (class "": all) are
+        fenced when it ends, and the post-command states its answer carries
+        serve the next reads (issue 31; no answer: the next read fetches)."""
+        res = None
+        try:
+            res = await self._request(name, req)
+            return self._result(res)
+        finally:
+            states = [from_msg(m) for m in res.states] if res is not None else []
+            self.cache.answered(device_class, ids, states)
+
     async def reset(self) -> Result:
         """Call the reset service."""
-        try:
-            return self._result(await self._request("reset", Reset.Request()))
-        finally:
-            for cls in ALL_CLASSES:
-                self.cache.fence(cls)
+        return await self._command("reset", Reset.Request(), "", None)
 
     async def activate(self, device_class, ids, active) -> Result:
         """Call activate_devices."""
         req = ActivateDevices.Request(device_class=device_class, ids=list(ids),
                                       active=[bool(a) for a in active])
-        try:
-            return self._result(await self._request("activate", req))
-        finally:
-            self.cache.fence(device_class, ids)
+        return await self._command("activate", req, device_class, ids)
 
     async def set_motors(self, device_class, settings) -> Result:
         """Call set_motors with a lease; renew the lease while running."""
         cmds = [MotorCommand(id=s.id, mode=MotorCommand.MODE_DUTY_CYCLE if s.duty
                              else MotorCommand.MODE_VELOCITY, value=float(s.value))
                 for s in settings]
-        try:
-            res = self._result(await self._request(
-                "set_motors", SetMotors.Request(device_class=device_class, commands=cmds,
-                                                lease_s=self.lease.lease_s)))
-        finally:
-            self.cache.fence(device_class, [s.id for s in settings])
+        res = await self._command("set_motors", SetMotors.Request(
+            device_class=device_class, commands=cmds, lease_s=self.lease.lease_s),
+            device_class, [s.id for s in settings])
         if res.ok or not any(s.value for s in settings):
             # a stop the board latched counts too: the node dropped that lease
             self.lease.update(device_class, [(s.id, s.value) for s in settings])
@@ -351,21 +353,15 @@ class RosRobotPort(RobotPort):
 
     async def clear_encoders(self, ids) -> Result:
         """Call clear_encoders."""
-        try:
-            return self._result(await self._request("clear",
-                                                    ClearEncoders.Request(ids=list(ids))))
-        finally:
-            self.cache.fence(RELATIVE_ENCODER, ids)
+        return await self._command("clear", ClearEncoders.Request(ids=list(ids)),
+                                   RELATIVE_ENCODER, ids)
 
     async def set_sonar_timing(self, timings) -> Result:
         """Call set_sonar_timing."""
         req = SetSonarTiming.Request(timings=[
             SonarTimingMsg(id=t.id, firing_slot=t.firing_slot, interval_ms=t.interval_ms)
             for t in timings])
-        try:
-            return self._result(await self._request("timing", req))
-        finally:
-            self.cache.fence(ULTRASONIC, [t.id for t in timings])
+        return await self._command("timing", req, ULTRASONIC, [t.id for t in timings])
 
     async def sim_teleport(self, sub_code: int, items) -> Result:
         """Call sim_control teleport with the last item's pose (mm, mrad -> m, rad)."""

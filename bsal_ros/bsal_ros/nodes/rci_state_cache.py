@@ -20,14 +20,17 @@ command fences (issue 21, "one robot, one truth").
 Every command the gateway sends (reset, activate, set motors, clear, sonar
 timing, homing) fences the devices it touches: from the moment its answer
 arrives, a cached reading of those devices taken before that moment is not
-used; the next Get inquiry reads them with ``get_device_states`` (the hardware
-node answers from its own state, which every command has already changed),
-and that answer, taken after the fence, serves the following ones until newer
-readings arrive. So every read after a CCnAc (or a CStIq IDLE) returns the
-state after the command. An older reading never replaces a newer one: states
-are ordered by when their content was read, whatever order the executor hands
-them over in (a topic message may be handled after a newer service answer).
-No ROS import: the node hands messages over already converted.
+used. The answer itself carries the states of the boards the command changed,
+read by the hardware node right after it (issue 31): they serve the next Get
+inquiries at once (:meth:`StateCache.answered`), no second round trip. A
+fenced device the answer has no state for (a refused command, homing) is read
+with ``get_device_states`` on the next inquiry, and that answer, taken after
+the fence, serves the following ones until newer readings arrive. So every
+read after a CCnAc (or a CStIq IDLE) returns the state after the command. An
+older reading never replaces a newer one: states are ordered by when their
+content was read, whatever order the executor hands them over in (a topic
+message may be handled after a newer service answer). No ROS import: the
+node hands messages over already converted.
 """
 
 from __future__ import annotations
@@ -112,6 +115,31 @@ class StateCache:
                 elif old.read_at <= read_at:
                     self.entries[key] = CachedState(st, now, max(asked_at, old.as_of),
                                                     read_at)
+
+    def answered(self, device_class: str, ids: Sequence[int] | None,
+                 states: Sequence[DeviceState]) -> None:
+        """A command on these devices (class "": every class; None: every seen
+        id of the class) was answered with ``states``: the states of the
+        boards it changed, read by the hardware node under its lock after the
+        command. They are current as of the answer, so they satisfy the fence
+        the command sets; a reading already here whose content is newer (read
+        after the command) reflects the command too and stays."""
+        for cls in ([device_class] if device_class else list(self.seen)):
+            self.fence(cls, ids if device_class else None)
+        now = time.time()
+        mono = time.monotonic()
+        with self._lock:
+            for st in states:
+                key = (st.device_class, st.id)
+                old = self.entries.get(key)
+                read_at = st.stamp or 0.0
+                if old is None or old.read_at <= read_at:
+                    self.entries[key] = CachedState(st, mono, now, read_at)
+                else:
+                    self.entries[key] = old._replace(as_of=max(old.as_of, now))
+                seen = self.seen.get(st.device_class, frozenset())
+                if st.id not in seen:
+                    self.seen[st.device_class] = seen | {st.id}
 
     def fence(self, device_class: str, ids: Sequence[int] | None = None) -> None:
         """A command on these devices (None: every seen id of the class) has
