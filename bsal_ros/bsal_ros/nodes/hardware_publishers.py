@@ -108,6 +108,10 @@ class HardwarePublishers:
         #: that keeps the poller's and the services' arrays in order
         self._state_stamp: dict[tuple[str, int], float] = {}
         self._states_lock = threading.Lock()
+        #: states of answered commands for the next cycle's device_states,
+        #: the newest per device
+        self._answered: dict = {}
+        self._answered_lock = threading.Lock()
 
     # ---- stamps and frames ---------------------------------------------------
     def stamp_of(self, wall_t: float | None) -> Time:
@@ -133,7 +137,8 @@ class HardwarePublishers:
     def on_cycle(self, updates) -> None:
         """Publish what one cycle read (poller thread)."""
         r = self.robot
-        states = []
+        with self._answered_lock:
+            states, self._answered = list(self._answered.values()), {}
         for u in updates:
             b = u.board
             devs = r.by_board[b.name]
@@ -155,17 +160,16 @@ class HardwarePublishers:
     def command_states(self, snapshots) -> list:
         """Messages of the states a command just changed, for its answer
         (issue 31: the gateway serves its next reads from them). They go out
-        on ``device_states`` too, after the answer: a task of the node's
-        executor, which runs once the service callback has returned and its
-        answer is sent (the EventsExecutor has no guard conditions)."""
+        on ``device_states`` with the next poll cycle's array (poller thread),
+        not at once: a message right after the answer would have the
+        gateways' subscription callbacks contend, for the GIL, with the
+        gateway thread that is sending the acknowledgement."""
         r = self.robot
         pairs = [(s, to_msg(s, self.frame_of(r.device(s.device_class, s.id))))
                  for s in snapshots]
-        executor = self.node.executor
-        if executor is None:        # called outside an executor (tests)
-            self._publish_state_array(pairs)
-        else:
-            executor.create_task(lambda: self._publish_state_array(pairs))
+        with self._answered_lock:
+            for s, m in pairs:
+                self._answered[(s.device_class, s.id)] = (s, m)
         return [m for _, m in pairs]
 
     def _publish_state_array(self, pairs) -> None:
