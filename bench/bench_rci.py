@@ -570,13 +570,14 @@ def measure_breakdown(deployment, a, logdir, env, ns):
         if client is not None:
             client.close()
         bridge.stop()
-    marks, states = [], []
+    marks, states, gcs = [], [], {}
     for path in bridge.traces:
         try:
             data = json.loads(Path(path).read_text())
         except (OSError, ValueError) as exc:
             raise RuntimeError(f"no trace from {path}: {exc}") from None
         marks += [tuple(m) for m in data["marks"]]
+        gcs[Path(path).stem.rsplit("-", 1)[-1]] = data.get("gc", [])
         if data["states"]["n"]:
             states.append(data["states"])
     marks.sort()
@@ -612,7 +613,10 @@ def measure_breakdown(deployment, a, logdir, env, ns):
         st = {"rate_hz": s["n"] / span if span > 0 else 0.0, "us_per_msg": s["ns"] / s["n"] / 1e3,
               "states_per_msg": s.get("items", 0) / s["n"],
               "cpu_pct": 100.0 * s["ns"] / 1e9 / span if span > 0 else 0.0}
-    return {"segments": {k: summary(v) for k, v in seg.items() if v},
+    return {"gc": {role: {g: [len(d), max(d) / 1e6, sum(d) / 1e6]
+                          for g in (0, 1, 2) if (d := [ns for gen, ns in c if gen == g])}
+                   for role, c in gcs.items()},
+            "segments": {k: summary(v) for k, v in seg.items() if v},
             "total": summary(total) if total else None, "complete": complete,
             "windows": len(windows), "missing": missing, "states": st}
 
@@ -796,6 +800,11 @@ def print_breakdowns(breakdowns):
             print(f"| whole round trip (traced) | {f3(t['p50'])} | {f3(t['p99'])} "
                   f"| {f3(t['mean'])} |")
         print()
+        if b.get("gc"):
+            print("Garbage collections in the traced processes (whole process life): " + "; ".join(
+                f"{role}: " + ", ".join(f"gen {g} {n} x, longest {mx:.2f} ms, total {tot:.1f} ms"
+                                        for g, (n, mx, tot) in sorted(per.items()))
+                for role, per in b["gc"].items()) + ".\n")
         if b["states"]:
             s = b["states"]
             print(f"Gateway's device_states callback: {s['rate_hz']:.0f} messages/s of "

@@ -34,7 +34,8 @@ Marks (in path order):
   gw_resumed   gateway: FutureBridge.wait returns the response to the coroutine
   gw_tx        gateway: RciTransport.send encoded the reply, about to write it
 Plus totals: the gateway's device_states callbacks (StateCache.on_states:
-count, ns inside).
+count, ns inside), and every garbage collection of the process (generation,
+ns: the pauses a read may wait for).
 """
 
 from __future__ import annotations
@@ -46,7 +47,16 @@ import time
 
 _marks: list = []
 _states = {"n": 0, "ns": 0, "items": 0, "first": None, "last": None}
+_gc: list = []          # (generation, ns) of each collection
 _clock = time.perf_counter_ns
+_gc_start = [0]
+
+
+def _on_gc(phase, info):
+    if phase == "start":
+        _gc_start[0] = _clock()
+    else:
+        _gc.append((info["generation"], _clock() - _gc_start[0]))
 
 
 def _mark(name: str) -> None:
@@ -55,7 +65,7 @@ def _mark(name: str) -> None:
 
 def _dump(path: str) -> None:
     with open(path, "w") as f:
-        json.dump({"marks": _marks, "states": _states}, f)
+        json.dump({"marks": _marks, "states": _states, "gc": _gc}, f)
 
 
 def install(path: str) -> None:
@@ -65,6 +75,8 @@ def install(path: str) -> None:
 
     from bsal_ros.protocol.rci import RciDecoder
 
+    import gc
+    gc.callbacks.append(_on_gc)
     atexit.register(_dump, path)
     # The executables end with os._exit once stopped (nodes/runtime.py),
     # which skips atexit: dump first.
