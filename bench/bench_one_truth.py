@@ -24,7 +24,9 @@ plain Get Sensor DATA. Rows, each the gateway's cache patched in this process:
 the topic as before issue 21, possibly stale), "fence + fetch" (issue 21: the
 first read after a command calls get_device_states; the answer's states are
 ignored) and "states in the answer" (issue 31, the code as it is). A stale
-read is a count after the clear larger than 3.
+read shows a count over 3 right after the clear (as in issue 21; on a loaded
+machine a fresh read that comes late can show more too: the fetch reads the
+count later than the answer's state does).
 
     scripts/with_env.sh python bench/bench_one_truth.py [--n 500]
 """

@@ -21,7 +21,7 @@ deployments, floors measured in the same run, before and after.
         [--deployments one,per-node] [--no-previous] [--before-src DIR]
         [--no-breakdown] [--json FILE]
         [--switch-interval S] [--executor K] [--hw-executor K] [--gw-executor K]
-        [--gw-no-states] [--max-seconds 480] [--quick]
+        [--gw-no-states] [--gc-freeze S] [--max-seconds 480] [--quick]
 
 This process is the control application: plain sockets and bsal_ros.protocol,
 no rclpy. It starts, as child processes (stopped by PID at the end):
@@ -333,7 +333,7 @@ def wrapped(entry, opts):
     """The command of one entry point: the console script, or run_node.py when
     an experiment or the tracer changes the process."""
     flags = []
-    for key in ("switch_interval", "trace"):
+    for key in ("switch_interval", "trace", "gc_freeze"):
         v = opts.get(key)
         if v not in (None, ""):
             flags += [f"--{key.replace('_', '-')}", str(v)]
@@ -377,7 +377,7 @@ class Bridge:
         gw_params = ["-p", "watchdog_s:=30.0"]
 
         def opts(role):
-            o = {"switch_interval": a.switch_interval}
+            o = {"switch_interval": a.switch_interval, "gc_freeze": a.gc_freeze}
             o["executor"] = ({"hw": a.hw_executor, "gw": a.gw_executor}.get(role)
                              or a.executor or previous)
             o["no_states"] = a.gw_no_states and role in ("gw", "one")
@@ -650,7 +650,8 @@ def print_report(a, codec, runs, breakdowns, load):
     exp = {k: v for k, v in (("switch interval", a.switch_interval), ("executor", a.executor),
                              ("hardware node executor", a.hw_executor),
                              ("gateway executor", a.gw_executor),
-                             ("gateway without device_states", a.gw_no_states)) if v}
+                             ("gateway without device_states", a.gw_no_states),
+                             ("gc.freeze() after start, s", a.gc_freeze)) if v}
     if exp:
         print("Experiment: " + ", ".join(f"{k} {v}" for k, v in exp.items()) + ".\n")
     if runs:
@@ -844,6 +845,9 @@ def main(argv=None):
     ap.add_argument("--executor", choices=["single", "multi", "events"])
     ap.add_argument("--hw-executor", choices=["single", "multi", "events"])
     ap.add_argument("--gw-executor", choices=["single", "multi", "events"])
+    ap.add_argument("--gc-freeze", type=float,
+                    help="in every bridge process, a full collection and gc.freeze() this "
+                         "many s after start (see run_node.py)")
     ap.add_argument("--gw-no-states", action="store_true",
                     help="the RCI gateway takes no device_states (what deserialising them costs "
                          "the acked path; sonar Gets then go through a service call)")

@@ -31,6 +31,11 @@ process only, from outside the package (nothing in bsal_ros is edited):
                        topic is renamed to one nobody publishes): what the
                        gateway pays for deserialising them; Get inquiries then
                        go through the get_device_states service
+  --gc-freeze S        S seconds after start (the nodes are up), one full
+                       garbage collection, then gc.freeze(): what lives then
+                       is never scanned again, so later collections of the
+                       oldest generation are short (issue 31: they paused the
+                       bridge for 50-100 ms)
 """
 
 from __future__ import annotations
@@ -62,7 +67,16 @@ def main(argv=None) -> int:
     ap.add_argument("--executor", choices=["single", "multi", "events"])
     ap.add_argument("--trace")
     ap.add_argument("--no-states", action="store_true")
+    ap.add_argument("--gc-freeze", type=float)
     a = ap.parse_args(argv)
+    if a.gc_freeze:
+        import gc
+        import threading
+
+        def freeze():
+            gc.collect()
+            gc.freeze()
+        threading.Timer(a.gc_freeze, freeze).start()
     if a.switch_interval:
         sys.setswitchinterval(a.switch_interval)
     import importlib
