@@ -136,11 +136,12 @@ def test_a_poll_from_before_the_command_arriving_after_its_answer_is_not_served(
 
 
 def test_a_reading_taken_after_the_command_that_came_first_stays_and_is_served():
-    # the poll after the command reached the gateway before the command's answer:
+    # the poll after the command reached the gateway before the command's answer
+    # (which came late: the command was applied 1 s before the answer arrived):
     # newer content, so it reflects the command; the fence must not send the read
     # to the hardware node, and the older answer must not replace it
     c = cache()
-    t = time.time()
+    t = time.time() - 1.0
     c.on_states([reading(3, t + 0.01)])
     c.answered(ENC, [0], [reading(0, t)])
     assert count_read(c) == 3
