@@ -298,9 +298,15 @@ def read_after_command_loop(ca: RawCA, n: int) -> None:
         assert ca.motor_status() & 1, k
         ca.set_motor(on_speed)
         assert ca.motor_data() == on_speed, k
-        # the wheel turns a little: clear with RQ_ACK, read in the same write
+        # the wheel turns a little: clear with RQ_ACK, read in the same write. The
+        # count is read until it moved (up to 2 s): how soon a read shows the
+        # motion depends on when polls arrive, not on the guarantee under test
         time.sleep(0.06)
         before = ca.encoder_data()[1]
+        turning = time.monotonic() + 2.0
+        while abs(before) <= 3 and time.monotonic() < turning:
+            time.sleep(0.01)
+            before = ca.encoder_data()[1]
         ca.send(ca.pk("HBHB", CSTSN | RQ_ACK, SENSOR_REL, 0, RELENC_CLEAR),
                 ca.pk("HBHB", CGTSNIQ, SENSOR_REL, 0, SN_DATA))
         ca.expect_ack(CSTSN)
