@@ -76,8 +76,13 @@ def test_quick_run_measures_both_deployments_and_breaks_an_acked_command_down(tm
     goals = [ln for ln in out.splitlines() if "| Set Motor p50 <= 1.5x |" in ln]
     assert len(goals) == 4, goals          # 4 runs x the one floor taken (single)
     assert "| acked Set Motor | a process per node (as the launch file) |" in out
+    # issue 31: the first read after a command, judged against the acked clear alone
+    assert len([ln for ln in out.splitlines() if "| clear + read p50 <= 1.2x |" in ln]) == 4
+    assert "| clear + read in one write | a process per node (as the launch file) |" in out
+    assert "Garbage collections in the traced processes" in out
     for run in data["runs"].values():
-        for key in ("sonar", "motor", "tcp_sonar", "tcp_motor", "trigger_single"):
+        for key in ("sonar", "motor", "tcp_sonar", "tcp_motor", "trigger_single", "clear",
+                    "clear_read"):
             s = run["summary"][key]
             assert s["n"] == 50
             assert 0 < s["p50"] <= s["p99"] <= s["p999"]
