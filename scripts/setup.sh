@@ -180,6 +180,12 @@ fi
 # --- 5. the legacy C++ client library and example ----------------------------
 if [ -f legacy/Makefile ]; then
     make -s -C legacy >/dev/null
+    # the book's listing (001 3.3) is read from the seed, never stored here
+    if make -s -C legacy book >/dev/null 2>&1; then
+        say "legacy/build/book-3.3 built from seed 001 section 3.3"
+    else
+        say "legacy/build/book-3.3 not built (seed 001 not found: make -C legacy book SEEDS=DIR)"
+    fi
 fi
 
 say "ready (venv: .venv, ament prefix: install/, setup.bash: install/setup.bash)"
