@@ -32,6 +32,8 @@ from ..protocol.rci import encode_rci, IIID_SIZE, RciDecoder
 
 #: bytes read at a time once the user is logged in
 READ_SIZE = 65536
+#: the first two bytes of a connection (its IIId's code, 0x0010) -> its byte order
+ORDER_OF_HEAD = {b"\x00\x10": "big", b"\x10\x00": "little"}
 
 
 class SessionEnd(Exception):
@@ -65,6 +67,25 @@ async def linger_close(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
             writer.close()
         except Exception:   # noqa: BLE001 - closing a broken transport
             pass
+
+
+async def peer_byteorder(reader: asyncio.StreamReader, wait_s: float, default: str) -> str:
+    """Byte order of a connection answered before its login (a refusal): read
+    the first two bytes of its IIId, waiting at most ``wait_s`` for them;
+    ``default`` when they do not come or are not an IIId's code. The bytes read
+    are dropped (the connection is being refused). Never raises for a peer
+    that is gone."""
+    head = b""
+    deadline = time.monotonic() + wait_s
+    try:
+        while len(head) < 2 and (left := deadline - time.monotonic()) > 0:
+            data = await asyncio.wait_for(reader.read(2 - len(head)), left)
+            if not data:
+                break
+            head += data
+    except (asyncio.TimeoutError, ConnectionError, OSError):
+        pass
+    return ORDER_OF_HEAD.get(head, default)
 
 
 class RciTransport:
@@ -145,7 +166,7 @@ class RciTransport:
             return b""
         self._head = b""
         self.order_known = True
-        order = {b"\x00\x10": "big", b"\x10\x00": "little"}.get(bytes(data[:2]))
+        order = ORDER_OF_HEAD.get(bytes(data[:2]))
         if order is not None and order != self.byteorder:
             self.byteorder = order
             self.decoder = RciDecoder(order, role="server")
