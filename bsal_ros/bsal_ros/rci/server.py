@@ -217,9 +217,10 @@ class RciServer:
 
     async def _over_limit(self, reader, writer, peer, key: str, which: str) -> None:
         """Refuse a connection beyond the pending limits: IInCp + CSvTm ACCESS
-        (001 4.3: a status message before disconnecting), then close after at
-        most REFUSAL_LINGER_S; reset unanswered when max_pending refusals are
-        already in progress (a flood costs bounded work)."""
+        (001 4.3: a status message before disconnecting) in the order of its
+        IIId's first two bytes (awaited at most REFUSAL_LINGER_S), then close
+        after at most REFUSAL_LINGER_S; reset unanswered when max_pending
+        refusals are already in progress (a flood costs bounded work)."""
         self.over_limit += 1
         p = self.pending
         level = logging.WARNING if p.should_log(key, which) else logging.DEBUG
