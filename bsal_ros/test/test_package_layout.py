@@ -180,6 +180,19 @@ def test_make_uses_the_domain_it_prints():
     assert out == ["42", "42"]
 
 
+def test_each_xdist_worker_has_a_domain_of_its_own():
+    """make test's workers (pytest-xdist gw0, gw1, ...) each run in the run's
+    domain plus their index, within 1..101; this process is in its own."""
+    from conftest import _worker_domain
+    for base in (1, 47, 100, 101):
+        domains = [_worker_domain(base, f"gw{i}") for i in range(4)]
+        assert domains[0] == base and len(set(domains)) == 4, domains
+        assert all(1 <= d <= 101 for d in domains), domains
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    assert os.environ["ROS_DOMAIN_ID"] == str(
+        _worker_domain(int(os.environ["BSAL_RUN_DOMAIN_ID"]), worker))
+
+
 def setup_py_data_files():
     """{share-relative destination path} of every file setup.py's data_files installs."""
     from glob import glob
