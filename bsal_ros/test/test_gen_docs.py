@@ -33,10 +33,10 @@ import sys
 
 import pytest
 
-import bumper_kind  # noqa: F401  (registers the bumper kind)
-import led_command as led
 from bsal_ros.protocol.rci_registry import commands
 from bsal_ros.tools import gen_docs
+import bumper_kind  # noqa: F401  (registers the bumper kind)
+import led_command as led
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -34,11 +34,11 @@ import sys
 
 import pytest
 
-import bumper_kind
 from bsal_ros.protocol.constants import GetSensorStatus
 from bsal_ros.protocol.rci import CGtSnIq, CGtSnRp, StatusData
 from bsal_ros.protocol.rci_tables import REPLY_LAYOUTS
 from bsal_ros.tools import gen_cpp
+import bumper_kind
 from conftest import build_legacy
 from test_legacy_api import run, ScriptedCP, statval_ms
 
@@ -131,4 +131,3 @@ def test_the_shipped_tables_refuse_a_sub_code_they_do_not_know(tmp_path):
         cp.close()
     assert ("rc", {"call": "rciReadSensors", "code": "4", "name": "ERR_BAD_ARGUMENT"}) in rows
     assert cp.inquiries() == []          # nothing sent: a reply it could not frame
-

@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import pytest
 
-import bumper_kind  # noqa: F401  (registers the bumper kind)
-import led_command as led
 from bsal_ros.protocol import rci_registry as reg, RdiBaseTime, RdiOrientEgo, RdiOrientOmni
 from bsal_ros.protocol.wire_kinds import rdi_item_layouts
 from bsal_ros.tools.wire_pcap import write_sessions
 from bsal_ros.wireshark import gen_lua, lua_path
+import bumper_kind  # noqa: F401  (registers the bumper kind)
+import led_command as led
 import test_wireshark as tw
 import wire_samples as ws
 

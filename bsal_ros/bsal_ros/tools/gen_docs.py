@@ -88,6 +88,7 @@ def _subs(code) -> list:
 
 
 def rci_codes() -> str:
+    """PROTOCOL.md 3.1: every registered code and its title."""
     rows = ["| packet | code |", "|---|---|"]
     rows += [f"| RCI-{s.name}{' (CAtSn)' if s.name == 'CAcSn' else ''} {s.title} "
              f"| 0x{int(s.code):04x} |" for s in reg.commands()]
@@ -95,6 +96,7 @@ def rci_codes() -> str:
 
 
 def rci_directions() -> str:
+    """PROTOCOL.md 3.1: who sends each code, may a guest, does CStIq report it."""
     rows = ["| packet | sent by | guest | CStIq |", "|---|---|---|---|"]
     for s in reg.commands():
         control = s.code >= 0x0100 and s.server_receives
@@ -105,6 +107,7 @@ def rci_directions() -> str:
 
 
 def rci_constants() -> str:
+    """PROTOCOL.md 3.1: the status-code groups, sub-codes and command bytes."""
     rows = ["| group | constants |", "|---|---|"]
     for title, enum in CONSTANT_GROUPS:
         rows.append(f"| {title} | " + ", ".join(f"{m.name} 0x{int(m):02x}" for m in enum) + " |")
@@ -131,8 +134,8 @@ def _layout_text(lay) -> str:
         values = sorted(lay.allowed or ())
         for enum in (k.GetMotorStatus, k.GetSensorStatus):
             if values and all(v in enum._value2member_map_ for v in values):
-                return "`status_code(1)`: " + ", ".join(f"0x{v:02x} {enum(v).name}"
-                                                       for v in values)
+                names = [f"0x{v:02x} {enum(v).name}" for v in values]
+                return "`status_code(1)`: " + ", ".join(names)
         return f"`{C_TYPES[lay.fmt]}`" + (f" {' / '.join(map(str, values))}" if values else "")
     parts = []
     for name, fmt in zip(lay.cls._fields[:lay.k], lay.fmt):
@@ -142,6 +145,7 @@ def _layout_text(lay) -> str:
 
 
 def rci_items() -> str:
+    """PROTOCOL.md 3.4: the item data of every id-carrying code per sub-code."""
     rows = ["| packet | sub-codes | item data |", "|---|---|---|"]
     for s in reg.commands():
         if s.wire is None or s.sub_codes is None:
@@ -164,11 +168,13 @@ def rci_items() -> str:
 
 
 def write_commands() -> str:
+    """SECURITY.md: the commands that change the robot (refused to a guest)."""
     return "\n".join(f"* RCI-{s.name} ({s.title}, 0x{int(s.code):04x})"
                      for s in reg.commands() if s.writes)
 
 
 def rci_to_ros() -> str:
+    """README and INTERFACES: the ROS interfaces behind each command a CA sends."""
     rows = ["| RCI packet | ROS |", "|---|---|"]
     for s in reg.commands():
         if not (s.server_receives and s.code >= 0x0100) or s.handler == "_h_ignore":
