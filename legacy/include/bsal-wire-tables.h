@@ -44,18 +44,18 @@ static inline int rciFixedPacketLen(unsigned base)
 static inline int rciReplyItemLen(unsigned code, unsigned sub, unsigned status_code)
 {
     switch ((code << 16) | (sub << 8) | status_code) {
-    case 0x0203c001: return 2;    /* RCI_MOTOR_DC MotorData */
-    case 0x0203c002: return 4;    /* RCI_MOTOR_DC StatusData */
-    case 0x0203c101: return 6;    /* RCI_MOTOR_PSERVO MotorData */
-    case 0x0203c102: return 4;    /* RCI_MOTOR_PSERVO StatusData */
-    case 0x02138004: return 2;    /* RCI_SENSOR_ABSENCODER AbsEncoderData */
-    case 0x02138005: return 4;    /* RCI_SENSOR_ABSENCODER StatusData */
-    case 0x02138104: return 4;    /* RCI_SENSOR_ACCEL AccelData */
-    case 0x02138105: return 4;    /* RCI_SENSOR_ACCEL StatusData */
-    case 0x02138204: return 4;    /* RCI_SENSOR_RELENCODER RelEncoderData */
-    case 0x02138205: return 4;    /* RCI_SENSOR_RELENCODER StatusData */
-    case 0x02138304: return 2;    /* RCI_SENSOR_ULTRASONIC UltrasonicData */
-    case 0x02138305: return 4;    /* RCI_SENSOR_ULTRASONIC StatusData */
+    case 0x0203c001: return 2;    /* DC MotorData */
+    case 0x0203c002: return 4;    /* DC StatusData */
+    case 0x0203c101: return 6;    /* PSERVO MotorData */
+    case 0x0203c102: return 4;    /* PSERVO StatusData */
+    case 0x02138004: return 2;    /* ABSENCODER AbsEncoderData */
+    case 0x02138005: return 4;    /* ABSENCODER StatusData */
+    case 0x02138104: return 4;    /* ACCEL AccelData */
+    case 0x02138105: return 4;    /* ACCEL StatusData */
+    case 0x02138204: return 4;    /* RELENCODER RelEncoderData */
+    case 0x02138205: return 4;    /* RELENCODER StatusData */
+    case 0x02138304: return 2;    /* ULTRASONIC UltrasonicData */
+    case 0x02138305: return 4;    /* ULTRASONIC StatusData */
     default: return -1;
     }
 }

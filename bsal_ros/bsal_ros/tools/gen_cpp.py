@@ -40,11 +40,11 @@ import argparse
 from pathlib import Path
 import sys
 
-from bsal_ros import kinds
 from bsal_ros.protocol import constants as k
 from bsal_ros.protocol import rci_registry as reg
 from bsal_ros.protocol.rci import encode_rci
 from bsal_ros.protocol.rci_tables import REPLY_LAYOUTS
+from bsal_ros.tools.gen_common import command_name, replace_block, sub_name, write_or_check
 
 INCLUDE = Path(__file__).resolve().parents[3] / "legacy" / "include"
 PROTOCOLS, TABLES = "bsal-protocols.h", "bsal-wire-tables.h"
@@ -66,15 +66,6 @@ def _define(name: str, value: str) -> str:
     return f"#define {name:<19} {value}"
 
 
-def _sub_name(sub: int) -> str:
-    """RCI_SENSOR_/RCI_MOTOR_ + the book's name, or the registered kind's."""
-    for enum, group in ((k.MotorType, "MOTOR"), (k.SensorType, "SENSOR")):
-        if sub in enum._value2member_map_:
-            return f"RCI_{group}_{enum(sub).name}"
-    kind = kinds.RCI_SENSOR_CLASS.get(sub)
-    return f"RCI_SENSOR_{kind.upper()}" if kind else f"RCI_SUB_0x{sub:02X}"
-
-
 def _subs(code: int) -> list[int]:
     return sorted(int(s) for s in reg.SUB_CODES.get(code, {}))
 
@@ -91,24 +82,18 @@ def protocols_block() -> str:
     for group, set_code, sub_code in (("Sensor", k.RciCode.CStSn, k.RciCode.CAcSn),
                                       ("Motor", k.RciCode.CStMt, k.RciCode.CAcMt)):
         out.append(f"/* Control {group} Type subcodes */")
-        out += [_define(_sub_name(s), f"0x{s:02x}") for s in _subs(sub_code)]
+        out += [_define(f"RCI_{group.upper()}_{sub_name(s)}", f"0x{s:02x}")
+                for s in _subs(sub_code)]
         out.append(f"/* Control {group} command codes */")
         ci = reg.COMMAND_ITEMS.get(set_code)
         for (_, byte), (kind, _) in sorted((ci.by_byte if ci else {}).items(),
                                            key=lambda kv: kv[0][1]):
-            out.append(_define(f"RCI_{group.upper()}_{_command_name(byte, kind)}",
+            out.append(_define(f"RCI_{group.upper()}_{command_name(byte, kind)}",
                                f"0x{byte:02x}"))
     out += ["", "/* Protocol version spoken by this library */",
             _define("RCI_VERSION_MAJOR", str(k.RCI_VERSION_MAJOR)),
             _define("RCI_VERSION_MINOR", str(k.RCI_VERSION_MINOR)), END]
     return "\n".join(out) + "\n"
-
-
-def _command_name(byte: int, kind) -> str:
-    for enum in (k.MotorCommandCode, k.SensorCommandCode):
-        if byte in enum._value2member_map_:
-            return enum(byte).name
-    return kind.name
 
 
 def tables_header() -> str:
@@ -133,7 +118,7 @@ def tables_header() -> str:
             " * sub-code `sub` asked with `status_code`; -1: not a legal combination. */",
             "static inline int rciReplyItemLen(unsigned code, unsigned sub, unsigned status_code)",
             "{", "    switch ((code << 16) | (sub << 8) | status_code) {"]
-    out += [f"    case 0x{c:04x}{s:02x}{st:02x}: return {n};    /* {_sub_name(s)} {name} */"
+    out += [f"    case 0x{c:04x}{s:02x}{st:02x}: return {n};    /* {sub_name(s)} {name} */"
             for c, s, st, n, name in items]
     out += ["    default: return -1;", "    }", "}", "", "#endif /* BSAL_WIRE_TABLES_H */"]
     return "\n".join(out) + "\n"
@@ -141,11 +126,7 @@ def tables_header() -> str:
 
 def render_protocols(text: str) -> str:
     """``text`` (a bsal-protocols.h) with its generated block replaced."""
-    head, sep, rest = text.partition(BEGIN)
-    _, sep2, tail = rest.partition(END + "\n")
-    if not sep or not sep2:
-        raise ValueError(f"{PROTOCOLS}: generated-block markers not found")
-    return head + protocols_block() + tail
+    return replace_block(text, BEGIN, END, protocols_block(), PROTOCOLS)
 
 
 def outputs(include: Path = INCLUDE) -> dict:
@@ -160,20 +141,8 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="exit 1 if a header is stale")
     ap.add_argument("--out", type=Path, default=INCLUDE, help="folder to write the headers to")
     args = ap.parse_args(argv)
-    stale = []
-    for name, text in outputs().items():
-        path = args.out / name
-        old = path.read_text(encoding="utf-8") if path.exists() else None
-        if old == text:
-            continue
-        if args.check:
-            stale.append(str(path))
-        else:
-            args.out.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-    for path in stale:
-        print(f"{path} is stale: run python -m bsal_ros.tools.gen_cpp")
-    return 1 if stale else 0
+    return write_or_check({args.out / name: text for name, text in outputs().items()},
+                          args.check, "python -m bsal_ros.tools.gen_cpp")
 
 
 if __name__ == "__main__":

@@ -36,11 +36,11 @@ from pathlib import Path
 import re
 import sys
 
-from bsal_ros import kinds
 from bsal_ros.protocol import constants as k
 from bsal_ros.protocol import rci_registry as reg
 from bsal_ros.protocol.rci import encode_rci  # noqa: F401  (registers the book's commands)
 from bsal_ros.protocol.rci_tables import REPLY_LAYOUTS
+from bsal_ros.tools.gen_common import command_name, sub_name, write_or_check
 
 REPO = Path(__file__).resolve().parents[3]
 FILES = ("README.md", "docs/PROTOCOL.md", "docs/SECURITY.md", "docs/INTERFACES.md")
@@ -69,17 +69,6 @@ CONSTANT_GROUPS = (("Get Motor status (`RCI_CGTMTST_*`)", k.GetMotorStatus),
                    ("Server termination (`RCI_CSVTM_*`)", k.TermCode),
                    ("Capability inquiry (`RCI_ICAIQ_*`)", k.CapInquiry),
                    ("Capability reply (`RCI_ICARP_*`)", k.CapReply))
-
-
-def sub_name(sub: int, member=None) -> str:
-    """A sub-code's name: the book's, the registered kind's, else its hex value."""
-    if isinstance(getattr(member, "name", None), str):
-        return member.name
-    for enum in (k.MotorType, k.SensorType):
-        if sub in enum._value2member_map_:
-            return enum(sub).name
-    kind = kinds.RCI_SENSOR_CLASS.get(sub)
-    return kind.upper() if kind else f"0x{sub:02x}"
 
 
 def _subs(code) -> list:
@@ -116,16 +105,9 @@ def rci_constants() -> str:
         rows.append(f"| {group} sub-codes (`RCI_{group.upper()}_*`) | "
                     + ", ".join(f"{n} 0x{s:02x}" for s, n in _subs(acts)) + " |")
         ci = reg.COMMAND_ITEMS.get(sets)
-        cmds = sorted(((b, _command_name(b, kind)) for (_, b), (kind, _) in ci.by_byte.items()))
+        cmds = sorted(((b, command_name(b, kind)) for (_, b), (kind, _) in ci.by_byte.items()))
         rows.append(f"| {group} commands | " + ", ".join(f"{n} 0x{b:02x}" for b, n in cmds) + " |")
     return "\n".join(rows)
-
-
-def _command_name(byte: int, kind) -> str:
-    for enum in (k.MotorCommandCode, k.SensorCommandCode):
-        if byte in enum._value2member_map_:
-            return enum(byte).name
-    return kind.name
 
 
 def _layout_text(lay) -> str:
@@ -156,7 +138,7 @@ def rci_items() -> str:
         elif s.wire.shape == "commands":
             for sub, sname in _subs(s.code):
                 cmds = [f"`0x{b:02x}{' ' + C_TYPES[fmt] if fmt else ''}` "
-                        f"({_command_name(b, kind)})"
+                        f"({command_name(b, kind)})"
                         for (cs, b), (kind, fmt) in sorted(s.wire.commands.by_byte.items())
                         if cs == sub]
                 rows.append(f"| {s.name} | {sname} | {' or '.join(cmds)} |")
@@ -207,20 +189,9 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="exit 1 if a table is stale")
     ap.add_argument("--root", type=Path, default=REPO, help="the repository")
     args = ap.parse_args(argv)
-    stale = []
-    for name in FILES:
-        path = args.root / name
-        text = path.read_text(encoding="utf-8")
-        new = render(text, name)
-        if new != text:
-            stale.append(name)
-            if not args.check:
-                path.write_text(new, encoding="utf-8")
-    if args.check:
-        for name in stale:
-            print(f"{name}: a generated table is stale: run python -m bsal_ros.tools.gen_docs")
-        return 1 if stale else 0
-    return 0
+    paths = [args.root / name for name in FILES]
+    return write_or_check({p: render(p.read_text(encoding="utf-8"), p.name) for p in paths},
+                          args.check, "python -m bsal_ros.tools.gen_docs")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from bsal_ros.protocol import rci_tables as t
 from bsal_ros.protocol import rdi as rdi_mod
 from bsal_ros.protocol.rci import encode_rci  # noqa: F401  (registers the book's commands)
 from bsal_ros.protocol.wire_kinds import rdi_item_layouts
+from bsal_ros.tools.gen_common import command_name, replace_block, sub_name, write_or_check
 
 BEGIN = "-- BEGIN GENERATED TABLES (python -m bsal_ros.wireshark.gen_lua; do not edit)"
 END = "-- END GENERATED TABLES"
@@ -63,9 +64,8 @@ SCALARS = {id(t.L_ACTIVATE): ("activate", {0: "deactivate", 1: "activate"}),
                                     {int(m): m.name for m in k.GetSensorStatus})}
 #: payloads of Set command bytes (our extensions name them), by command kind
 PAYLOADS = {"SPVAL": "speedval", "ULTRASONIC_ORDER": "slot", "ULTRASONIC_TIMING": "interval"}
-#: sub-code names the book gives, per code family; other sub-codes are named
-#: after the device kind that registered them
-RCI_SUB_ENUMS = (k.MotorType, k.SensorType)
+#: RDI sub-code names the book gives, per code; other sub-codes are named after
+#: the device kind that registered them
 RDI_SUB_ENUMS = {k.RdiCode.Sn: k.RdiSensorType, k.RdiCode.Mt: k.RdiMotorType,
                  k.RdiCode.Ac: k.RdiActuatorType, k.RdiCode.RbOr: k.RdiOrientType,
                  k.RdiCode.Ms: k.RdiMiscType}
@@ -121,17 +121,6 @@ def _set(codes) -> str:
     return "{" + ", ".join(f"[0x{int(c):04x}] = true" for c in sorted(codes)) + "}"
 
 
-def _rci_sub_name(sub: int, member=None) -> str:
-    """The book's constant name, else the registered kind's, else the hex value."""
-    if isinstance(getattr(member, "name", None), str):
-        return member.name
-    for enum in RCI_SUB_ENUMS:
-        if sub in enum._value2member_map_:
-            return enum(sub).name
-    kind = kinds.RCI_SENSOR_CLASS.get(sub)
-    return kind.upper() if kind else f"0x{sub:02x}"
-
-
 def _rdi_sub_name(code: int, sub: int) -> str:
     enum = RDI_SUB_ENUMS.get(code)
     if enum is not None and sub in enum._value2member_map_:
@@ -154,7 +143,7 @@ def _rci_tables(f: _Fields) -> list[str]:
                        ("CAP_INQUIRY", k.CapInquiry), ("CAP_REPLY", k.CapReply)):
         out.append(f"local {name} = {_enum(enum)}")
     out.append("local RCI_SUBS = {" + ", ".join(
-        f"[0x{int(c):04x}] = " + _names((s, _rci_sub_name(int(s), subs[s])) for s in sorted(subs))
+        f"[0x{int(c):04x}] = " + _names((s, sub_name(int(s), subs[s])) for s in sorted(subs))
         for c, subs in sorted(reg.SUB_CODES.items())) + "}")
     # a reply answers the inquiry one code below it (ICaIq/ICaRp, CGt*Iq/CGt*Rp)
     replies = {int(s.code): int(s.code) - 1 for s in specs
@@ -177,7 +166,7 @@ def _rci_tables(f: _Fields) -> list[str]:
             payload = PAYLOADS.get(kind.name, kind.name.lower())
             lay = "{" + f.field(payload, fmt, reg.command(code).name) + "}" if fmt else "{}"
             per_sub.setdefault(sub, []).append(
-                f'[0x{byte:02x}] = {{"{_command_name(code, byte, kind)}", {lay}}}')
+                f'[0x{byte:02x}] = {{"{command_name(byte, kind)}", {lay}}}')
         cmds.append(f'[0x{int(code):04x}] = {{field = "{ci.what}_command", ' + ", ".join(
             f"[0x{s:02x}] = {{{', '.join(v)}}}" for s, v in per_sub.items()) + "}")
     out.append("local RCI_COMMANDS = {" + ", ".join(cmds) + "}")
@@ -186,18 +175,11 @@ def _rci_tables(f: _Fields) -> list[str]:
         per_sub = {}
         for (sub, status), lay in sorted(table.items()):
             per_sub.setdefault(int(sub), []).append(
-                f"[0x{int(status):02x}] = {f.layout(lay, _rci_sub_name(int(sub)))}")
+                f"[0x{int(status):02x}] = {f.layout(lay, sub_name(int(sub)))}")
         reply_tables.append(f"[0x{int(code):04x}] = {{" + ", ".join(
             f"[0x{s:02x}] = {{{', '.join(v)}}}" for s, v in per_sub.items()) + "}")
     out.append("local RCI_REPLIES = {" + ", ".join(reply_tables) + "}")
     return out
-
-
-def _command_name(code: int, byte: int, kind) -> str:
-    for enum in (k.MotorCommandCode, k.SensorCommandCode):
-        if byte in enum._value2member_map_:
-            return enum(byte).name
-    return kind.name
 
 
 def _rdi_tables(f: _Fields) -> list[str]:
@@ -257,11 +239,7 @@ def tables() -> str:
 
 def render(text: str) -> str:
     """``text`` (a bsal.lua) with its generated block replaced by :func:`tables`."""
-    head, sep, rest = text.partition(BEGIN)
-    _, sep2, tail = rest.partition(END + "\n")
-    if not sep or not sep2:
-        raise ValueError(f"{LUA.name}: generated-table markers not found")
-    return head + tables() + tail
+    return replace_block(text, BEGIN, END, tables(), LUA.name)
 
 
 def main(argv=None) -> int:
@@ -270,16 +248,8 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="exit 1 if bsal.lua is stale")
     ap.add_argument("--lua", type=Path, default=LUA, help="the dissector file")
     args = ap.parse_args(argv)
-    text = args.lua.read_text(encoding="utf-8")
-    new = render(text)
-    if args.check:
-        if new != text:
-            print(f"{args.lua} is stale: run python -m bsal_ros.wireshark.gen_lua")
-            return 1
-        return 0
-    if new != text:
-        args.lua.write_text(new, encoding="utf-8")
-    return 0
+    return write_or_check({args.lua: render(args.lua.read_text(encoding="utf-8"))},
+                          args.check, "python -m bsal_ros.wireshark.gen_lua")
 
 
 if __name__ == "__main__":
