@@ -60,4 +60,19 @@ static inline int rciReplyItemLen(unsigned code, unsigned sub, unsigned status_c
     }
 }
 
+/* Data length (bytes) of one item of id-carrying command `code` whose items
+ * are of one fixed layout (activations, inquiries, CSmTp, registered
+ * commands); -1: not one (the Set packets carry a command byte first). */
+static inline int rciCommandItemLen(unsigned code)
+{
+    switch (code) {
+    case 0x0200: return 1;    /* CAcMt */
+    case 0x0202: return 1;    /* CGtMtIq */
+    case 0x0210: return 1;    /* CAcSn */
+    case 0x0212: return 1;    /* CGtSnIq */
+    case 0x0230: return 12;    /* CSmTp */
+    default: return -1;
+    }
+}
+
 #endif /* BSAL_WIRE_TABLES_H */

@@ -1040,6 +1040,41 @@ guint8 readEncoders(vector<encoderData>& info)
     return RCI_CSTRP_IDLE;
 }
 
+guint8 rciSendItems(guint16 code, guint8 sub, const vector<guint16>& ids,
+                    const vector<vector<guint8> >& data, bool ack)
+{
+    int pre = preflight(code);
+    if (pre >= 0) return (guint8)pre;
+    int len = rciCommandItemLen(code);
+    // the Get inquiries are answered by replies only getSensors/getMotor frame
+    if (len < 0 || code == RCI_CGtMtIq || code == RCI_CGtSnIq) return ERR_BAD_ARGUMENT;
+    if (ids.empty() || ids.size() > kMaxItems || data.size() != ids.size()) return ERR_BAD_ARGUMENT;
+    for (size_t i = 0; i < data.size(); ++i)
+        if (data[i].size() != (size_t)len) return ERR_BAD_ARGUMENT;
+    guint16 flags = ack ? RCI_RQ_ACK : 0;
+    std::vector<guint8> b;
+    if (ids.size() == 1) {
+        put16(b, code | flags);
+        put8(b, sub);
+        put16(b, ids[0]);
+    } else if (consecutiveOnce(ids)) {
+        put16(b, code | RCI_GROUP | flags);
+        put8(b, sub);
+        put8(b, (guint8)ids.size());
+        put16(b, ids[0]);
+    } else {
+        put16(b, code | RCI_POLY | flags);
+        put8(b, sub);
+        put8(b, (guint8)ids.size());
+    }
+    bool poly = ids.size() > 1 && !consecutiveOnce(ids);
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (poly) put16(b, ids[i]);
+        b.insert(b.end(), data[i].begin(), data[i].end());
+    }
+    return command(b, code, ack, g.timeout_ms);
+}
+
 guint8 rciReadSensors(guint8 sub, const vector<guint16>& ids,
                       vector<vector<guint8> >& data, vector<guint32>& statvals)
 {

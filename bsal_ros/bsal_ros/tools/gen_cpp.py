@@ -120,6 +120,13 @@ def tables_header() -> str:
             "{", "    switch ((code << 16) | (sub << 8) | status_code) {"]
     out += [f"    case 0x{c:04x}{s:02x}{st:02x}: return {n};    /* {sub_name(s)} {name} */"
             for c, s, st, n, name in items]
+    out += ["    default: return -1;", "    }", "}", "",
+            "/* Data length (bytes) of one item of id-carrying command `code` whose items",
+            " * are of one fixed layout (activations, inquiries, CSmTp, registered",
+            " * commands); -1: not one (the Set packets carry a command byte first). */",
+            "static inline int rciCommandItemLen(unsigned code)", "{", "    switch (code) {"]
+    out += [f"    case 0x{int(s.code):04x}: return {s.wire.layout.size};    /* {s.name} */"
+            for s in reg.commands() if s.wire is not None and s.wire.shape == "items"]
     out += ["    default: return -1;", "    }", "}", "", "#endif /* BSAL_WIRE_TABLES_H */"]
     return "\n".join(out) + "\n"
 
