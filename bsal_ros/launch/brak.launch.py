@@ -35,8 +35,6 @@ The URDF for robot_state_publisher is generated here from the `config` in use
 Machines without `ros2 launch` (PyPI wheels) use `brak_bringup`, which starts
 the same nodes in one process.
 """
-import tempfile
-
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.conditions import IfCondition
@@ -46,7 +44,7 @@ from launch_ros.descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
 from bsal_ros.description.config import node_parameters, urdf_of
-from bsal_ros.kinds.diagnostics_config import analyzers_yaml
+from bsal_ros.kinds.diagnostics_config import write_analyzers_file
 
 #: Our nodes bound their own clean stop (``SHUTDOWN_BOUND_S`` of
 #: bsal_ros.nodes.runtime, which test_launch_file checks this equals; not
@@ -105,21 +103,6 @@ def _frame_prefix(context, file_params, namespace):
     if in_file:
         return in_file, False
     return (namespace.strip("/") + "/" if namespace.strip("/") else ""), bool(namespace.strip("/"))
-
-
-def _on(context, name):
-    """A true/false launch argument's value."""
-    return LaunchConfiguration(name).perform(context) == "true"
-
-
-def _analyzers_file():
-    """config/diagnostics_analyzers.yaml as generated now from every installed
-    device-kind plugin (bsal_ros.kinds), so a plugin's kind gets its own tree."""
-    f = tempfile.NamedTemporaryFile("w", prefix="bsal_diagnostics_analyzers_", suffix=".yaml",
-                                    delete=False, encoding="utf-8")
-    with f:
-        f.write(analyzers_yaml())
-    return f.name
 
 
 def _robot(context):
@@ -185,7 +168,8 @@ def _robot(context):
         condition=IfCondition(LaunchConfiguration("diagnostics_aggregator")),
         # generated now (a kind plugin's group included) when it runs; the
         # installed file (Brak's own kinds) otherwise
-        parameters=[_analyzers_file() if _on(context, "diagnostics_aggregator") else
+        parameters=[write_analyzers_file()
+                    if _given(context, "diagnostics_aggregator") == "true" else
                     PathJoinSubstitution([SHARE, "config", "diagnostics_analyzers.yaml"]),
                     sim_time],
         remappings=aggregator_remaps,

@@ -178,8 +178,10 @@ def test_imports_only_launch_launch_ros_and_the_urdf_generator(tree):
             full.add(n.module)
     assert modules <= ALLOWED_IMPORTS, modules - ALLOWED_IMPORTS
     assert {"launch", "launch_ros"} <= modules
-    # from bsal_ros only the pure-Python generator (no rclpy in the launch process)
-    assert {m for m in full if m.startswith("bsal_ros")} <= {"bsal_ros.description.config"}
+    # from bsal_ros only the pure-Python generators (no rclpy in the launch process): the
+    # URDF and parameters, and the aggregator's analyzers from the device-kind plugins
+    assert {m for m in full if m.startswith("bsal_ros")} <= {
+        "bsal_ros.description.config", "bsal_ros.kinds.diagnostics_config"}
 
 
 def test_has_generate_launch_description(tree):
@@ -255,8 +257,8 @@ def test_viewers_get_our_files(tree):
     agg_params = _kw(by_package["diagnostic_aggregator"], "parameters")
     assert share_paths(agg_params) == {"config/diagnostics_analyzers.yaml"}
     # when it runs, its analyzers are generated from every installed kind plugin
-    assert "_analyzers_file" in {c.func.id for c in ast.walk(agg_params)
-                                 if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+    assert "write_analyzers_file" in {c.func.id for c in ast.walk(agg_params)
+                                      if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
     # robot_state_publisher gets the URDF text as its robot_description parameter
     rsp_params = _kw(by_package["robot_state_publisher"], "parameters")
     keys = {k.value for d in ast.walk(rsp_params) if isinstance(d, ast.Dict)

@@ -24,6 +24,7 @@ for Brak's own kinds (test_diagnostics_config checks it is fresh);
 from __future__ import annotations
 
 import sys
+import tempfile
 
 from .registry import all_kinds, is_builtin
 
@@ -82,6 +83,16 @@ def analyzers_yaml(builtin_only: bool = False) -> str:
                     f"      path: {group}\n"
                     f"      contains: [{contains}]\n")
     return HEADER + "".join(body) + BUS
+
+
+def write_analyzers_file() -> str:
+    """The configuration of every kind loaded now (a plugin's included) in a
+    new temporary file, for the aggregator brak.launch.py starts; its path."""
+    f = tempfile.NamedTemporaryFile("w", prefix="bsal_diagnostics_analyzers_", suffix=".yaml",
+                                    delete=False, encoding="utf-8")
+    with f:
+        f.write(analyzers_yaml())
+    return f.name
 
 
 def main(argv=None) -> int:
