@@ -12,6 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 #
+# SPDX-License-Identifier: Apache-2.0
 """The bumper plugin (test/plugins/bsal_bumper) under the name the tests use.
 
 scripts/setup.sh installs it with its entry point, so every process of the

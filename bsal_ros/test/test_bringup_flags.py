@@ -12,6 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 #
+# SPDX-License-Identifier: Apache-2.0
 """brak_bringup's flags come from the launch file's override tables, each
 with its parameter's declaration (type, choices, description): the two front
 doors take the same overrides, users_file included."""

@@ -12,6 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 #
+# SPDX-License-Identifier: Apache-2.0
 """The diagnostic_aggregator configuration comes from the device kinds
 (bsal_ros/kinds/diagnostics_config.py): the checked-in file is fresh, and
 every registered kind, a plugin's too, lands in its group's analyzer."""

@@ -12,6 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 #
+# SPDX-License-Identifier: Apache-2.0
 """docs/EXTENDING.md's counts, from its worked examples' files (issue 30):
 a new device kind is at most 4 files and no file of the bsal_ros package
 itself; a new RCI command forwarded to a service at most 4; a new parameter

@@ -12,6 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 #
+# SPDX-License-Identifier: Apache-2.0
 """Device kinds as plugins (bsal_ros.kinds.plugins, issue 30): every process
 loads the entry-point group ``bsal_ros.device_kinds``, Brak's own kinds
 included; a plugin that fails is left out with one error naming it and the
@@ -100,13 +101,14 @@ def test_a_plugin_that_fails_is_named_once_and_the_others_load(scratch, caplog):
     assert len(caplog.records) == 2
 
 
-def _surfaces(drop_bumper: bool, env_extra=None) -> dict:
-    """Every surface of a fresh interpreter, its bumper entry point left out or not."""
+def _surfaces(drop_bumper: bool, env_extra=None, keep="True") -> dict:
+    """Every surface of a fresh interpreter, its bumper entry point left out or
+    not (``keep``: which entry points it sees, an expression of ``e``)."""
     code = textwrap.dedent(f"""
         import importlib.metadata as md, json
-        if {drop_bumper!r}:
-            real = md.entry_points
-            md.entry_points = lambda **kw: [e for e in real(**kw) if e.name != "bumper"]
+        real = md.entry_points
+        md.entry_points = lambda **kw: [e for e in real(**kw) if {keep}
+                                        and not ({drop_bumper!r} and e.name == "bumper")]
         from bsal_ros.kinds import device_classes, board_types, RCI_SENSOR_CLASS, rdi_kind
         from bsal_ros.kinds.diagnostics_config import analyzers_yaml
         from bsal_ros.protocol import RdiDecoder
@@ -169,3 +171,12 @@ def test_a_broken_plugin_installed_beside_the_others_is_one_error_line(tmp_path)
     assert out["stderr"].splitlines() == [
         "device-kind plugin 'broken' (broken_kind) not loaded: RuntimeError: no register map "
         "here"]
+
+
+def test_a_source_tree_without_bsal_ros_s_entry_points_still_has_brak_s_kinds():
+    """bsal_ros used without its metadata (no entry point of its own): Brak's
+    kinds are imported from the package; a plugin's still come by entry point."""
+    out = _surfaces(False, keep="not e.value.startswith('bsal_ros.')")
+    assert out["classes"] == ["ultrasonic", "relative_encoder", "absolute_encoder",
+                              "accelerometer", "dc_motor", "pservo_motor", "bumper"]
+    assert out["description"] == "ok" and out["stderr"] == ""

@@ -12,6 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 #
+# SPDX-License-Identifier: Apache-2.0
 """The launch arguments that override a node parameter, read from the one
 place they are declared: the ``*_OVERRIDES`` tables of launch/brak.launch.py
 (argument -> (parameter, type)). ``brak_bringup`` makes its flags from them

@@ -12,6 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 #
+# SPDX-License-Identifier: Apache-2.0
 """Device kinds and board types, one module each (see :mod:`.registry`).
 
 Importing this package loads every device-kind plugin (:mod:`.plugins`, the

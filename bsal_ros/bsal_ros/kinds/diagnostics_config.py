@@ -12,6 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 #
+# SPDX-License-Identifier: Apache-2.0
 """The diagnostic_aggregator configuration, generated from the device kinds:
 one GenericAnalyzer per ``diagnostics_group`` matching ": <device class>" of
 its kinds, plus the bus. ``config/diagnostics_analyzers.yaml`` is this text

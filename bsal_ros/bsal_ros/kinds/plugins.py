@@ -12,6 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 #
+# SPDX-License-Identifier: Apache-2.0
 """The one loader of device-kind plugins: every process (hardware node, both
 gateways, viewer, wire tools) gets its kinds and board types from the
 entry-point group :data:`GROUP`, Brak's own included (bsal_ros/setup.py).
