@@ -93,4 +93,4 @@ def test_a_parameter_with_a_launch_argument_is_one_file_more():
     # INTERFACES.md row and a row of the launch file's override table
     example = (PKG / "test" / "test_parameter_worked_example.py").read_text(encoding="utf-8")
     assert "class WithTyreWear(HardwareNodeParams)" in example
-    assert "ROW = (\"| `tyre_wear`" in example and "HARDWARE_OVERRIDES" in example
+    assert 'ROW = ("| `tyre_wear`' in example and "HARDWARE_OVERRIDES" in example

@@ -133,12 +133,33 @@ def test_bumper_in_an_rdi_frame_and_the_viewer():
     render(m, size=(400, 300))
 
 
+def spin_in_background(ex, ros_context):
+    """Spin ``ex`` in a thread until the returned list gets an item."""
+    import threading
+    stop = []
+
+    def spin_loop():
+        while not stop and ros_context.ok():
+            ex.spin_once(timeout_sec=0.05)
+
+    spin = threading.Thread(target=spin_loop, daemon=True)
+    spin.start()
+    return stop, spin
+
+
+def wait(cond, what, timeout=60.0):
+    """Until ``cond()``; fails naming ``what`` after a generous ``timeout``."""
+    end = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
 @pytest.mark.ros
 @pytest.mark.timeout(180)
 def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
     """Hardware node (sim, bumper added by the description), both gateways:
     device_states, /diagnostics, RCI CAcSn/CGtSnIq and the RDI stream."""
-    import threading
     import uuid
     rclpy = pytest.importorskip("rclpy")
     from bsal_interfaces.msg import DeviceStateArray
@@ -172,20 +193,7 @@ def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
     probe.create_subscription(DiagnosticArray, "/diagnostics", lambda m: got["diag"].append(m), 50)
     for n in (hw, rci, rdi, probe):
         ex.add_node(n)
-    stop = []
-
-    def spin_loop():
-        while not stop and ros_context.ok():
-            ex.spin_once(timeout_sec=0.05)
-
-    spin = threading.Thread(target=spin_loop, daemon=True)
-    spin.start()
-
-    def wait(cond, what, timeout=30.0):
-        end = time.monotonic() + timeout
-        while not cond():
-            assert time.monotonic() < end, f"timed out waiting for {what}"
-            time.sleep(0.05)
+    stop, spin = spin_in_background(ex, ros_context)
 
     try:
         press(hw.robot, 0b0011)
@@ -262,7 +270,6 @@ def test_bumper_through_brak_bringup_loaded_by_its_entry_point(tmp_path, ros_con
     """brak_bringup (its own process: the bumper reaches it only through the
     entry point) with a description holding a bumper board: its topic,
     /diagnostics, RCI CAcSn, CGtSnIq DATA and STATUS, CRs, the RDI stream."""
-    import threading
     import uuid
     rclpy = pytest.importorskip("rclpy")
     from diagnostic_msgs.msg import DiagnosticArray
@@ -285,20 +292,7 @@ def test_bumper_through_brak_bringup_loaded_by_its_entry_point(tmp_path, ros_con
                               lambda m: got["diag"].extend(m.status), 50)
     ex = SingleThreadedExecutor(context=ros_context)
     ex.add_node(probe)
-    stop = []
-
-    def spin_loop():
-        while not stop and ros_context.ok():
-            ex.spin_once(timeout_sec=0.05)
-
-    spin = threading.Thread(target=spin_loop, daemon=True)
-    spin.start()
-
-    def wait(cond, what, timeout=60.0):
-        end = time.monotonic() + timeout
-        while not cond():
-            assert time.monotonic() < end, f"timed out waiting for {what}"
-            time.sleep(0.1)
+    stop, spin = spin_in_background(ex, ros_context)
 
     bridge = None
     try:
