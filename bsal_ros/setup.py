@@ -53,5 +53,13 @@ setup(
             "brak_drive = bsal_ros.tools.drive:main",
             "brak_wire = bsal_ros.tools.wire:main",
         ],
+        # device kinds and board types: every process loads this group
+        # (bsal_ros.kinds.plugins); Brak's own come the way any other package's do
+        "bsal_ros.device_kinds": [
+            "ultrasonic = bsal_ros.kinds.ultrasonic",
+            "dc_motor = bsal_ros.kinds.dc_motor",
+            "pservo_motor = bsal_ros.kinds.pservo_motor",
+            "accelerometer = bsal_ros.kinds.accelerometer",
+        ],
     },
 )

@@ -44,6 +44,7 @@ from launch_ros.descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
 from bsal_ros.description.config import node_parameters, urdf_of
+from bsal_ros.kinds.diagnostics_config import write_analyzers_file
 
 #: Our nodes bound their own clean stop (``SHUTDOWN_BOUND_S`` of
 #: bsal_ros.nodes.runtime, which test_launch_file checks this equals; not
@@ -165,7 +166,11 @@ def _robot(context):
         package="diagnostic_aggregator", executable="aggregator_node",
         name="diagnostic_aggregator", namespace=namespace, output="screen",
         condition=IfCondition(LaunchConfiguration("diagnostics_aggregator")),
-        parameters=[PathJoinSubstitution([SHARE, "config", "diagnostics_analyzers.yaml"]),
+        # generated now (a kind plugin's group included) when it runs; the
+        # installed file (Brak's own kinds) otherwise
+        parameters=[write_analyzers_file()
+                    if _given(context, "diagnostics_aggregator") == "true" else
+                    PathJoinSubstitution([SHARE, "config", "diagnostics_analyzers.yaml"]),
                     sim_time],
         remappings=aggregator_remaps,
     )

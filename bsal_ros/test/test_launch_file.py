@@ -178,8 +178,10 @@ def test_imports_only_launch_launch_ros_and_the_urdf_generator(tree):
             full.add(n.module)
     assert modules <= ALLOWED_IMPORTS, modules - ALLOWED_IMPORTS
     assert {"launch", "launch_ros"} <= modules
-    # from bsal_ros only the pure-Python generator (no rclpy in the launch process)
-    assert {m for m in full if m.startswith("bsal_ros")} <= {"bsal_ros.description.config"}
+    # from bsal_ros only the pure-Python generators (no rclpy in the launch process): the
+    # URDF and parameters, and the aggregator's analyzers from the device-kind plugins
+    assert {m for m in full if m.startswith("bsal_ros")} <= {
+        "bsal_ros.description.config", "bsal_ros.kinds.diagnostics_config"}
 
 
 def test_has_generate_launch_description(tree):
@@ -252,8 +254,11 @@ def test_viewers_get_our_files(tree):
     rviz_args = _kw(by_package["rviz2"], "arguments")
     assert "-d" in [e.value for e in rviz_args.elts if isinstance(e, ast.Constant)]
     assert share_paths(rviz_args) == {"config/brak.rviz"}
-    assert share_paths(_kw(by_package["diagnostic_aggregator"], "parameters")) == {
-        "config/diagnostics_analyzers.yaml"}
+    agg_params = _kw(by_package["diagnostic_aggregator"], "parameters")
+    assert share_paths(agg_params) == {"config/diagnostics_analyzers.yaml"}
+    # when it runs, its analyzers are generated from every installed kind plugin
+    assert "write_analyzers_file" in {c.func.id for c in ast.walk(agg_params)
+                                      if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
     # robot_state_publisher gets the URDF text as its robot_description parameter
     rsp_params = _kw(by_package["robot_state_publisher"], "parameters")
     keys = {k.value for d in ast.walk(rsp_params) if isinstance(d, ast.Dict)

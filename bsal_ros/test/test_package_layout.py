@@ -67,6 +67,8 @@ def imported_modules(*folders):
 
 def rosdep_keys(modules):
     own = ({"bsal_ros", "bench"} | {f.stem for f in (ROOT / "test").glob("*.py")}
+           # the test tree's own plugin packages (test/plugins/<name>/<module>.py)
+           | {f.stem for f in (ROOT / "test" / "plugins").glob("*/*.py")}
            | {f.stem for f in (REPO / "bench").rglob("*.py")}
            # bench scripts import their siblings
            | {d.name for d in (REPO / "bench").iterdir() if d.is_dir()})

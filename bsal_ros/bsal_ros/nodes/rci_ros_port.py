@@ -50,10 +50,11 @@ from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_profile_sensor_data,
                        ReliabilityPolicy)
 from std_msgs.msg import String
 
-from bsal_ros.core.device_classes import (ABSOLUTE_ENCODER, ALL_CLASSES, PSERVO_MOTOR,
-                                          RELATIVE_ENCODER, ULTRASONIC)
+from bsal_ros.core.device_classes import (ABSOLUTE_ENCODER, PSERVO_MOTOR, RELATIVE_ENCODER,
+                                          ULTRASONIC)
 from bsal_ros.core.device_state import DeviceState
 from bsal_ros.core.result import Result
+from bsal_ros.kinds import device_classes
 from bsal_ros.nodes.device_state_msg import from_msg, to_msg
 from bsal_ros.nodes.gateway_params import namespaced, RciGatewayParams
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
@@ -278,7 +279,7 @@ class RosRobotPort(RobotPort):
         for d in res.devices:
             ids[d.device_class].add(d.id)
         self._ids = {k: frozenset(v) for k, v in ids.items()}
-        for cls in ALL_CLASSES:
+        for cls in device_classes():       # every registered kind, a plugin's too
             self._ids.setdefault(cls, frozenset())
         return True
 
@@ -321,7 +322,7 @@ class RosRobotPort(RobotPort):
         try:
             return self._result(await self._request("reset", Reset.Request()))
         finally:
-            for cls in ALL_CLASSES:
+            for cls in device_classes():
                 self.cache.fence(cls)
 
     async def activate(self, device_class, ids, active) -> Result:
