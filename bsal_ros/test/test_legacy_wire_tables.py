@@ -30,6 +30,7 @@ regenerated tables and refuses it, sending nothing, without them.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 import subprocess
 import sys
@@ -52,16 +53,30 @@ LEGACY = Path(__file__).resolve().parents[2] / "legacy"
 CONTACTS = {0: 0x05, 1: 0x0A}       # bumper id -> contact bits the scripted CP reports
 
 
+# the shipped files name Brak's own kinds: the installed bumper plugin stays out
+BRAK_KINDS_ONLY = {**os.environ, "BSAL_ROS_KIND_PLUGINS": "builtin"}
+
+
 def test_committed_headers_are_the_generators_output():
     # a fresh interpreter: this one holds the bumper, which the shipped headers must not name
     check = subprocess.run([sys.executable, "-m", "bsal_ros.tools.gen_cpp", "--check"],
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, timeout=60, env=BRAK_KINDS_ONLY)
     assert check.returncode == 0, "run: python -m bsal_ros.tools.gen_cpp\n" + check.stdout \
         + check.stderr
     for name in (gen_cpp.PROTOCOLS, gen_cpp.TABLES):
         text = (LEGACY / "include" / name).read_text()
         assert text.startswith("// Copyright 2026 The bsal_ros authors"), name
     assert "RCI_SENSOR_BUMPER" not in (LEGACY / "include" / gen_cpp.PROTOCOLS).read_text()
+
+
+def test_a_process_holding_plugin_kinds_leaves_the_shipped_headers_alone(capsys):
+    """The shipped headers name Brak's own kinds: a process that holds a
+    plugin's kind (here the bumper) neither writes nor checks them."""
+    from bsal_ros.tools.gen_common import plugin_kinds
+    assert "bumper" in plugin_kinds()
+    assert gen_cpp.main(["--check"]) == 2
+    assert gen_cpp.main([]) == 2
+    assert "BSAL_ROS_KIND_PLUGINS=builtin" in capsys.readouterr().out
 
 
 def test_a_stale_header_is_reported(tmp_path):

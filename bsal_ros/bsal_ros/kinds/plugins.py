@@ -29,11 +29,15 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import logging
+import os
 import pkgutil
 
 from . import registry
 
 GROUP = "bsal_ros.device_kinds"
+#: ``BSAL_ROS_KIND_PLUGINS=builtin``: load Brak's own kinds only, not those of
+#: other installed packages (the generators of checked-in files run so)
+ONLY_ENV = "BSAL_ROS_KIND_PLUGINS"
 #: modules of this package that are not kinds (the fallback walk skips them)
 _NOT_KINDS = frozenset({"registry", "convert", "plugins", "diagnostics_config"})
 
@@ -45,7 +49,10 @@ _errors: dict[str, str] = {}      # entry-point name -> the one-line error
 def _entry_points(entry_points=None):
     if entry_points is not None:
         return list(entry_points)
-    return list(importlib.metadata.entry_points(group=GROUP))
+    eps = list(importlib.metadata.entry_points(group=GROUP))
+    if os.environ.get(ONLY_ENV) == "builtin":
+        eps = [ep for ep in eps if ep.value.startswith("bsal_ros.")]
+    return eps
 
 
 def _load_one(name: str, value: str, load) -> None:

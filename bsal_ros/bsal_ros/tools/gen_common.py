@@ -24,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bsal_ros import kinds
+from bsal_ros.kinds.plugins import ONLY_ENV
 from bsal_ros.protocol import constants as k
 
 #: the book's sub-code names, per family
@@ -60,9 +61,21 @@ def replace_block(text: str, begin: str, end: str, block: str, what: str) -> str
     return head + block + tail
 
 
-def write_or_check(outputs: dict, check: bool, command: str) -> int:
+def plugin_kinds() -> list[str]:
+    """Registered device kinds that come from other packages' plugins."""
+    return [k.name for k in kinds.all_kinds() if not kinds.is_builtin(k)]
+
+
+def write_or_check(outputs: dict, check: bool, command: str, shipped: bool = False) -> int:
     """Write each ``{Path: text}`` that differs, or with ``check`` name each stale
-    one (``command`` regenerates it); returns the exit status."""
+    one (``command`` regenerates it); returns the exit status. ``shipped``: the
+    outputs are the repository's own files, which name Brak's kinds only, so a
+    process holding kinds of other packages' plugins refuses (exit 2)."""
+    if shipped and plugin_kinds():
+        print(f"{command}: kinds of installed plugins are loaded ({', '.join(plugin_kinds())}); "
+              f"the checked-in files name Brak's own only: run it with "
+              f"{ONLY_ENV}=builtin")
+        return 2
     stale = []
     for path, text in outputs.items():
         path = Path(path)

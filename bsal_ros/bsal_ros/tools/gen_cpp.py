@@ -149,7 +149,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=INCLUDE, help="folder to write the headers to")
     args = ap.parse_args(argv)
     return write_or_check({args.out / name: text for name, text in outputs().items()},
-                          args.check, "python -m bsal_ros.tools.gen_cpp")
+                          args.check, "python -m bsal_ros.tools.gen_cpp",
+                          shipped=args.out == INCLUDE)
 
 
 if __name__ == "__main__":

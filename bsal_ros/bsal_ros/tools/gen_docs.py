@@ -191,7 +191,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     paths = [args.root / name for name in FILES]
     return write_or_check({p: render(p.read_text(encoding="utf-8"), p.name) for p in paths},
-                          args.check, "python -m bsal_ros.tools.gen_docs")
+                          args.check, "python -m bsal_ros.tools.gen_docs",
+                          shipped=args.root == REPO)
 
 
 if __name__ == "__main__":

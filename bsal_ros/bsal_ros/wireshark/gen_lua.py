@@ -249,7 +249,8 @@ def main(argv=None) -> int:
     ap.add_argument("--lua", type=Path, default=LUA, help="the dissector file")
     args = ap.parse_args(argv)
     return write_or_check({args.lua: render(args.lua.read_text(encoding="utf-8"))},
-                          args.check, "python -m bsal_ros.wireshark.gen_lua")
+                          args.check, "python -m bsal_ros.wireshark.gen_lua",
+                          shipped=args.lua == LUA)
 
 
 if __name__ == "__main__":
