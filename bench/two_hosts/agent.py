@@ -100,8 +100,9 @@ class RosSide:
         now = time.monotonic()
         with self.lock:
             self.arrivals["motor_states"].append(now)
-            self.board_stamps.append((now, msg.header.stamp.sec
-                                      + msg.header.stamp.nanosec * 1e-9))
+            if any(s.device_class == "dc_motor" for s in msg.states):   # the drive board
+                self.board_stamps.append((now, msg.header.stamp.sec
+                                          + msg.header.stamp.nanosec * 1e-9))
             for s in msg.states:
                 if s.device_class == "dc_motor" and s.id == 0:
                     self.motor.append((now, s.speed, s.speedval))
