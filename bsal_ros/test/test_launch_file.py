@@ -294,7 +294,7 @@ def test_enumerated_arguments_declare_their_choices():
     args = {a.name: a for a in module.generate_launch_description().entities
             if hasattr(a, "choices")}
     for name in ("use_sim_time", "rci", "rdi", "robot_state_publisher", "rviz",
-                 "diagnostics_aggregator"):
+                 "diagnostics_aggregator", "dds_profile"):
         assert args[name].choices == ["true", "false"], name
     assert args["bus_backend"].choices == ["", "sim", "smbus2"]
 
