@@ -30,7 +30,8 @@ setup(
         ("share/" + package_name, ["package.xml"]),
         ("share/" + package_name + "/launch", glob("launch/*.launch.py")),
         ("share/" + package_name + "/config",
-         glob("config/*.yaml") + glob("config/*.rviz") + glob("config/*.urdf")),
+         glob("config/*.yaml") + glob("config/*.rviz") + glob("config/*.urdf")
+         + glob("config/*.xml")),
         ("share/" + package_name + "/wireshark", ["bsal_ros/wireshark/bsal.lua"]),
     ],
     install_requires=["setuptools"],

@@ -207,10 +207,13 @@ def setup_py_data_files():
         dest = ast.unparse(tup.elts[0]).replace("'share/' + package_name", "'share/bsal_ros'")
         dest = dest.replace(" + ", "").replace("''", "").strip("'")
         files = []
+        patterns = set()     # glob("config/*.xml")'s argument is no file name
         for node in ast.walk(tup.elts[1]):
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "glob":
                 files += glob(str(ROOT / node.args[0].value))
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
+                patterns.add(id(node.args[0]))
+            elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value
+                  and id(node) not in patterns):
                 if node.value.endswith((".xml",)):
                     files.append(str(ROOT / node.value))
         for f in files:

@@ -28,10 +28,13 @@ the simulated bus; ``bsal_ros.nodes.executors``).
                  --rdi-realtime-port 7661 --rdi-ca-port 7662   # a second robot
     brak_bringup --duration 30                    # stop by itself after 30 s
     brak_bringup --ros-args --params-file my_brak.yaml            # ROS arguments, as anywhere
+    brak_bringup --no-dds-profile                 # Fast DDS's own defaults (docs/DEPLOYMENT.md)
 """
+import os
 import sys
 
 from bsal_ros.core.cli import OneLineParser
+from bsal_ros.dds_profile import describe, profile_env
 from bsal_ros.description.launch_args import flag, launch_overrides
 from bsal_ros.nodes.cli import ROS_ARGS, split_ros_args
 from bsal_ros.paths import shipped
@@ -71,6 +74,10 @@ def make_parser() -> OneLineParser:
                         "if set, else events on the simulated bus (lowest latency), "
                         "multi on smbus2 (a slow I2C write in a command service must "
                         "not stall the other callbacks)")
+    p.add_argument("--no-dds-profile", action="store_true",
+                   help="leave out the shipped Fast DDS profile config/fastdds_robot.xml "
+                        "(also BSAL_DDS_PROFILE=0; a FASTDDS_DEFAULT_PROFILES_FILE of your "
+                        "own wins anyway)")
     p.add_argument("--duration", type=float, default=0.0,
                    help="seconds to run, then stop cleanly (0: until Ctrl-C)")
     return p
@@ -141,6 +148,7 @@ def compose(nodes, args) -> dict:
     if "rdi" in ports:
         streams = ", ".join(f"{name} :{port}" for name, port in ports["rdi"].items())
         parts.append(f'RDI {rdi.p["host"]} ({streams})')
+    parts.append(describe(os.environ))
     hardware.get_logger().info("Brak is up: " + ", ".join(parts) + " (Ctrl-C stops it)")
     return ports
 
@@ -151,6 +159,8 @@ def main(argv=None, hard_exit: bool = True) -> int:
     from bsal_ros.nodes.runtime import run, StartupError
     ours, extra = split_ros_args(sys.argv[1:] if argv is None else argv)
     args = parse_args(ours)
+    # before rclpy.init: Fast DDS reads it when the process makes its participant
+    os.environ.update(profile_env(os.environ, not args.no_dds_profile))
 
     def build(nodes) -> None:
         try:

@@ -196,6 +196,8 @@ class RosRobotPort(RobotPort):
         cbg = ReentrantCallbackGroup()
         hw = namespaced(params.hardware_namespace)
         self.timeout = params.service_timeout_s
+        # a control application's stop waits longer (docs/PROTOCOL.md section 10)
+        self.stop_timeout = max(params.stop_timeout_s, params.service_timeout_s)
         self.home_timeout = params.home_timeout_s
         self.cli = {
             "reset": node.create_client(Reset, hw("reset"), callback_group=cbg),
@@ -334,15 +336,25 @@ class RosRobotPort(RobotPort):
         finally:
             self.cache.fence(device_class, ids)
 
-    async def set_motors(self, device_class, settings) -> Result:
-        """Call set_motors with a lease; renew the lease while running."""
+    async def set_motors(self, device_class, settings, timeout: float | None = None) -> Result:
+        """Call set_motors with a lease; renew the lease while running.
+
+        A stop (every value 0) waits ``stop_timeout_s`` for its answer, not
+        ``service_timeout_s``: over a lossy link DDS repairs a lost request or
+        answer within its heartbeat period, and a stop the robot carried out
+        must not be answered ABORT. Not sent twice: a second request on the
+        same reliable, ordered DDS writer is delivered after the lost one is
+        repaired, never sooner (set_motors sets absolute values, so a
+        duplicate would be harmless)."""
         cmds = [MotorCommand(id=s.id, mode=MotorCommand.MODE_DUTY_CYCLE if s.duty
                              else MotorCommand.MODE_VELOCITY, value=float(s.value))
                 for s in settings]
+        if timeout is None and not any(s.value for s in settings):
+            timeout = self.stop_timeout
         try:
             res = self._result(await self._request(
                 "set_motors", SetMotors.Request(device_class=device_class, commands=cmds,
-                                                lease_s=self.lease.lease_s)))
+                                                lease_s=self.lease.lease_s), timeout))
         finally:
             self.cache.fence(device_class, [s.id for s in settings])
         if res.ok or not any(s.value for s in settings):
@@ -407,7 +419,10 @@ class RosRobotPort(RobotPort):
         ok = True
         for i in ids:
             try:
-                res = await self.set_motors(device_class, [MotorSetting(i, True, 0.0)])
+                # service_timeout_s: a safety stop must not hold the session's end
+                # (the command lease stops a motor whose stop was lost)
+                res = await self.set_motors(device_class, [MotorSetting(i, True, 0.0)],
+                                            self.timeout)
             except Exception as exc:   # noqa: BLE001 - PortUnavailable and friends
                 self.node.get_logger().warning(f"safety stop: {device_class} {i}: {exc}")
                 ok = False
