@@ -28,7 +28,7 @@ import time
 
 from bsal_ros.core.cli import OneLineParser
 from bsal_ros.nodes.cli import ROS_ARGS, split_ros_args
-from bsal_ros.nodes.runtime import ignore_late_signals, install_signal_handlers, StopRequest
+from bsal_ros.nodes.stop_request import ignore_late_signals, install_signal_handlers, StopRequest
 
 
 def main(argv=None) -> int:
@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     ours, ros_args = split_ros_args(sys.argv[1:] if argv is None else argv)
     args = p.parse_args(ours)
 
-    # SIGINT and SIGTERM only set a flag (bsal_ros.nodes.runtime): rclpy's own
+    # SIGINT and SIGTERM only set a flag (bsal_ros.nodes.stop_request): rclpy's own
     # handlers would invalidate the context before the final zero Twist.
     stop = StopRequest()
     install_signal_handlers(stop)
