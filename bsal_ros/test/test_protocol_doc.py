@@ -190,7 +190,8 @@ def test_rdi_examples_decode_and_reencode():
     for (wire, order), stated in zip(ex, RDI_STATED):
         pkts = RdiDecoder(order).feed(wire)
         assert len(pkts) == 1, wire.hex(" ")
-        assert pkts[0] == stated, f"{wire.hex(' ')}: decoded {pkts[0]!r}, the document says {stated!r}"
+        assert pkts[0] == stated, \
+            f"{wire.hex(' ')}: decoded {pkts[0]!r}, the document says {stated!r}"
         assert encode_rdi(pkts[0], order) == wire
         seen.add((type(pkts[0]).__name__, getattr(pkts[0], "sub_code", None)))
     assert len(seen) == 10           # every RDI packet kind has an example
