@@ -179,6 +179,7 @@ def test_the_shutdown_rclerror_is_a_failure_not_an_xfail():
     cleanly is a failure (it was a non-strict xfail), and so is the RCLError
     alone in a log whose processes all finished cleanly."""
     class Log:
+
         def __init__(self, text):
             self._text = text
 
