@@ -120,6 +120,17 @@ class RciTransport:
         self._qpos = 0
         self._pending_error: ProtocolError | None = None
         self._read_size = IIID_SIZE
+        #: the peer has closed its side (its FIN reached the loop), though
+        #: packets it sent before may still wait to be handed out: a
+        #: program that closes and logs in again at once is let in as soon
+        #: as the loop has read its EOF, whatever those packets still take
+        self.peer_closed = False
+        feed_eof = reader.feed_eof
+
+        def peer_closed() -> None:
+            self.peer_closed = True
+            feed_eof()
+        reader.feed_eof = peer_closed
 
     def logged_in(self) -> None:
         """Read in large chunks from now on."""
