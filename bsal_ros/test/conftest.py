@@ -96,6 +96,17 @@ def build_legacy() -> Path:
     return legacy / "build"
 
 
+def check_shipped_generator(module: str) -> None:
+    """``python -m MODULE --check`` in a fresh interpreter, as a user regenerating
+    the checked-in files would, with Brak's own kinds only (the installed bumper
+    plugin and what this process registered stay out): they must be fresh."""
+    import subprocess
+    env = {**os.environ, "BSAL_ROS_KIND_PLUGINS": "builtin"}
+    check = subprocess.run([sys.executable, "-m", module, "--check"], env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, f"run: python -m {module}\n{check.stdout}{check.stderr}"
+
+
 # the fault-campaign helpers (bench.faults) are imported from the repository,
 # which holds the bsal_ros package folder (this file's parents[1]) and bench/
 _REPO = str(Path(__file__).resolve().parents[2])

@@ -26,17 +26,15 @@ names the RCI -> ROS table gives are the ones the ROS port calls.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from bsal_ros.protocol.rci_registry import commands
 from bsal_ros.tools import gen_docs
 import bumper_kind  # noqa: F401  (registers the bumper kind)
+from conftest import check_shipped_generator
 import led_command as led
 
 REPO = Path(__file__).resolve().parents[2]
@@ -49,16 +47,9 @@ def led_registered():
     led.unregister()
 
 
-# the shipped files name Brak's own kinds: the installed bumper plugin stays out
-BRAK_KINDS_ONLY = {**os.environ, "BSAL_ROS_KIND_PLUGINS": "builtin"}
-
-
 def test_committed_tables_are_the_generators_output():
     # a fresh interpreter: this one holds the bumper, which the shipped docs must not name
-    check = subprocess.run([sys.executable, "-m", "bsal_ros.tools.gen_docs", "--check"],
-                           capture_output=True, text=True, timeout=60, env=BRAK_KINDS_ONLY)
-    assert check.returncode == 0, "run: python -m bsal_ros.tools.gen_docs\n" + check.stdout \
-        + check.stderr
+    check_shipped_generator("bsal_ros.tools.gen_docs")
     found = {}
     for name in gen_docs.FILES:
         for m in gen_docs.BLOCK.finditer((REPO / name).read_text()):

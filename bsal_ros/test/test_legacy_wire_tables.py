@@ -30,10 +30,8 @@ regenerated tables and refuses it, sending nothing, without them.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 import subprocess
-import sys
 
 import pytest
 
@@ -43,7 +41,7 @@ from bsal_ros.protocol.rci_registry import commands
 from bsal_ros.protocol.rci_tables import REPLY_LAYOUTS
 from bsal_ros.tools import gen_cpp
 import bumper_kind
-from conftest import build_legacy
+from conftest import build_legacy, check_shipped_generator
 import led_command as led
 from test_legacy_api import run, ScriptedCP, statval_ms
 
@@ -53,16 +51,9 @@ LEGACY = Path(__file__).resolve().parents[2] / "legacy"
 CONTACTS = {0: 0x05, 1: 0x0A}       # bumper id -> contact bits the scripted CP reports
 
 
-# the shipped files name Brak's own kinds: the installed bumper plugin stays out
-BRAK_KINDS_ONLY = {**os.environ, "BSAL_ROS_KIND_PLUGINS": "builtin"}
-
-
 def test_committed_headers_are_the_generators_output():
     # a fresh interpreter: this one holds the bumper, which the shipped headers must not name
-    check = subprocess.run([sys.executable, "-m", "bsal_ros.tools.gen_cpp", "--check"],
-                           capture_output=True, text=True, timeout=60, env=BRAK_KINDS_ONLY)
-    assert check.returncode == 0, "run: python -m bsal_ros.tools.gen_cpp\n" + check.stdout \
-        + check.stderr
+    check_shipped_generator("bsal_ros.tools.gen_cpp")
     for name in (gen_cpp.PROTOCOLS, gen_cpp.TABLES):
         text = (LEGACY / "include" / name).read_text()
         assert text.startswith("// Copyright 2026 The bsal_ros authors"), name

@@ -28,12 +28,12 @@ version and an identification that never completes.
 
 from __future__ import annotations
 
-import socket
 import time
 
 import pytest
 
 from conftest import RciServerThread
+from test_book_fidelity import RawCA
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -72,40 +72,16 @@ def iiid(order: str, user: str = "demo", key: bytes = KEY, major: int = 0,
             + key + bytes(24))
 
 
-class Raw:
-    """A client that writes and reads bytes only."""
+class Raw(RawCA):
+    """A client that writes and reads bytes only (test_book_fidelity's), with a
+    longer wait for what a refusal sends before it closes."""
 
     def __init__(self, port: int):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-
-    def send(self, data: bytes) -> None:
-        self.sock.sendall(data)
-
-    def read(self, n: int, timeout: float = 10.0) -> bytes:
-        """Exactly ``n`` bytes, waiting up to ``timeout`` (AssertionError if fewer)."""
-        self.sock.settimeout(timeout)
-        buf = b""
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            assert chunk, f"CP closed after {buf.hex()}"
-            buf += chunk
-        return buf
+        super().__init__(port, timeout=10.0)
 
     def until_closed(self, timeout: float = 20.0) -> bytes:
         """Everything the CP sends until it closes."""
-        self.sock.settimeout(timeout)
-        buf = b""
-        while True:
-            try:
-                chunk = self.sock.recv(4096)
-            except ConnectionResetError:
-                return buf
-            if not chunk:
-                return buf
-            buf += chunk
-
-    def close(self) -> None:
-        self.sock.close()
+        return self.rest_until_closed(timeout)
 
 
 def log_in(port: int, order: str) -> Raw:
