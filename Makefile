@@ -28,6 +28,10 @@ endif
 export ROS_DOMAIN_ID
 
 PYTEST_ARGS ?=
+# pytest-xdist workers of `make test` (0: one process). Each worker runs whole
+# test files (--dist loadfile: a module's fixtures stay in one process) in a
+# ROS domain of its own (ROS_DOMAIN_ID + worker index, bsal_ros/test/conftest.py).
+PYTEST_WORKERS ?= 2
 
 .PHONY: setup run test coverage-report test-fast bench faults fuzz legacy clean distclean print-domain
 
@@ -51,10 +55,10 @@ COVERAGE_FLOOR_ARG := $(if $(COVERAGE_SUBSET),--fail-under=0,)
 COVERAGE_ENV := COVERAGE_PROCESS_START=$(CURDIR)/bsal_ros/.coveragerc BSAL_COVERAGE_DIR=$(COVERAGE_DIR)
 
 test: setup
-	@echo "[test] ROS_DOMAIN_ID=$(ROS_DOMAIN_ID) ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE)"
+	@echo "[test] ROS_DOMAIN_ID=$(ROS_DOMAIN_ID) (+ worker index) ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE), $(PYTEST_WORKERS) workers"
 	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)
 	@cd bsal_ros && status=0; \
-	  $(COVERAGE_ENV) ../$(ENV) python -m pytest $(PYTEST_ARGS) || status=$$?; \
+	  $(COVERAGE_ENV) ../$(ENV) python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS) || status=$$?; \
 	  $(MAKE) -s --no-print-directory -C .. coverage-report || { [ $$status -ne 0 ] || status=2; }; \
 	  exit $$status
 

@@ -17,7 +17,8 @@
 clean and over a lossy, narrow link, with the same run's floor.
 
     scripts/with_env.sh python bench/bench_two_hosts.py [--samples 400]
-        [--placements robot,split] [--loss 2] [--rate 10mbit] [--json FILE]
+        [--placements robot,split] [--profiles off,on] [--loss 2] [--rate 10mbit]
+        [--cost-seconds 10] [--json FILE]
 
 Needs root (network namespaces; bench/two_hosts/netns.py makes and deletes
 them). For each placement (``robot``: the whole bridge on the robot;
@@ -28,8 +29,15 @@ CGtSnIq -> CGtSnRp, (b) Set Motor with RQ_ACK CStMt -> CCnAc, and the
 floor: a bare TCP round trip lab -> robot across the veth with the same
 request sizes (an echo server in the robot namespace). Then the link gets
 ``--loss`` % random loss each way (nftables) and a ``--rate`` tbf, and the
-same is measured again. Prints Markdown with p50/p99 (ms). Do not run it in
-parallel with the tests (2 cores).
+same is measured again. Each placement runs once per ``--profiles`` entry:
+``off`` without the shipped Fast DDS profile (Fast DDS's defaults: heartbeat
+every 3 s), ``on`` with it (config/fastdds_robot.xml), before and after in
+one run. Before the latency blocks, on the clean link, the cost: CPU of the
+bridge's processes (% of one core, from /proc/<pid>/stat) and bytes per
+second on the link (both veth ends' tx counters) over ``--cost-seconds``
+idle, then as long while the lab's control application drives (Set Motor
+30 % and a 12-sonar Get Sensor every 100 ms). Prints Markdown with p50/p99
+(ms). Do not run it in parallel with the tests (2 cores).
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ import json
 import os
 from pathlib import Path
 import platform
+import subprocess
 import sys
 import tempfile
 import time
@@ -78,9 +87,47 @@ def measure(dep: Deployment, echo_port: int, samples: int, blocks: int) -> dict:
     return out
 
 
-def run_placement(hosts, placement, a, logdir) -> dict:
-    """One deployment: clean link, then the lossy one."""
-    dep = Deployment(hosts, placement, logdir, dict(os.environ))
+def _cpu_s(dep: Deployment) -> float:
+    """CPU seconds (user + system) used so far by the bridge's processes."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for p in dep.procs:
+        with open(f"/proc/{p.pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])      # utime, stime
+    return total / tick
+
+
+def _link_bytes(hosts) -> int:
+    """Bytes sent so far by both ends of the veth (each way)."""
+    total = 0
+    for side in ("robot", "lab"):
+        r = subprocess.run(["ip", "netns", "exec", hosts.ns[side], "cat",
+                            f"/sys/class/net/{hosts.dev[side]}/statistics/tx_bytes"],
+                           capture_output=True, text=True, timeout=10, check=True)
+        total += int(r.stdout)
+    return total
+
+
+def cost(dep: Deployment, seconds: float) -> dict:
+    """CPU % of one core and link bytes/s, idle then while driving."""
+    out = {}
+    for phase in ("idle", "driving"):
+        if phase == "driving":
+            dep.lab.ask("rci_drive", duty=30.0)
+        c0, b0, t0 = _cpu_s(dep), _link_bytes(dep.hosts), time.monotonic()
+        time.sleep(seconds)
+        c1, b1, t1 = _cpu_s(dep), _link_bytes(dep.hosts), time.monotonic()
+        out[phase] = {"cpu_pct": 100.0 * (c1 - c0) / (t1 - t0),
+                      "bytes_per_s": (b1 - b0) / (t1 - t0)}
+    if dep.lab.ask("rci_stop")["stop"] != "ack":
+        raise RuntimeError("the drive was not stopped")
+    return out
+
+
+def run_placement(hosts, placement, profile, a, logdir) -> dict:
+    """One deployment: the cost, the clean link, then the lossy one."""
+    dep = Deployment(hosts, placement, logdir, dict(os.environ), dds_profile=profile)
     results = {}
     try:
         dep.wait_up()
@@ -92,6 +139,7 @@ def run_placement(hosts, placement, a, logdir) -> dict:
         echo_port = dep.robot.ask("echo_start", host=hosts.addr["robot"])["port"]
         if dep.login()["activate"] != "ack":
             raise RuntimeError("DC motor 0 not switched on")
+        results["cost"] = cost(dep, a.cost_seconds)
         dep.lab.ask("rci_bench", n=a.warmup)
         results["clean"] = measure(dep, echo_port, a.samples, a.blocks)
         hosts.impair(loss_pct=a.loss, rate=a.rate)
@@ -106,26 +154,39 @@ def run_placement(hosts, placement, a, logdir) -> dict:
 
 
 def report(a, runs) -> None:
-    """Markdown: one row per placement, link and path."""
+    """Markdown: one row per placement, profile, link and path; then the cost."""
     print(f"RCI latency lab -> robot over a veth pair between two network namespaces; "
           f"{a.samples} samples per path and case, {a.blocks} interleaved blocks; "
-          f"lossy = {a.loss} % loss each way (nftables) + tbf {a.rate}; Fast DDS profile: "
-          f"{a.fastdds_profile or 'none (defaults)'}. "
+          f"lossy = {a.loss} % loss each way (nftables) + tbf {a.rate}; Fast DDS profile "
+          f"off = Fast DDS's defaults, on = config/fastdds_robot.xml. "
           f"Python {platform.python_version()}, {os.cpu_count()} CPUs. ms.\n")
-    print("| placement | link | path | p50 | p99 | floor p50 | floor p99 | failed (answer, ms) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| placement | profile | link | path | p50 | p99 | floor p50 | floor p99 | "
+          "failed (answer, ms) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     names = {"sonar": "Get Sensor 12 sonars (CGtSnIq -> CGtSnRp)",
              "motor": "Set Motor acked (CStMt -> CCnAc)"}
-    for placement, res in runs.items():
-        for link, r in res.items():
+    for (placement, profile), res in runs.items():
+        for link in ("clean", "lossy"):
+            r = res[link]
             for path in ("sonar", "motor"):
                 xs, fl, bad = r[path], r[f"tcp_{path}"], r["bad"][path]
                 failed = "0" if not bad else (
                     f"{len(bad)} ({', '.join(sorted({a for _, a in bad}))}, "
                     f"{min(n for n, _ in bad) / 1e6:.0f}..{max(n for n, _ in bad) / 1e6:.0f})")
-                print(f"| {placement} | {link} | {names[path]} | {pct(xs, 50):.2f} | "
-                      f"{pct(xs, 99):.2f} | {pct(fl, 50):.3f} | {pct(fl, 99):.3f} | "
-                      f"{failed} |")
+                print(f"| {placement} | {profile} | {link} | {names[path]} | "
+                      f"{pct(xs, 50):.2f} | {pct(xs, 99):.2f} | {pct(fl, 50):.3f} | "
+                      f"{pct(fl, 99):.3f} | {failed} |")
+    print(f"\nCost on the clean link, {a.cost_seconds:.0f} s each: CPU of the bridge's "
+          f"processes (% of one core) and bytes/s on the link (both directions); driving = "
+          f"Set Motor 30 % + 12-sonar Get Sensor every 100 ms from the lab.\n")
+    print("| placement | profile | idle CPU % | idle bytes/s | driving CPU % | "
+          "driving bytes/s |")
+    print("|---|---|---|---|---|---|")
+    for (placement, profile), res in runs.items():
+        c = res["cost"]
+        print(f"| {placement} | {profile} | {c['idle']['cpu_pct']:.1f} | "
+              f"{c['idle']['bytes_per_s']:.0f} | {c['driving']['cpu_pct']:.1f} | "
+              f"{c['driving']['bytes_per_s']:.0f} |")
 
 
 def main(argv=None) -> int:
@@ -137,12 +198,11 @@ def main(argv=None) -> int:
     ap.add_argument("--placements", default="robot,split")
     ap.add_argument("--loss", type=int, default=2)
     ap.add_argument("--rate", default="10mbit")
-    ap.add_argument("--fastdds-profile", help="FASTDDS_DEFAULT_PROFILES_FILE of every ROS "
-                    "process (e.g. bsal_ros/config/fastdds_lossy_link.xml)")
+    ap.add_argument("--profiles", default="off,on",
+                    help="the shipped Fast DDS profile for the bridge: off, on or both")
+    ap.add_argument("--cost-seconds", type=float, default=10.0)
     ap.add_argument("--json", help="write the raw samples (ns) here")
     a = ap.parse_args(argv)
-    if a.fastdds_profile:
-        os.environ["FASTDDS_DEFAULT_PROFILES_FILE"] = str(Path(a.fastdds_profile).resolve())
     why = netns.unavailable_reason()
     if why:     # not a failure of the bridge: make bench goes on with the others
         print(f"Skipped: two hosts need network namespaces: {why}.")
@@ -152,18 +212,21 @@ def main(argv=None) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="bench_two_hosts_") as tmp:
             for placement in a.placements.split(","):
-                t0 = time.monotonic()
-                sub = Path(tmp) / placement
-                sub.mkdir()
-                runs[placement] = run_placement(hosts, placement, a, sub)
-                print(f"[bench] {placement}: {time.monotonic() - t0:.0f} s", file=sys.stderr)
+                for profile in a.profiles.split(","):
+                    t0 = time.monotonic()
+                    sub = Path(tmp) / f"{placement}_{profile}"
+                    sub.mkdir()
+                    runs[(placement, profile)] = run_placement(
+                        hosts, placement, {"on": True, "off": False}[profile], a, sub)
+                    print(f"[bench] {placement}, profile {profile}: "
+                          f"{time.monotonic() - t0:.0f} s", file=sys.stderr)
     finally:
         errors = hosts.delete()
         if errors:
             print(f"[bench] cleanup: {errors}", file=sys.stderr)
     report(a, runs)
     if a.json:
-        Path(a.json).write_text(json.dumps(runs))
+        Path(a.json).write_text(json.dumps({f"{p} {f}": r for (p, f), r in runs.items()}))
     return 0
 
 

@@ -30,7 +30,8 @@ setup(
         ("share/" + package_name, ["package.xml"]),
         ("share/" + package_name + "/launch", glob("launch/*.launch.py")),
         ("share/" + package_name + "/config",
-         glob("config/*.yaml") + glob("config/*.rviz") + glob("config/*.urdf")),
+         glob("config/*.yaml") + glob("config/*.rviz") + glob("config/*.urdf")
+         + glob("config/*.xml")),
         ("share/" + package_name + "/wireshark", ["bsal_ros/wireshark/bsal.lua"]),
     ],
     install_requires=["setuptools"],
@@ -52,6 +53,14 @@ setup(
             "rdi_viewer = bsal_ros.viewer:main",
             "brak_drive = bsal_ros.tools.drive:main",
             "brak_wire = bsal_ros.tools.wire:main",
+        ],
+        # device kinds and board types: every process loads this group
+        # (bsal_ros.kinds.plugins); Brak's own come the way any other package's do
+        "bsal_ros.device_kinds": [
+            "ultrasonic = bsal_ros.kinds.ultrasonic",
+            "dc_motor = bsal_ros.kinds.dc_motor",
+            "pservo_motor = bsal_ros.kinds.pservo_motor",
+            "accelerometer = bsal_ros.kinds.accelerometer",
         ],
     },
 )

@@ -22,8 +22,7 @@
     python3 scripts/add_license_headers.py FILE...    # only these files
 
 Idempotent: a file that already names a licence with ``SPDX-License-Identifier``
-in its first lines is left alone (so is the GPL listing of the book, which
-carries its own). Re-run it after merging another branch. Files are those
+in its first lines is left alone. Re-run it after merging another branch. Files are those
 git tracks or would track (``git ls-files --cached --others --exclude-standard``):
 Python (``.py``, launch files and tests included), shell scripts (``.sh`` and
 extension-less files with a shell shebang), C/C++ (``.c .cc .cpp .h .hh .hpp``),
@@ -57,10 +56,9 @@ limitations under the License.
 
 SPDX-License-Identifier: Apache-2.0"""
 
-# Files that keep a licence of their own (they carry their own SPDX line too).
-OWN_LICENCE = {
-    "legacy/examples/book-3.3.cc": "GPL-2.0-or-later: the BSAL book's listing, as printed",
-}
+# Files that keep a licence of their own (they carry their own SPDX line too):
+# none; code written elsewhere is not stored in the repository.
+OWN_LICENCE: dict[str, str] = {}
 
 HASH_SUFFIXES = {".py", ".sh", ".cmake"}
 HASH_NAMES = {"CMakeLists.txt", "Makefile", "GNUmakefile"}

@@ -49,7 +49,8 @@ link() {  # link SOURCE_FILE DEST_FOLDER
 link "$root/package.xml" "$prefix/share/$pkg"
 shopt -s nullglob
 for f in "$root"/launch/*.launch.py; do link "$f" "$prefix/share/$pkg/launch"; done
-for f in "$root"/config/*.yaml "$root"/config/*.rviz "$root"/config/*.urdf; do
+for f in "$root"/config/*.yaml "$root"/config/*.rviz "$root"/config/*.urdf \
+         "$root"/config/*.xml; do
     link "$f" "$prefix/share/$pkg/config"
 done
 

@@ -21,7 +21,8 @@
 #   2. a project-local venv (.venv) with the ROS 2 Kilted wheels from PyPI
 #   3. bsal_interfaces built by colcon into the ament prefix install/
 #   4. bsal_ros installed (editable) into the venv and registered in install/
-#      (ament index, share/bsal_ros, lib/bsal_ros), install/setup.bash
+#      (ament index, share/bsal_ros, lib/bsal_ros), install/setup.bash; the
+#      test tree's device-kind plugin bsal_bumper installed (editable) too
 #   4b. ros2 launch + ros2 CLI from ../shared/ros2-tools, when present
 # Each step leaves a stamp and is skipped while its inputs are unchanged, so a
 # second run takes about a second.
@@ -157,6 +158,17 @@ if ! fresh "$stamps/bsal_ros" bsal_ros/setup.py bsal_ros/setup.cfg bsal_ros/pack
         || { tail -n 30 "$root/build/bsal_ros-install.log"; exit 1; }
     touch "$stamps/bsal_ros"
 fi
+# The test tree's device-kind plugin (the bumper of docs/EXTENDING.md), a package
+# of its own with an entry point: the tests find it in every process of the
+# bridge. Local and editable (no download); a tree without it skips this step.
+bumper="bsal_ros/test/plugins/bsal_bumper"
+if [ -f "$bumper/pyproject.toml" ] && ! fresh "$stamps/bsal_bumper" "$bumper/pyproject.toml" "$stamps/deps"; then
+    say "installing the test plugin bsal_bumper (editable) into the venv"
+    "$vpy" -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e "$bumper" \
+        >"$root/build/bsal_bumper-install.log" 2>&1 \
+        || { tail -n 30 "$root/build/bsal_bumper-install.log"; exit 1; }
+    touch "$stamps/bsal_bumper"
+fi
 if ! fresh "$stamps/ament" bsal_ros/setup.py bsal_ros/package.xml bsal_ros/resource/ \
         bsal_ros/launch/ bsal_ros/config/ \
         scripts/register_bsal_ros.sh "$stamps/bsal_ros" "$stamps/interfaces" \
@@ -180,6 +192,12 @@ fi
 # --- 5. the legacy C++ client library and example ----------------------------
 if [ -f legacy/Makefile ]; then
     make -s -C legacy >/dev/null
+    # the book's listing (001 3.3) is read from the seed, never stored here
+    if make -s -C legacy book >/dev/null 2>&1; then
+        say "legacy/build/book-3.3 built from seed 001 section 3.3"
+    else
+        say "legacy/build/book-3.3 not built (seed 001 not found: make -C legacy book SEEDS=DIR)"
+    fi
 fi
 
 say "ready (venv: .venv, ament prefix: install/, setup.bash: install/setup.bash)"

@@ -56,6 +56,7 @@ class RosSide:
         self.lock = threading.Lock()
         self.arrivals: dict[str, list[float]] = {t: [] for t in SONARS + ["odom", "motor_states"]}
         self.motor: list[tuple[float, float, int]] = []   # (t, speed rad/s, speedval)
+        self.board_stamps: list[tuple[float, float]] = []  # (t, drive board read stamp)
         self.odom = None
         for t in SONARS:
             self.node.create_subscription(Range, t, self._count(t), qos_profile_sensor_data)
@@ -99,6 +100,9 @@ class RosSide:
         now = time.monotonic()
         with self.lock:
             self.arrivals["motor_states"].append(now)
+            if any(s.device_class == "dc_motor" for s in msg.states):   # the drive board
+                self.board_stamps.append((now, msg.header.stamp.sec
+                                          + msg.header.stamp.nanosec * 1e-9))
             for s in msg.states:
                 if s.device_class == "dc_motor" and s.id == 0:
                     self.motor.append((now, s.speed, s.speedval))
@@ -138,6 +142,14 @@ class RosSide:
         since = float(req.get("since", 0.0))
         with self.lock:
             return {"motor": [m for m in self.motor if m[0] >= since]}
+
+    def board_gaps(self, req):
+        """Gaps (s) between consecutive drive-board reading stamps of
+        motor_states received since ``since``: the hardware node's poll period."""
+        since = float(req.get("since", 0.0))
+        with self.lock:
+            stamps = sorted({st for t, st in self.board_stamps if t >= since})
+        return {"gaps": [b - a for a, b in zip(stamps, stamps[1:])]}
 
     def home_start(self, req):
         """Send a home_steering goal; its outcome is read with ``home_status``."""
@@ -195,7 +207,7 @@ class Agent:
         from . import clients
         op = req["op"]
         if self.ros is not None and op in ("graph", "rates", "tf", "motor_log", "home_start",
-                                           "home_status"):
+                                           "home_status", "board_gaps"):
             return getattr(self.ros, op)(req)
         if op == "rci_login":
             if self.ca is not None:

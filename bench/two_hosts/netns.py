@@ -148,14 +148,20 @@ class TwoHosts:
         """``argv`` run inside ``side``'s namespace."""
         return ["ip", "netns", "exec", self.ns[side]] + list(argv)
 
-    def ros_env(self, side: str, base: dict | None = None) -> dict:
+    def ros_env(self, side: str, base: dict | None = None, udp_only: bool = True) -> dict:
         """Environment of a ROS process in ``side``: DDS discovery on the subnet,
-        the other host as a static peer, UDP only (Fast DDS's shared-memory
-        transport would join the two "hosts" through /dev/shm, past the link)."""
+        the other host as a static peer, and (``udp_only``) UDP only: Fast DDS's
+        shared-memory transport would join the two "hosts" through /dev/shm,
+        past the link. A process given the shipped Fast DDS profile leaves
+        ``udp_only`` off: the profile must do that by itself."""
         env = dict(os.environ if base is None else base)
         other = "lab" if side == "robot" else "robot"
         env.update(ROS_AUTOMATIC_DISCOVERY_RANGE="SUBNET", ROS_STATIC_PEERS=self.addr[other],
-                   FASTDDS_BUILTIN_TRANSPORTS="UDPv4", BSAL_ALLOW_NETWORK_DISCOVERY="1")
+                   BSAL_ALLOW_NETWORK_DISCOVERY="1")
+        if udp_only:
+            env["FASTDDS_BUILTIN_TRANSPORTS"] = "UDPv4"
+        else:
+            env.pop("FASTDDS_BUILTIN_TRANSPORTS", None)
         return env
 
     # ------------------------------------------------------------ the link

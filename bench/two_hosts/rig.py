@@ -22,6 +22,11 @@ bench/bench_two_hosts.py).
 * ``split``: ``hardware_node`` on the robot, ``rci_gateway`` and
   ``rdi_gateway`` in the lab (bound to 10.77.0.2): DDS carries the control path.
 
+``dds_profile`` (default True): the bridge's processes run with the
+shipped Fast DDS profile (config/fastdds_robot.xml), as ``brak_bringup`` and
+``brak.launch.py`` give it; False: Fast DDS's defaults (``--no-dds-profile``).
+The probe agents never get it (they stand for the lab's own tools).
+
 The users file is written here: an operator ``lab`` with a random key (never
 the public demo key) and ``guest``, mode 600.
 """
@@ -37,6 +42,7 @@ import sys
 import threading
 
 from bench.rci_latency.procs import Child
+from bsal_ros.dds_profile import profile_env, PROFILES_VAR
 
 from .netns import TwoHosts
 
@@ -97,8 +103,10 @@ class Deployment:
     """The bridge in ``placement`` on ``hosts``, plus a probe agent on each side."""
 
     def __init__(self, hosts: TwoHosts, placement: str, logdir: Path, env: dict,
-                 gateway_args: tuple[str, ...] = ()):
-        self.hosts, self.placement = hosts, placement
+                 gateway_args: tuple[str, ...] = (), dds_profile: bool = True):
+        self.hosts, self.placement, self.dds_profile = hosts, placement, dds_profile
+        env = {k: v for k, v in env.items() if k != PROFILES_VAR}
+        self._bridge_env = dict(env, **profile_env(env, dds_profile))
         self.users, self.user, self.key = users_file(logdir)
         self.procs: list[Child] = []
         self.agents: dict[str, Agent] = {}
@@ -108,8 +116,8 @@ class Deployment:
         try:
             if placement == "robot":
                 self._start("bringup", "robot", env, [
-                    _exe("brak_bringup"), "--rci-host", self.gw_host, "--rdi-host", self.gw_host,
-                    "--ros-args"] + rci_params)
+                    _exe("brak_bringup"), "--rci-host", self.gw_host, "--rdi-host", self.gw_host]
+                    + ([] if dds_profile else ["--no-dds-profile"]) + ["--ros-args"] + rci_params)
             else:
                 self._start("hardware_node", "robot", env, [
                     _exe("hardware_node"), "--ros-args", "--params-file",
@@ -125,8 +133,12 @@ class Deployment:
             raise
 
     def _start(self, name: str, side: str, env: dict, argv: list[str]) -> None:
+        """A bridge process: brak_bringup adds the profile itself, the single
+        nodes get it here (the split placement starts them without launch)."""
+        env = env if name == "bringup" else self._bridge_env
         self.procs.append(Child(name, self.hosts.wrap(side, argv), Path(self.users.parent),
-                                REPO, self.hosts.ros_env(side, env)))
+                                REPO, self.hosts.ros_env(side, env,
+                                                         udp_only=not self.dds_profile)))
 
     @property
     def lab(self) -> Agent:

@@ -22,6 +22,7 @@
     ros2 launch bsal_ros brak.launch.py namespace:=brak2 \
         rci_port:=7660 rdi_realtime_port:=7661 rdi_ca_port:=7662   # a second robot
     ros2 launch bsal_ros brak.launch.py rviz:=true diagnostics_aggregator:=true
+    ros2 launch bsal_ros brak.launch.py dds_profile:=false   # Fast DDS's own defaults
 
 Which value wins: a launch argument given on the command line, else the value
 in the `config` / `gateways_config` file, else the node's built-in default.
@@ -38,12 +39,14 @@ the same nodes in one process.
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.conditions import IfCondition
-from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch.substitutions import EnvironmentVariable, LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
+from bsal_ros.dds_profile import profile_env, PROFILES_VAR, SWITCH_VAR
 from bsal_ros.description.config import node_parameters, urdf_of
+from bsal_ros.kinds.diagnostics_config import write_analyzers_file
 
 #: Our nodes bound their own clean stop (``SHUTDOWN_BOUND_S`` of
 #: bsal_ros.nodes.runtime, which test_launch_file checks this equals; not
@@ -52,6 +55,7 @@ from bsal_ros.description.config import node_parameters, urdf_of
 STOP_BOUND_S = "10.0"
 
 SHARE = FindPackageShare("bsal_ros")
+DDS_PROFILE = PathJoinSubstitution([SHARE, "config", "fastdds_robot.xml"])
 
 # launch argument -> (node, parameter, type) it overrides when given
 HARDWARE_OVERRIDES = {
@@ -104,6 +108,15 @@ def _frame_prefix(context, file_params, namespace):
     return (namespace.strip("/") + "/" if namespace.strip("/") else ""), bool(namespace.strip("/"))
 
 
+def _dds_env(context):
+    """FASTDDS_DEFAULT_PROFILES_FILE for every node process: the shipped profile,
+    unless dds_profile:=false, BSAL_DDS_PROFILE=0 or the user's own file."""
+    environ = {name: EnvironmentVariable(name, default_value="").perform(context)
+               for name in (PROFILES_VAR, SWITCH_VAR)}
+    return profile_env(environ, LaunchConfiguration("dds_profile").perform(context) == "true",
+                       path=DDS_PROFILE.perform(context))
+
+
 def _robot(context):
     """The nodes, built once the launch arguments are known."""
     namespace = LaunchConfiguration("namespace").perform(context)
@@ -111,6 +124,7 @@ def _robot(context):
     gateways_config = LaunchConfiguration("gateways_config").perform(context)
     file_params = node_parameters(config)
     prefix, set_prefix = _frame_prefix(context, file_params, namespace)
+    dds_env = _dds_env(context)
 
     # every node, robot_state_publisher included, runs on /clock when asked
     sim_time = {"use_sim_time": ParameterValue(LaunchConfiguration("use_sim_time"),
@@ -121,23 +135,27 @@ def _robot(context):
     # Order matters: a later entry of parameters=[...] wins, so the file comes
     # first and only the arguments that were given follow it.
     hardware = Node(
+        additional_env=dds_env,
         package="bsal_ros", executable="hardware_node", name="hardware_node",
         namespace=namespace, output="screen", sigterm_timeout=STOP_BOUND_S,
         parameters=[config, hardware_overrides, sim_time],
     )
     rci = Node(
+        additional_env=dds_env,
         package="bsal_ros", executable="rci_gateway", name="rci_gateway",
         namespace=namespace, output="screen", sigterm_timeout=STOP_BOUND_S,
         condition=IfCondition(LaunchConfiguration("rci")),
         parameters=[gateways_config, _overrides(context, RCI_OVERRIDES), sim_time],
     )
     rdi = Node(
+        additional_env=dds_env,
         package="bsal_ros", executable="rdi_gateway", name="rdi_gateway",
         namespace=namespace, output="screen", sigterm_timeout=STOP_BOUND_S,
         condition=IfCondition(LaunchConfiguration("rdi")),
         parameters=[gateways_config, _overrides(context, RDI_OVERRIDES), sim_time],
     )
     state_publisher = Node(
+        additional_env=dds_env,
         package="robot_state_publisher", executable="robot_state_publisher",
         namespace=namespace, output="screen",
         condition=IfCondition(LaunchConfiguration("robot_state_publisher")),
@@ -148,6 +166,7 @@ def _robot(context):
     )
     odom_frame = str(file_params.get("odom_frame") or "odom")
     rviz = Node(
+        additional_env=dds_env,
         # No name=: renaming rviz2 duplicates the names of its internal nodes.
         package="rviz2", executable="rviz2", namespace=namespace,
         arguments=["-d", PathJoinSubstitution([SHARE, "config", "brak.rviz"]),
@@ -162,10 +181,15 @@ def _robot(context):
         aggregator_remaps = [(f"/{t}", t) for t in (
             "diagnostics_agg", "diagnostics_toplevel_state", "diagnostics_agg/add_diagnostics")]
     aggregator = Node(
+        additional_env=dds_env,
         package="diagnostic_aggregator", executable="aggregator_node",
         name="diagnostic_aggregator", namespace=namespace, output="screen",
         condition=IfCondition(LaunchConfiguration("diagnostics_aggregator")),
-        parameters=[PathJoinSubstitution([SHARE, "config", "diagnostics_analyzers.yaml"]),
+        # generated now (a kind plugin's group included) when it runs; the
+        # installed file (Brak's own kinds) otherwise
+        parameters=[write_analyzers_file()
+                    if _given(context, "diagnostics_aggregator") == "true" else
+                    PathJoinSubstitution([SHARE, "config", "diagnostics_analyzers.yaml"]),
                     sim_time],
         remappings=aggregator_remaps,
     )
@@ -199,6 +223,9 @@ def generate_launch_description():
             + from_file.format("gateways_config")),
         arg("rdi_ca_port", "", "RDI control-application view stream port"
             + from_file.format("gateways_config")),
+        arg("dds_profile", "true", "give every node the shipped Fast DDS profile "
+            "config/fastdds_robot.xml (docs/DEPLOYMENT.md; a FASTDDS_DEFAULT_PROFILES_FILE "
+            "of your own wins, BSAL_DDS_PROFILE=0 switches it off too)", choices=switch),
         arg("use_sim_time", "false", "every node takes its time from /clock (a simulator or "
             "a bag played with --clock)", choices=switch),
         arg("rci", "true", "start the RCI gateway", choices=switch),

@@ -13,123 +13,25 @@
 # limitations under the License.
 #
 # SPDX-License-Identifier: Apache-2.0
-"""A bumper board: the worked example of docs/EXTENDING.md, not part of Brak.
+"""The bumper plugin (test/plugins/bsal_bumper) under the name the tests use.
 
-One board (I2C, WHO_AM_I 0x42) with four contacts; its data block is STATUS,
-SEQ, CONTACTS (bit i = contact i pressed, while the board is enabled). This
-one module is everything the bridge needs to know about it: the Board that
-polls it, the virtual board of the sim backend, the Device that reads it, its
-RCI sensor sub-code and DATA item, its RDI-Sn sub-code and reading, its
-/diagnostics values and its viewer line. Importing it registers it.
+scripts/setup.sh installs it with its entry point, so every process of the
+bridge loads it; a tree set up before it existed imports it from its folder
+(then it is registered in the importing process only: :data:`INSTALLED` is False).
 """
+import pathlib
+import sys
 
-from __future__ import annotations
+from bsal_ros.kinds import loaded_plugins
 
-import struct
-from typing import NamedTuple
+try:
+    import bsal_bumper
+except ImportError:
+    sys.path.insert(0, str(pathlib.Path(__file__).parent / "plugins" / "bsal_bumper"))
+    import bsal_bumper
 
-from bsal_ros.hardware import registers as regs
-from bsal_ros.hardware.boards import Board
-from bsal_ros.hardware.devices import Device
-from bsal_ros.hardware.sim_boards import VirtualBoard
-from bsal_ros.kinds import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
-                            register_kind, ViewerSpec)
-from bsal_ros.kinds.convert import check_rates, scale_poll_rates, u32
-from bsal_ros.protocol._items import Layout
-from bsal_ros.protocol.constants import RdiCode
+from bsal_bumper import *  # noqa: E402,F401,F403,I100
 
-WHO_AM_I = 0x42
-RCI_SUB = 0x10          # RCI_SENSOR_BUMPER (a sub-code the book leaves free)
-RDI_SUB = 0x10          # RDI_SENSOR_BUMPER
-BLOCK = struct.Struct(">BBB")   # status seq contacts
-#: what the robot description adds for a bumper board at 0x40
-DESCRIPTION = {
-    "register_maps": {"bumper": {"who_am_i_value": WHO_AM_I}},
-    "boards": {"bumper": {"type": "bumper", "address": 0x40, "update_hz": 25.0,
-                          "poll_hz": 20.0}},
-    "devices": {"bumper": {"front_bumper": {"id": 0, "board": "bumper", "channel": 0}}},
-}
-
-
-class BumperData(NamedTuple):
-    """RCI CGtSnRp DATA item of a bumper: the contact bits."""
-
-    contacts: int
-
-
-class BumperReading(NamedTuple):
-    """RDI-Sn BUMPER item: the contact bits and statval."""
-
-    contacts: int
-    status: int
-
-
-class BumperBoard(Board):
-    """Polls the bumper board: one block read of STATUS, SEQ, CONTACTS."""
-
-    type = "bumper"
-
-    def __init__(self, *a, **kw):
-        super().__init__(*a, **kw)
-        self.contacts = 0
-
-    def data_len(self):
-        """STATUS, SEQ, CONTACTS."""
-        return BLOCK.size
-
-    def decode(self, data, mono):
-        """Cache the four contact bits."""
-        self.contacts = BLOCK.unpack(bytes(data))[2] & 0x0F
-
-    def reset_cache(self):
-        """Nothing pressed after a reset."""
-        self.contacts = 0
-
-
-class VirtualBumperBoard(VirtualBoard):
-    """The simulated bumper: ``pressed`` is set by a test (or a world model)."""
-
-    def __init__(self, world, board, regmap):
-        super().__init__(world, board, regmap)
-        self.pressed = 0
-
-    def data_block(self):
-        """STATUS, SEQ, the pressed contacts while enabled."""
-        dk = self._ticks()
-        self.seq = (self.seq + dk) & 0xFF
-        contacts = self.pressed & 0x0F if self.enable & 0x01 else 0
-        return list(BLOCK.pack(regs.ST_READY | self.status_extra, self.seq, contacts))
-
-
-class Bumper(Device):
-    """The bumper device: its contacts as the kind's extra value ``contacts``."""
-
-    device_class = "bumper"
-
-    def snapshot(self, base_time, robot):
-        """Status bits and the contact mask."""
-        s = self.base(base_time)
-        s.extra["contacts"] = self.board.contacts
-        return s
-
-
-BUMPER_BOARD = register_board_type(BoardType(
-    name="bumper", board=BumperBoard, sim_board=VirtualBumperBoard, carries=("bumper",),
-    motor=False, validate=check_rates, rates=scale_poll_rates))
-
-BUMPER = register_kind(DeviceKind(
-    name="bumper",
-    device=Bumper,
-    motor=False,
-    fields=(),
-    extra_fields=("contacts",),
-    data_fields=("contacts",),
-    status_fields=("statval",),
-    rci=RciSensor(sub=RCI_SUB, layout=Layout("B", "named", BumperData),
-                  fields=(("contacts", int),)),
-    rdi=RdiItem(code=RdiCode.Sn, sub=RDI_SUB, layout=Layout("BI", "named", BumperReading),
-                reading=lambda d: BumperReading(int(d.extra.get("contacts", 0)) & 0x0F,
-                                                u32(d.statval))),
-    diagnostics=lambda s: {"contacts": f"{int(s.extra.get('contacts', 0)):04b}"},
-    viewer=ViewerSpec(label="bumper", text=lambda d: f"contacts={d.contacts:04b}",
-                      line=lambda i, d: f"bumper {i}: {d.contacts:04b}")))
+#: loaded through its entry point (group bsal_ros.device_kinds)
+INSTALLED = loaded_plugins().get("bumper") == "bsal_bumper"
+PLUGIN = bsal_bumper

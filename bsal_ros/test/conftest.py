@@ -34,6 +34,20 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 os.environ.setdefault("ROS_DOMAIN_ID", str(random.randint(1, 100)))
 
+
+def _worker_domain(base: int, worker: str) -> int:
+    """The ROS domain of pytest-xdist worker ``gwN``: the run's domain plus N,
+    wrapped into 1..101, so parallel workers never see each other's nodes."""
+    index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+    return (base - 1 + index) % 101 + 1
+
+
+# the run's domain, kept for the test that checks the workers' own
+os.environ.setdefault("BSAL_RUN_DOMAIN_ID", os.environ["ROS_DOMAIN_ID"])
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["ROS_DOMAIN_ID"] = str(_worker_domain(int(os.environ["BSAL_RUN_DOMAIN_ID"]),
+                                                     os.environ["PYTEST_XDIST_WORKER"]))
+
 import pytest  # noqa: E402
 
 
@@ -73,8 +87,24 @@ def build_legacy() -> Path:
     if missing:
         pytest.skip(f"legacy/ needs {', '.join(missing)}: not installed here "
                     "(make setup installs them; rosdep: libglib-dev, pkg-config)")
-    subprocess.run(["make", "-s", "-C", str(legacy)], check=True)
+    # pytest-xdist workers may build at the same moment: one make at a time
+    import fcntl
+    (legacy / "build").mkdir(exist_ok=True)
+    with open(legacy / "build" / ".make.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(["make", "-s", "-C", str(legacy)], check=True)
     return legacy / "build"
+
+
+def check_shipped_generator(module: str) -> None:
+    """``python -m MODULE --check`` in a fresh interpreter, as a user regenerating
+    the checked-in files would, with Brak's own kinds only (the installed bumper
+    plugin and what this process registered stay out): they must be fresh."""
+    import subprocess
+    env = {**os.environ, "BSAL_ROS_KIND_PLUGINS": "builtin"}
+    check = subprocess.run([sys.executable, "-m", module, "--check"], env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, f"run: python -m {module}\n{check.stdout}{check.stderr}"
 
 
 # the fault-campaign helpers (bench.faults) are imported from the repository,

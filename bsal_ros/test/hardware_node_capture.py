@@ -107,7 +107,9 @@ def capture() -> Published:
             with lock:
                 out.diagnostic_names.update(s.name for s in msg.status)
 
-        for pub in hw.out.sonar_pubs.values():
+        sonar_pubs = {id(p): p for (c, _), (p, _, _) in hw.out.kind_topics.items()
+                      if c == "ultrasonic"}
+        for pub in sonar_pubs.values():
             probe.create_subscription(Range, pub.topic_name,
                                       lambda m, t=pub.topic_name: on_range(m, t),
                                       qos_profile_sensor_data)

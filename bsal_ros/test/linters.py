@@ -55,9 +55,10 @@ def copyright_paths():
     return python_paths() + [str(REPO / "legacy"), str(REPO / "bsal_interfaces")]
 
 
-# The book's listing keeps its author's GPL-2.0-or-later notice (ament_copyright
-# knows no GPL-2.0 template): legacy/examples/book-3.3.cc, see its first lines.
-COPYRIGHT_EXCLUDES = [str(REPO / "legacy" / "examples" / "book-3.3.cc")]
+# Files ament_copyright leaves out (glob patterns): legacy/ build output, not
+# sources; the book's listing, which scripts/book_listing.py extracts from the
+# seed into legacy/build/, is its author's and is never stored in the repository.
+COPYRIGHT_EXCLUDES = [str(REPO / "legacy" / "build" / "*")]
 
 
 def skip_without(module_error, linter):

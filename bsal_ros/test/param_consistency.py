@@ -127,7 +127,7 @@ def doc_problems(recs, text: str) -> list[str]:
             if rng != documented_range(spec):
                 out.append(f"docs/INTERFACES.md: {node} `{name}`: range {rng!r}, declared "
                            f"{documented_range(spec)!r}")
-            if ("run time" in cells[2]) != spec.dynamic:
+            if ("run time" in cells[2]) != bool(spec.dynamic):
                 out.append(f"docs/INTERFACES.md: {node} `{name}`: "
                            + ("declared run time, the row does not say **run time**"
                               if spec.dynamic else "the row says run time, declared read-only"))

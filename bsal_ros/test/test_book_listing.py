@@ -20,14 +20,17 @@ The listing connects as user ``ken`` with an uninitialised ``auth_key``
 (BSAL 0.1.0 did not check keys, 001 3.2.1). The shipped users file has
 ``ken`` as an operator with ``key_check: none``; such a user blocks a
 non-loopback bind like the public demo key and is named in a start-up
-warning. The stored copy of the listing (legacy/examples/book-3.3.cc) is
-compared with the seed when the seed is at hand, compiled as printed
-(``g++ -fpermissive``) by legacy/Makefile and run against the fake robot
-(no ROS) and against the simulated robot (``brak_bringup``), watched over ROS.
+warning. The listing is not stored in the repository: ``make -C legacy book``
+extracts it from the seed with scripts/book_listing.py (which checks it) into
+legacy/build/book-3.3.cc, compiles it as printed (``g++ -fpermissive``) and
+the tests run it against the fake robot (no ROS) and against the simulated
+robot (``brak_bringup``), watched over ROS. Without the seed those tests skip
+with the reason.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 import re
@@ -46,64 +49,93 @@ pytestmark = pytest.mark.timeout(240)
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
-LISTING = REPO / "legacy" / "examples" / "book-3.3.cc"
+BOOK_SOURCE = REPO / "legacy" / "build" / "book-3.3.cc"
 BOOK_APP = REPO / "legacy" / "build" / "book-3.3"
-MARKER = "==== 001 section 3.3 as printed (line numbers stripped) below this line ===="
 SHIPPED_USERS = ROOT / "config" / "users.yaml"
 
 
+def _load_book_listing():
+    spec = importlib.util.spec_from_file_location("book_listing",
+                                                  REPO / "scripts" / "book_listing.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+book_listing = _load_book_listing()
+
+
 # ------------------------------------------------------------------ the listing
-def seed_001() -> Path | None:
-    """Seed 001 next to the repository (../shared/seeds from the repository
-    root, or one level further up for a worktree), or $BSAL_SEEDS_DIR."""
-    dirs = [os.environ.get("BSAL_SEEDS_DIR", "")]
-    dirs += [str(p / "shared" / "seeds") for p in (REPO.parent, REPO.parent.parent)]
-    for d in dirs:
-        if d and Path(d).is_dir():
-            found = sorted(Path(d).glob("001_*.txt"))
-            if found:
-                return found[0]
-    return None
+def seed_001() -> Path:
+    """Seed 001, or a skip that says where it was looked for."""
+    seed = book_listing.find_seed()
+    if seed is None:
+        pytest.skip("seed 001 (001_*.txt) not found in "
+                    + ", ".join(str(d) for d in book_listing.seed_dirs())
+                    + ": the book's listing is not stored in the repository, so it cannot "
+                    "be extracted, built or run here (set BSAL_SEEDS_DIR)")
+    return seed
 
 
-def extract_listing(seed_text: str) -> list[str]:
-    """Section 3.3's program: every numbered line between the heading and the
-    prose after it, line number (and the one space after it) stripped."""
-    lines = seed_text.splitlines()
-    start = next(i for i, ln in enumerate(lines) if ln.startswith("## 3.3 Example program"))
-    end = next(i for i in range(start, len(lines)) if lines[i].startswith("Line 61 initiates"))
-    numbered = [re.match(r"^(\d+)(?: (.*))?$", ln) for ln in lines[start:end]]
-    numbered = [m for m in numbered if m]
-    assert [int(m.group(1)) for m in numbered] == list(range(1, len(numbered) + 1))
-    return [m.group(2) or "" for m in numbered]
+def numbered_seed(body: list[str]) -> str:
+    """A seed-like text holding ``body`` as a numbered listing in two code blocks."""
+    half = len(body) // 2
+    first = "\n".join(f"{i} {ln}".rstrip() for i, ln in enumerate(body[:half], 1))
+    rest = "\n".join(f"{i} {ln}".rstrip() for i, ln in enumerate(body[half:], half + 1))
+    return (f"## 3.3 Example program - client-app.cc\n\n```\n{first}\n```\n\n```\n\n"
+            f"{rest}\n```\n\nLine 61 initiates the connection.\n")
 
 
-def stored_listing() -> list[str]:
-    text = LISTING.read_text(encoding="utf-8")
-    header, sep, body = text.partition(MARKER + "\n")
-    assert sep, f"{LISTING.name} lost its header marker"
-    assert all(ln.startswith("//") for ln in header.splitlines()), "header is comments only"
-    return body.splitlines()
-
-
-def test_stored_listing_is_the_book_listing():
-    body = stored_listing()
+def test_listing_extracted_from_the_seed_is_the_book_listing():
+    body = book_listing.extract(seed_001().read_text(encoding="utf-8"))
     assert len(body) == 97                                  # the book numbers 1..97
     assert body[33] == "main ( int argc, unsigned char *argv[] )"
     assert body[35] == '    string id = "ken";'
-    seed = seed_001()
-    if seed is None:
-        # the stored copy stands alone (a machine without the seeds); the
-        # comparison runs wherever the seeds are
-        return
-    assert body == extract_listing(seed.read_text(encoding="utf-8"))
+    assert not any(ln.startswith("```") or re.match(r"^\d+ ", ln) for ln in body)
+    # the page furniture between the code blocks is not part of the program
+    assert body[46] == "" and body[47] == "    //"           # book lines 47-48
+
+
+def test_extraction_refuses_a_listing_that_is_not_the_book_one():
+    body = book_listing.extract(seed_001().read_text(encoding="utf-8"))
+    assert book_listing.extract(numbered_seed(body)) == body
+    changed = list(body)
+    changed[86] = changed[86].replace("counts", "distances")  # one word of line 87
+    with pytest.raises(book_listing.ListingError, match="SHA-256"):
+        book_listing.extract(numbered_seed(changed))
+    with pytest.raises(book_listing.ListingError, match="not 1..97"):
+        book_listing.extract(numbered_seed(body[:-1]))
+    with pytest.raises(book_listing.ListingError, match="line 61"):
+        book_listing.extract(numbered_seed(body[:60] + ["    // gone"] + body[61:]))
+    with pytest.raises(book_listing.ListingError, match="heading"):
+        book_listing.extract("no listing here\n")
+
+
+def test_extraction_without_the_seed_says_where_it_looked(tmp_path):
+    out = tmp_path / "book-3.3.cc"
+    r = subprocess.run(["python3", str(REPO / "scripts" / "book_listing.py"), str(out),
+                        "--seeds", str(tmp_path / "none")], capture_output=True, text=True)
+    assert r.returncode == 2 and "not found in" in r.stderr and str(tmp_path) in r.stderr
+    assert not out.exists()
 
 
 @pytest.fixture(scope="module")
 def book_app():
+    seed_001()
     build_legacy()
-    assert BOOK_APP.exists()
+    r = subprocess.run(["make", "-s", "-C", str(REPO / "legacy"), "book"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert BOOK_APP.exists() and BOOK_SOURCE.exists()
     return BOOK_APP
+
+
+def test_make_book_writes_the_seed_listing_into_the_build_folder(book_app):
+    body = book_listing.extract(seed_001().read_text(encoding="utf-8"))
+    assert BOOK_SOURCE.read_text(encoding="utf-8") == book_listing.text_of(body)
+    tracked = subprocess.run(["git", "-C", str(REPO), "ls-files", "--error-unmatch",
+                              str(BOOK_SOURCE)], capture_output=True, text=True)
+    assert tracked.returncode != 0, "the extracted listing must not be tracked"
 
 
 def test_listing_compiles_as_printed_with_fpermissive_only(book_app, tmp_path):
@@ -113,7 +145,7 @@ def test_listing_compiles_as_printed_with_fpermissive_only(book_app, tmp_path):
                            capture_output=True, text=True).stdout.split()
     out = tmp_path / "book"
     r = subprocess.run(["g++", "-fpermissive", "-I", str(REPO / "legacy" / "include"),
-                        str(LISTING), "-o", str(out),
+                        str(BOOK_SOURCE), "-o", str(out),
                         str(REPO / "legacy" / "build" / "librci-client.a"), *flags],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

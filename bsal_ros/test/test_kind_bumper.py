@@ -15,10 +15,12 @@
 # SPDX-License-Identifier: Apache-2.0
 
 """The worked example of docs/EXTENDING.md: a bumper board kind that is not
-part of Brak (test/bumper_kind.py), registered from its one module, on the
-simulated bus and on the smbus2 backend against a fake SMBus, through the
-codecs, an RDI frame and the viewer, and end to end through ROS: the
-device_states topic, /diagnostics, the RCI gateway and the RDI stream."""
+part of Brak, a package of its own (test/plugins/bsal_bumper, loaded through
+its entry point), on the simulated bus and on the smbus2 backend against a
+fake SMBus, through the codecs, an RDI frame and the viewer, and end to end
+through ROS: its own topic, device_states, /diagnostics, the RCI gateway
+(CAcSn, CGtSnIq DATA and STATUS, CRs) and the RDI stream, in this process
+and in brak_bringup, which imports nothing of it but its entry point."""
 
 import copy
 import socket
@@ -49,6 +51,7 @@ def press(robot, mask):
 
 
 def test_the_bumper_is_registered_everywhere():
+    assert bumper.INSTALLED, "scripts/setup.sh installs test/plugins/bsal_bumper"
     assert "bumper" in board_types() and device_classes()[-1] == "bumper"
     assert "extra" in data_fields()           # its contacts reach the CA view
     robot = copy.deepcopy(bumper_robot())
@@ -130,24 +133,47 @@ def test_bumper_in_an_rdi_frame_and_the_viewer():
     render(m, size=(400, 300))
 
 
+def spin_in_background(ex, ros_context):
+    """Spin ``ex`` in a thread until the returned list gets an item."""
+    import threading
+    stop = []
+
+    def spin_loop():
+        while not stop and ros_context.ok():
+            ex.spin_once(timeout_sec=0.05)
+
+    spin = threading.Thread(target=spin_loop, daemon=True)
+    spin.start()
+    return stop, spin
+
+
+def wait(cond, what, timeout=60.0):
+    """Until ``cond()``; fails naming ``what`` after a generous ``timeout``."""
+    end = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
 @pytest.mark.ros
 @pytest.mark.timeout(180)
 def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
     """Hardware node (sim, bumper added by the description), both gateways:
     device_states, /diagnostics, RCI CAcSn/CGtSnIq and the RDI stream."""
-    import threading
     import uuid
     rclpy = pytest.importorskip("rclpy")
     from bsal_interfaces.msg import DeviceStateArray
     from diagnostic_msgs.msg import DiagnosticArray
     from rclpy.parameter import Parameter
+    from std_msgs.msg import UInt8
 
     from bsal_ros.nodes import executors
     from bsal_ros.nodes.hardware_node import HardwareNode
     from bsal_ros.nodes.rci_gateway import RciGatewayNode
     from bsal_ros.nodes.rdi_gateway import RdiGatewayNode
     from bsal_ros.protocol.constants import GetSensorStatus, RciCode
-    from bsal_ros.protocol.rci import CAcSn, CCnAc, CGtSnIq, CGtSnRp
+    from bsal_ros.protocol.rci import CAcSn, CCnAc, CGtSnIq, CGtSnRp, CRs, StatusData
+    from bsal_ros.protocol.values import Statval
     from bsal_ros.rci.client import RciClient
     from bsal_ros.rci.users import DEMO_KEY
 
@@ -160,33 +186,22 @@ def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
     rdi = RdiGatewayNode(context=ros_context, namespace=ns, parameter_overrides=[
         Parameter("realtime_port", value=0), Parameter("ca_port", value=0)])
     probe = rclpy.create_node("bumper_probe", namespace=ns, context=ros_context)
-    got = {"states": [], "diag": []}
+    got = {"states": [], "diag": [], "topic": []}
+    probe.create_subscription(UInt8, "bumper_00", lambda m: got["topic"].append(m.data), 10)
     probe.create_subscription(DeviceStateArray, "device_states",
                               lambda m: got["states"].append(m), 50)
     probe.create_subscription(DiagnosticArray, "/diagnostics", lambda m: got["diag"].append(m), 50)
     for n in (hw, rci, rdi, probe):
         ex.add_node(n)
-    stop = []
-
-    def spin_loop():
-        while not stop and ros_context.ok():
-            ex.spin_once(timeout_sec=0.05)
-
-    spin = threading.Thread(target=spin_loop, daemon=True)
-    spin.start()
-
-    def wait(cond, what, timeout=30.0):
-        end = time.monotonic() + timeout
-        while not cond():
-            assert time.monotonic() < end, f"timed out waiting for {what}"
-            time.sleep(0.05)
+    stop, spin = spin_in_background(ex, ros_context)
 
     try:
         press(hw.robot, 0b0011)
         rci_port = rci.start()
         rt_port = rdi.start()["realtime"]
         wait(lambda: rci.robot.device_list_known, "device list")
-        # the ROS topic and /diagnostics
+        # its own topic, device_states and /diagnostics
+        wait(lambda: 3 in got["topic"], "bumper_00 (std_msgs/UInt8) with the contacts")
         wait(lambda: any(s.device_class == "bumper" and list(s.extra_names) == ["contacts"]
                          and list(s.extra_values) == [3.0]
                          for m in got["states"] for s in m.states), "bumper on device_states")
@@ -199,6 +214,9 @@ def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
             assert c.request(CAcSn.one(bumper.RCI_SUB, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcSn)
             rp = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.DATA))
             assert isinstance(rp, CGtSnRp) and rp.items == [(0, bumper.BumperData(3))], rp
+            st = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.STATUS))
+            assert isinstance(st.items[0][1], StatusData), st
+            assert Statval.unpack(st.items[0][1].statval).on, st
             # RDI real-time stream
             sock = socket.create_connection(("127.0.0.1", rt_port), timeout=10)
             dec, packets, end = RdiDecoder(), [], time.monotonic() + 20
@@ -209,6 +227,11 @@ def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
             sock.close()
             assert any(isinstance(p, RdiSensor) and p.sub_code == bumper.RDI_SUB
                        and p.items == [(0, (3, p.items[0][1].status))] for p in packets)
+            # CRs: the reset switches every device off; the bumper, on for the
+            # ROS side before the session, runs again once the reset is answered
+            assert c.request(CRs(rq_ack=True)) == CCnAc(RciCode.CRs)
+            _, (after,) = hw.robot.get_states("bumper")
+            assert after.on, "CRs did not switch the bumper back on for the ROS side"
     finally:
         rci.stop()
         rdi.stop()
@@ -218,3 +241,88 @@ def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
             ex.remove_node(n)
             n.destroy_node()
         ex.shutdown()
+
+
+def bumper_config(tmp_path):
+    """config/brak.yaml with the bumper's description entries added."""
+    import yaml
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    doc = yaml.safe_load((root / "config" / "brak.yaml").read_text(encoding="utf-8"))
+    robot = doc["/**/hardware_node"]["ros__parameters"]["robot"]
+    for key, entries in bumper.DESCRIPTION.items():
+        robot.setdefault(key, {}).update(copy.deepcopy(entries))
+
+    class Dumper(yaml.SafeDumper):
+        """Quotes the strings ROS would read as floats (sonar_no_return: "inf")."""
+
+    Dumper.add_representer(str, lambda d, v: d.represent_scalar(
+        "tag:yaml.org,2002:str", v, style='"' if v.lower() in ("inf", "-inf", "nan") else None))
+    path = tmp_path / "brak_bumper.yaml"
+    path.write_text(yaml.dump(doc, Dumper=Dumper), encoding="utf-8")
+    return path
+
+
+@pytest.mark.ros
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_bumper_through_brak_bringup_loaded_by_its_entry_point(tmp_path, ros_context):
+    """brak_bringup (its own process: the bumper reaches it only through the
+    entry point) with a description holding a bumper board: its topic,
+    /diagnostics, RCI CAcSn, CGtSnIq DATA and STATUS, CRs, the RDI stream."""
+    import uuid
+    rclpy = pytest.importorskip("rclpy")
+    from diagnostic_msgs.msg import DiagnosticArray
+    from rclpy.executors import SingleThreadedExecutor
+    from std_msgs.msg import UInt8
+    from test_bringup import Bridge, read_rdi
+
+    from bsal_ros.protocol.constants import GetSensorStatus, RciCode
+    from bsal_ros.protocol.rci import CAcSn, CCnAc, CGtSnIq, CGtSnRp, CRs, StatusData
+    from bsal_ros.protocol.values import Statval
+    from bsal_ros.rci.client import RciClient
+    from bsal_ros.rci.users import DEMO_KEY
+
+    assert bumper.INSTALLED
+    ns = "/bumper_" + uuid.uuid4().hex[:8]
+    probe = rclpy.create_node("bumper_bridge_probe", namespace=ns, context=ros_context)
+    got = {"topic": [], "diag": []}
+    probe.create_subscription(UInt8, "bumper_00", lambda m: got["topic"].append(m.data), 10)
+    probe.create_subscription(DiagnosticArray, "/diagnostics",
+                              lambda m: got["diag"].extend(m.status), 50)
+    ex = SingleThreadedExecutor(context=ros_context)
+    ex.add_node(probe)
+    stop, spin = spin_in_background(ex, ros_context)
+
+    bridge = None
+    try:
+        bridge = Bridge("--namespace", ns, "--config", str(bumper_config(tmp_path)))
+        rci_port, rt_port, _ = bridge.ports
+        wait(lambda: 0 in got["topic"], f"{ns}/bumper_00")
+        wait(lambda: any(s.name == f"{ns}/hardware_node: bumper 0" and
+                         {kv.key: kv.value for kv in s.values}.get("contacts") == "0000"
+                         for s in list(got["diag"])), "the bumper on /diagnostics")
+        with RciClient("127.0.0.1", int(rci_port), timeout=10) as c:
+            c.handshake("demo", DEMO_KEY)
+            assert c.request(CAcSn.one(bumper.RCI_SUB, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcSn)
+            rp = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.DATA))
+            assert isinstance(rp, CGtSnRp) and rp.items == [(0, bumper.BumperData(0))], rp
+            st = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.STATUS))
+            assert isinstance(st.items[0][1], StatusData)
+            assert Statval.unpack(st.items[0][1].statval).on, st
+            packets = read_rdi(rt_port, 3.0)
+            assert any(isinstance(p, RdiSensor) and p.sub_code == bumper.RDI_SUB
+                       and [(i, d.contacts) for i, d in p.items] == [(0, 0)] for p in packets)
+            assert c.request(CRs(rq_ack=True)) == CCnAc(RciCode.CRs)
+            # the reset is answered once the bumper runs again for the ROS side
+            got["topic"].clear()
+            wait(lambda: got["topic"], f"{ns}/bumper_00 after CRs")
+    finally:
+        rc = bridge.stop() if bridge is not None else None
+        stop.append(1)
+        spin.join(5)
+        ex.remove_node(probe)
+        probe.destroy_node()
+        ex.shutdown()
+    assert rc == 0, "\n".join(bridge.lines)
+    assert not [ln for ln in bridge.lines if "device-kind plugin" in ln], bridge.lines

@@ -178,8 +178,12 @@ def test_imports_only_launch_launch_ros_and_the_urdf_generator(tree):
             full.add(n.module)
     assert modules <= ALLOWED_IMPORTS, modules - ALLOWED_IMPORTS
     assert {"launch", "launch_ros"} <= modules
-    # from bsal_ros only the pure-Python generator (no rclpy in the launch process)
-    assert {m for m in full if m.startswith("bsal_ros")} <= {"bsal_ros.description.config"}
+    # from bsal_ros only the pure-Python generators (no rclpy in the launch process): the
+    # URDF and parameters, the aggregator's analyzers from the device-kind plugins, and
+    # the Fast DDS profile's environment
+    assert {m for m in full if m.startswith("bsal_ros")} <= {
+        "bsal_ros.description.config", "bsal_ros.kinds.diagnostics_config",
+        "bsal_ros.dds_profile"}
 
 
 def test_has_generate_launch_description(tree):
@@ -239,7 +243,7 @@ def test_our_executables_are_console_scripts(tree):
 def test_every_file_read_from_the_share_exists_and_is_installed(tree):
     paths = share_paths(tree)
     expected = {"config/brak.rviz", "config/diagnostics_analyzers.yaml", "config/brak.yaml",
-                "config/gateways.yaml"}
+                "config/gateways.yaml", "config/fastdds_robot.xml"}
     assert expected <= paths, expected - paths
     patterns = setup_data_globs()
     for rel in sorted(paths):
@@ -252,8 +256,11 @@ def test_viewers_get_our_files(tree):
     rviz_args = _kw(by_package["rviz2"], "arguments")
     assert "-d" in [e.value for e in rviz_args.elts if isinstance(e, ast.Constant)]
     assert share_paths(rviz_args) == {"config/brak.rviz"}
-    assert share_paths(_kw(by_package["diagnostic_aggregator"], "parameters")) == {
-        "config/diagnostics_analyzers.yaml"}
+    agg_params = _kw(by_package["diagnostic_aggregator"], "parameters")
+    assert share_paths(agg_params) == {"config/diagnostics_analyzers.yaml"}
+    # when it runs, its analyzers are generated from every installed kind plugin
+    assert "write_analyzers_file" in {c.func.id for c in ast.walk(agg_params)
+                                      if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
     # robot_state_publisher gets the URDF text as its robot_description parameter
     rsp_params = _kw(by_package["robot_state_publisher"], "parameters")
     keys = {k.value for d in ast.walk(rsp_params) if isinstance(d, ast.Dict)
@@ -293,7 +300,7 @@ def test_enumerated_arguments_declare_their_choices():
     args = {a.name: a for a in module.generate_launch_description().entities
             if hasattr(a, "choices")}
     for name in ("use_sim_time", "rci", "rdi", "robot_state_publisher", "rviz",
-                 "diagnostics_aggregator"):
+                 "diagnostics_aggregator", "dds_profile"):
         assert args[name].choices == ["true", "false"], name
     assert args["bus_backend"].choices == ["", "sim", "smbus2"]
 
@@ -310,3 +317,47 @@ def test_launch_never_sigterms_our_nodes_before_their_own_stop_bound(tree):
     for n in ours:
         timeout = _kw(n["_call"], "sigterm_timeout")
         assert getattr(timeout, "id", None) == "STOP_BOUND_S", n.get("executable")
+
+
+def test_every_node_gets_the_dds_profile_environment(tree):
+    """Issue 28: each process the launch starts gets _dds_env's variables."""
+    for node in nodes(tree):
+        env = _kw(node["_call"], "additional_env")
+        assert isinstance(env, ast.Name) and env.id == "dds_env", node.get("executable")
+
+
+def _launch_module():
+    pytest.importorskip("launch_ros", reason="launch/launch_ros come from ../shared/ros2-tools")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("brak_launch", LAUNCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_launch_gives_the_shipped_profile_unless_told_not_to(monkeypatch):
+    """dds_profile:=true (default): the installed share/bsal_ros/config/fastdds_robot.xml;
+    dds_profile:=false, BSAL_DDS_PROFILE=0 or the user's own file: nothing added."""
+    from bsal_ros.dds_profile import PROFILES_VAR, SWITCH_VAR
+    module = _launch_module()
+    from launch import LaunchContext
+    monkeypatch.delenv(PROFILES_VAR, raising=False)
+    monkeypatch.delenv(SWITCH_VAR, raising=False)
+
+    def env_of(switch):
+        ctx = LaunchContext()
+        ctx.launch_configurations["dds_profile"] = switch
+        return module._dds_env(ctx)
+    try:
+        given = env_of("true")
+    except Exception as exc:   # noqa: BLE001 - no ament index entry for bsal_ros here
+        pytest.skip(f"bsal_ros share not found ({exc}); make setup registers it")
+    path = Path(given[PROFILES_VAR])
+    assert path.parts[-4:] == ("share", "bsal_ros", "config", "fastdds_robot.xml"), path
+    assert path.is_file()
+    assert env_of("false") == {}
+    monkeypatch.setenv(SWITCH_VAR, "0")
+    assert env_of("true") == {}
+    monkeypatch.setenv(SWITCH_VAR, "1")
+    monkeypatch.setenv(PROFILES_VAR, "/etc/my_dds.xml")
+    assert env_of("true") == {}

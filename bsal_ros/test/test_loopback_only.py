@@ -86,9 +86,11 @@ def test_dds_traffic_stays_on_loopback(ros_context):
     executor = SingleThreadedExecutor(context=ros_context)
     executor.add_node(talker)
     executor.add_node(listener)
-    deadline = time.monotonic() + 4.0    # discovery announcements repeat within this
+    # until the nodes have discovered each other and talked (discovery and
+    # data traffic both captured), with a deadline for a loaded machine
+    deadline = time.monotonic() + 60.0
     n = 0
-    while time.monotonic() < deadline:
+    while not (got and seen.get("lo")) and time.monotonic() < deadline:
         pub.publish(String(data=f"msg {n}"))
         n += 1
         executor.spin_once(timeout_sec=0.05)

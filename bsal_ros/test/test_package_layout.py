@@ -67,6 +67,8 @@ def imported_modules(*folders):
 
 def rosdep_keys(modules):
     own = ({"bsal_ros", "bench"} | {f.stem for f in (ROOT / "test").glob("*.py")}
+           # the test tree's own plugin packages (test/plugins/<name>/<module>.py)
+           | {f.stem for f in (ROOT / "test" / "plugins").glob("*/*.py")}
            | {f.stem for f in (REPO / "bench").rglob("*.py")}
            # bench scripts import their siblings
            | {d.name for d in (REPO / "bench").iterdir() if d.is_dir()})
@@ -180,6 +182,19 @@ def test_make_uses_the_domain_it_prints():
     assert out == ["42", "42"]
 
 
+def test_each_xdist_worker_has_a_domain_of_its_own():
+    """make test's workers (pytest-xdist gw0, gw1, ...) each run in the run's
+    domain plus their index, within 1..101; this process is in its own."""
+    from conftest import _worker_domain
+    for base in (1, 47, 100, 101):
+        domains = [_worker_domain(base, f"gw{i}") for i in range(4)]
+        assert domains[0] == base and len(set(domains)) == 4, domains
+        assert all(1 <= d <= 101 for d in domains), domains
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    assert os.environ["ROS_DOMAIN_ID"] == str(
+        _worker_domain(int(os.environ["BSAL_RUN_DOMAIN_ID"]), worker))
+
+
 def setup_py_data_files():
     """{share-relative destination path} of every file setup.py's data_files installs."""
     from glob import glob
@@ -192,10 +207,13 @@ def setup_py_data_files():
         dest = ast.unparse(tup.elts[0]).replace("'share/' + package_name", "'share/bsal_ros'")
         dest = dest.replace(" + ", "").replace("''", "").strip("'")
         files = []
+        patterns = set()     # glob("config/*.xml")'s argument is no file name
         for node in ast.walk(tup.elts[1]):
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "glob":
                 files += glob(str(ROOT / node.args[0].value))
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
+                patterns.add(id(node.args[0]))
+            elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value
+                  and id(node) not in patterns):
                 if node.value.endswith((".xml",)):
                     files.append(str(ROOT / node.value))
         for f in files:

@@ -172,3 +172,31 @@ def test_its_default_and_wrong_values_come_from_the_declaration(declared):
     values = {argv[-1] for exe, name, argv, _ in generated_cases() if name == "tyre_wear"}
     assert values == {"tyre_wear:=abc", "tyre_wear:=true", "tyre_wear:=-1.0",
                       "tyre_wear:=1.5"}
+
+
+@dataclass(frozen=True)
+class WithLiveTyreWear(HardwareNodeParams):
+    """The same parameter, changeable at run time: its declaration names the
+    attribute a change goes to (no branch in the node or the robot)."""
+
+    tyre_wear: float = param(0.0, "worn share of the drive tyre's tread (the worked example "
+                             "of docs/EXTENDING.md)", 0.0, 0.5, dynamic="robot.tyre_wear")
+
+
+def test_a_run_time_parameter_reaches_the_attribute_its_declaration_names(monkeypatch,
+                                                                          ros_context):
+    from rclpy.parameter import Parameter
+    from bsal_ros.nodes.records import NODE_RECORDS
+    monkeypatch.setitem(NODE_RECORDS, "hardware_node", WithLiveTyreWear)
+    hw = node_with(ros_context)
+    try:
+        assert not hw.describe_parameter("tyre_wear").read_only
+        assert hw.set_parameters([Parameter("tyre_wear", value=0.2)])[0].successful
+        assert hw.robot.tyre_wear == 0.2 and hw.p["tyre_wear"] == 0.2
+        # the shipped ones too: each goes where its declaration says
+        assert all(r.successful for r in hw.set_parameters([
+            Parameter("cmd_vel_timeout", value=1.5), Parameter("speed_of_sound", value=350.0)]))
+        assert (hw.robot.cmd_timeout, hw.robot.speed_of_sound) == (1.5, 350.0)
+    finally:
+        hw.close()
+        hw.destroy_node()

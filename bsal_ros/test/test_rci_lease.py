@@ -48,7 +48,11 @@ def test_motor_stops_after_the_gateway_is_killed():
     env = RosEnv()
     gateway = None
     try:
-        hw = env.add(HardwareNode(namespace=NS, context=env.context, auto_home=False))
+        # The drive board's own command watchdog off: only the lease can stop
+        # the motor here (a loaded machine that starves the poll thread would
+        # otherwise trip it, and "still running" could not be asserted).
+        hw = env.add(HardwareNode(namespace=NS, context=env.context, auto_home=False,
+                                  robot={"boards": {"drive": {"command_timeout_ms": 0}}}))
         gateway = subprocess.Popen(
             [sys.executable, "-m", "bsal_ros.nodes.rci_gateway", "--ros-args",
              "-r", f"__ns:=/{NS}", "-p", "port:=0",
@@ -77,16 +81,24 @@ def test_motor_stops_after_the_gateway_is_killed():
         board = hw.robot.bus.device(0x30)
         assert speedval_sign(board.speed_set) == 1
 
-        # Renewals keep the motor running past one lease (the client
-        # keeps talking, or the gateway's 2 s watchdog would end its session) ...
-        renewed_until = time.monotonic() + 4.5
-        while time.monotonic() < renewed_until:
+        # Renewals keep the motor running past one lease: wait until the
+        # gateway's renewals have pushed the deadline two leases past the first
+        # (the client keeps talking, or the gateway's 2 s watchdog would end
+        # its session); the motor runs all along and no lease ran out.
+        key = ("dc_motor", 0)
+        first_deadline = hw.robot.leases[key].deadline
+        deadline = time.monotonic() + 60
+        while True:
+            lease = hw.robot.leases.get(key)
+            assert lease is not None and hw.robot.lease_expiries == 0, \
+                "the lease ran out while the gateway was alive"
+            if lease.deadline >= first_deadline + 2 * 2.0:
+                break
+            assert time.monotonic() < deadline, "the gateway did not renew its lease"
             assert isinstance(client.request(CStIq()), CStRp)
-            # (the board's own 500 ms watchdog may fire if a loaded CI machine
-            # starves the poll thread: that is not the lease's doing)
-            assert speedval_sign(board.speed_set) == 1 or board.watchdog_trips > 0, \
-                "stopped while the gateway was alive"
+            assert speedval_sign(board.speed_set) == 1, "stopped while the gateway was alive"
             time.sleep(0.2)
+        assert board.watchdog_trips == 0
 
         # ... and when the gateway dies, the lease runs out and the node stops it.
         gateway.send_signal(signal.SIGKILL)

@@ -236,3 +236,35 @@ def test_hardware_node_gone_and_back(rig):
     c2 = rig.client()
     assert c2.request(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcMt)
     c2.close()
+
+
+def test_a_late_answer_to_a_stop_is_still_an_ack(ros_context):
+    """Issue 28: the hardware node answers set_motors after service_timeout_s
+    (as over a lossy DDS link): a stop waits stop_timeout_s and is acked, a
+    drive command is answered ABORT at service_timeout_s. The robot stopped."""
+    rig = Rig(ros_context, service_timeout_s=0.5, stop_timeout_s=5.0)
+    try:
+        c = rig.client()
+        assert c.request(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcMt)
+        assert c.request(CStMt.one(MotorType.DC, 0, MotorCommand(
+            MotorCommandKind.SPVAL, speedval_pack(True, 20.0)), rq_ack=True)) == CCnAc(
+                RciCode.CStMt)
+        robot = rig.hw.robot
+        answered = robot.set_motors
+
+        def late(*args, **kw):      # in the service callback: the answer leaves 1.5 s late
+            time.sleep(1.5)
+            return answered(*args, **kw)
+        robot.set_motors = late
+        stop = c.request(CStMt.one(MotorType.DC, 0, MotorCommand(
+            MotorCommandKind.SPVAL, speedval_pack(True, 0.0)), rq_ack=True))
+        assert stop == CCnAc(RciCode.CStMt)
+        res, snaps = robot.get_states("dc_motor", [0])
+        assert res.ok and snaps[0].speedval & 0x7FF == 0
+        drive = c.request(CStMt.one(MotorType.DC, 0, MotorCommand(
+            MotorCommandKind.SPVAL, speedval_pack(True, 20.0)), rq_ack=True))
+        assert drive == CStRp(RciCode.CStMt, CStRpStatus.ABORT)
+        robot.set_motors = answered
+        c.close()
+    finally:
+        rig.close()

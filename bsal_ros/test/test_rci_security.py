@@ -100,16 +100,17 @@ def wrong_login(gw, source=None, user=b"ops", key=WRONG_KEY):
     return c
 
 
-def nothing_received(c: RciClient) -> bool:
-    """True when no byte has arrived yet (a non-blocking peek, no waiting)."""
-    c.sock.setblocking(False)
+def nothing_received(c: RciClient, wait_s: float = 1.0) -> bool:
+    """True when no byte arrives within ``wait_s`` (a peek: nothing is consumed).
+    Passing cannot depend on the machine's load; a byte that was coming
+    (the defect) has that long to arrive."""
+    c.sock.settimeout(wait_s)
     try:
-        c.sock.recv(1, socket.MSG_PEEK)
+        c.sock.recv(1, socket.MSG_PEEK)     # a byte, or the connection closed (b"")
         return False
-    except BlockingIOError:
+    except TimeoutError:
         return True
     finally:
-        c.sock.setblocking(True)
         c.sock.settimeout(c.timeout)
 
 

@@ -48,7 +48,6 @@ REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
 ROS2_TOOLS = Path(os.environ.get("BSAL_ROS2_TOOLS") or REPO.parent / "shared" / "ros2-tools")
 STARTUP_S = 60.0
 SHUTDOWN_S = 30.0
-SHUTDOWN_RACE = ("shutdown race, issue 11, branch shutdown")
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -158,19 +157,50 @@ def shutdown_problems(text):
     return problems
 
 
-def is_known_shutdown_race(text):
-    """The RCLError of issue 11 (a gateway's wait set after its context went away)."""
-    return "RCLError" in text and "context is not valid" in text
-
-
-def check_clean_shutdown(launch_, returncode):
+def clean_shutdown_problems(launch_, returncode):
+    """What went wrong in one launch's stop (empty: clean). No xfail: the
+    RCLError "the given context is not valid" that issue 11 saw here came
+    from rclpy's own signal handlers shutting the context down under a
+    spinning executor (upstream behaviour, rclpy issue 398, ros2cli pull
+    854); every process of the launch now runs without them (the runtime's
+    ``rclpy.init(signal_handler_options=NO)``, the stand-ins import no
+    rclpy), so any such error is ours and fails."""
     text = launch_.text()
     problems = shutdown_problems(text)
     if returncode != 0:
         problems.append(f"ros2 launch exited {returncode}")
-    if problems and is_known_shutdown_race(text):
-        pytest.xfail(f"{SHUTDOWN_RACE}: {problems}")
-    assert not problems, f"{problems}:\n{text[-4000:]}"
+    if "RCLError" in text:
+        problems.append("an RCLError in the log")
+    return [f"{p}:\n{text[-4000:]}" for p in problems[:1]] + problems[1:]
+
+
+def test_the_shutdown_rclerror_is_a_failure_not_an_xfail():
+    """A launch log with issue 11's RCLError and a node that did not finish
+    cleanly is a failure (it was a non-strict xfail), and so is the RCLError
+    alone in a log whose processes all finished cleanly."""
+    class Log:
+
+        def __init__(self, text):
+            self._text = text
+
+        def text(self):
+            return self._text
+    started = "[INFO] [rdi_gateway-3]: process started with pid [7]\n"
+    race = ("rclpy._rclpy_pybind11.RCLError: failed to initialize wait set: the given "
+            "context is not valid, either rcl_init() was not called or rcl_shutdown() "
+            "was called.\n")
+    died = "[ERROR] [rdi_gateway-3]: process has died [pid 7, exit code 1]\n"
+    clean = "[INFO] [rdi_gateway-3]: process has finished cleanly [pid 7]\n"
+    assert len(clean_shutdown_problems(Log(started + race + died), 1)) == 3
+    assert clean_shutdown_problems(Log(started + race + clean), 0) == [
+        "an RCLError in the log:\n" + started + race + clean]
+    assert clean_shutdown_problems(Log(started + clean), 0) == []
+
+
+def check_clean_shutdown(launch_, returncode):
+    """Every process of the launch ended cleanly."""
+    problems = clean_shutdown_problems(launch_, returncode)
+    assert not problems, "\n".join(problems)
 
 
 class _QuotingDumper(yaml.SafeDumper):
@@ -463,5 +493,6 @@ def test_two_robots_get_their_namespace_frame_prefix_and_own_aggregator(two_robo
 def test_ctrl_c_ends_both_robots_cleanly(two_robots):
     runs, _records = two_robots
     codes = {ns: run.stop() for ns, run in runs.items()}
-    for ns, run in runs.items():
-        check_clean_shutdown(run, codes[ns])
+    # both robots checked before the verdict: a problem of the first names the second's too
+    problems = {ns: clean_shutdown_problems(run, codes[ns]) for ns, run in runs.items()}
+    assert not any(problems.values()), problems

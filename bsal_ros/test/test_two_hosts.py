@@ -22,7 +22,10 @@ robot, and the hardware node on the robot with both gateways in the lab.
 From the lab: the ROS graph, the sonar rates, a control application that
 drives and reads, every RDI packet kind, odom -> base_link through a real
 tf2_ros Buffer + TransformListener; the same over a 2 %-loss, 10 Mbit/s
-link; and a 5 s link cut that stops the motors within the documented bound
+link (not one ABORT in either placement: the shipped Fast DDS profile
+repairs a lost DDS sample within ~0.1 s, issue 28); no Fast DDS
+shared-memory port in any bridge process (the profile's UDPv4-only
+participant); and a 5 s link cut that stops the motors within the documented bound
 and never ends the legacy session. Figures are printed (``-s``) with the
 prefix ``TWO_HOSTS``. Skipped with the reason where namespaces cannot be made.
 """
@@ -144,11 +147,42 @@ def check_rdi(dep):
     assert ("RdiBaseTime", None) in ca and any(k == "RdiSensor" for k, _ in ca), ca
 
 
+def rates_reach(dep, sonar_hz, odom_hz, timeout=30.0):
+    """The lab's topic rates (over 3 s windows) once every sonar reaches
+    ``sonar_hz`` and odom and motor_states ``odom_hz``; AssertionError with
+    the last window when that never happens within ``timeout`` (a loaded
+    machine may slow one window, not every window for half a minute)."""
+    last = {}
+
+    def reached():
+        last.update(dep.lab.ask("rates", seconds=3.0)["hz"])
+        return (all(last[f"sonar_{i:02d}"] >= sonar_hz for i in range(12))
+                and last["odom"] >= odom_hz and last["motor_states"] >= odom_hz)
+    try:
+        wait_for(reached, timeout, f"sonars at {sonar_hz} Hz, odom at {odom_hz} Hz", step=0.0)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; last window: {last}") from None
+    return dict(last)
+
+
 def test_graph_and_sonar_rates_from_the_lab(dep):
-    hz = dep.lab.ask("rates", seconds=3.0)["hz"]
+    hz = rates_reach(dep, sonar_hz=6.0, odom_hz=15.0)    # 8 Hz per sonar, 20 Hz drive board
     figure("rates", placement=dep.placement, hz={k: round(v, 1) for k, v in hz.items()})
-    assert all(hz[f"sonar_{i:02d}"] >= 6.0 for i in range(12)), hz     # 8 Hz per sonar
-    assert hz["odom"] >= 15.0 and hz["motor_states"] >= 15.0, hz       # 20 Hz drive board
+
+
+def test_the_bridge_maps_no_shared_memory_port(dep):
+    """The shipped Fast DDS profile (UDPv4 only) keeps every bridge process
+    off Fast DDS's shared-memory transport on SUBNET discovery: no
+    /dev/shm/fastdds_* segment in its memory map (the rig gives the bridge no
+    FASTDDS_BUILTIN_TRANSPORTS: the profile alone must do it)."""
+    if dep.placement == "robot":     # brak_bringup gave itself the shipped profile
+        assert dep.procs[0].wait_log(r"Fast DDS profile: shipped", 5.0)
+    for p in dep.procs:
+        with open(f"/proc/{p.pid}/maps", encoding="utf-8") as f:
+            shm = sorted({line.split()[-1] for line in f if "/dev/shm/fastdds" in line})
+        assert not shm, (p.name, shm)
+        with open(f"/proc/{p.pid}/environ", "rb") as f:
+            assert b"FASTDDS_BUILTIN_TRANSPORTS" not in f.read(), p.name
 
 
 def test_control_application_drives_rdi_and_tf_from_the_lab(dep):
@@ -171,14 +205,13 @@ def test_control_application_drives_rdi_and_tf_from_the_lab(dep):
 def test_lossy_narrow_link(dep, hosts):
     hosts.impair(loss_pct=2, rate="10mbit")
     try:
-        hz = dep.lab.ask("rates", seconds=3.0)["hz"]
-        assert all(hz[f"sonar_{i:02d}"] >= 4.0 for i in range(12)), hz
+        hz = rates_reach(dep, sonar_hz=4.0, odom_hz=10.0)
         since = time.monotonic()
         first, last = drive_and_track(dep, seconds=3.0)
         try:
-            # split over loss: lease renewals and commands cross the lossy DDS link and the
-            # drive may barely move (DEPLOYMENT.md); the transform must still follow odometry
-            check_tf_tracks(first, last, min_move=0.03 if dep.placement == "robot" else 0.0)
+            # split: lease renewals and commands cross the lossy DDS link, repaired
+            # within ~0.1 s by the profile's heartbeat: the drive moves as on the robot
+            moved = check_tf_tracks(first, last, min_move=0.03)
             check_rdi(dep)
         finally:
             stop = dep.lab.ask("rci_stop")
@@ -187,13 +220,13 @@ def test_lossy_narrow_link(dep, hosts):
         acks = sum(1 for _, w, a in log if w == "set" and a == "ack")
         aborts = sum(1 for _, _, a in log if a == "ABORT")
         figure("lossy", placement=dep.placement, set_motor=acks, aborts=aborts, requests=len(log),
+               moved_m=round(moved, 3),
                answers=sorted({a for _, _, a in log}),
                sonar_hz_min=round(min(hz[f"sonar_{i:02d}"] for i in range(12)), 1))
         assert acks >= 5, log
-        if dep.placement == "robot":
-            assert aborts == 0, log
-        else:   # DDS repairs a lost sample at the writer's next heartbeat, past service_timeout_s
-            assert aborts <= len(log) // 4, log
+        # both placements: the shipped Fast DDS profile repairs a lost DDS sample
+        # (a set_motors request or answer, in the split one) within ~0.1 s
+        assert aborts == 0, log
     finally:
         hosts.clear_impairment()
 

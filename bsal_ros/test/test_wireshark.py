@@ -29,13 +29,13 @@ import json
 from pathlib import Path
 import shutil
 import subprocess
-import sys
 
 import pytest
 
 from bsal_ros.protocol import RdiBaseTime, RdiOrientEgo, RdiOrientOmni
 from bsal_ros.tools.wire_pcap import write_sessions
 from bsal_ros.wireshark import gen_lua, lua_path
+from conftest import check_shipped_generator
 import wire_samples as ws
 
 TSHARK = shutil.which("tshark")
@@ -50,10 +50,7 @@ def test_committed_lua_is_the_generators_output():
     # a fresh interpreter, as a user regenerating it: this process may hold kinds the
     # tests registered (test/bumper_kind.py), which the shipped dissector must not name
     text = lua_path().read_text(encoding="utf-8")
-    check = subprocess.run([sys.executable, "-m", "bsal_ros.wireshark.gen_lua", "--check"],
-                           capture_output=True, text=True, timeout=60)
-    assert check.returncode == 0, "run: python -m bsal_ros.wireshark.gen_lua\n" + check.stdout \
-        + check.stderr
+    check_shipped_generator("bsal_ros.wireshark.gen_lua")
     assert text.startswith(
         "-- Copyright 2026 The bsal_ros authors") and "SPDX-License-Identifier" in text
 

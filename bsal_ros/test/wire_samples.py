@@ -145,3 +145,78 @@ def coalesce(events):
         else:
             out.append((t, d, data))
     return out
+
+
+# ------------------------------------------- every code and sub-code of the registries
+def _value(fmt: str, n: int):
+    """A distinct wire value of struct code ``fmt`` (floats exact in a float32)."""
+    return {"B": (7 + n) % 256, "H": 1000 + n, "h": -5 - n, "I": 0x00012D05 + n,
+            "i": -100000 - n, "f": 1.5 + 0.25 * n}[fmt]
+
+
+def layout_data(lay, n: int):
+    """Item data of Layout ``lay`` (``n`` makes the values distinct)."""
+    if lay.kind == "scalar":
+        return max(lay.allowed) if lay.allowed is not None else _value(lay.fmt, n)
+    vals = [_value(c, n + i) for i, c in enumerate(lay.fmt)]
+    return lay.cls(*vals) if lay.kind == "named" else lay.cls(vals[0], None)
+
+
+def registry_rci_packets():
+    """[(direction, packet)]: one packet of every (code, sub-code) the RCI
+    registry holds now, command bytes and reply layouts included; an inquiry
+    before each reply."""
+    from bsal_ros.protocol import rci_registry as reg
+    from bsal_ros.protocol.rci_tables import REPLY_LAYOUTS
+    out, n = [], 0
+    for spec in reg.commands():
+        if spec.wire is None or spec.sub_codes is None:
+            continue
+        to_cp = "c2s" if spec.server_receives else "s2c"
+        shape = spec.wire.shape
+        for sub in sorted(spec.sub_codes):
+            n += 1
+            if shape == "items" and spec.code + 1 not in REPLY_LAYOUTS:
+                out.append((to_cp, spec.packet.one(sub, n, layout_data(spec.wire.layout, n))))
+            elif shape == "commands":
+                ci = spec.wire.commands
+                for (s, byte), (kind, fmt) in sorted(ci.by_byte.items()):
+                    if s == sub:
+                        item = ci.item_type(kind, _value(fmt, n)) if fmt else ci.item_type(kind)
+                        out.append((to_cp, spec.packet.one(sub, n, item)))
+            elif shape == "reply":
+                inquiry = reg.command(spec.code - 1).packet
+                for (s, status), lay in sorted(REPLY_LAYOUTS[spec.code].items()):
+                    if s == sub:
+                        n += 1
+                        out.append(("c2s", inquiry.one(sub, n, int(status))))
+                        out.append(("s2c", spec.packet.one(sub, n, layout_data(lay, n))))
+    return out
+
+
+def registry_rci_events(byteorder: str = "big"):
+    """The book's conversation (rci_events) with :func:`registry_rci_packets`
+    before its closing Server Termination."""
+    book = rci_events(byteorder)
+    t0 = book[-1][0]
+    extra = [(t0 + 0.001 * i, d, encode_rci(p, byteorder))
+             for i, (d, p) in enumerate(registry_rci_packets())]
+    return book[:-1] + extra + [(t0 + 1.0, *book[-1][1:])]
+
+
+def registry_rdi_packets():
+    """One RDI packet of every (code, sub-code) of an id-carrying RDI packet
+    the registries hold now, then the examples' packets without ids."""
+    from bsal_ros.protocol import RdiActuator, RdiCode, RdiMotor, RdiSensor
+    from bsal_ros.protocol.wire_kinds import rdi_item_layouts
+    cls = {RdiCode.Sn: RdiSensor, RdiCode.Mt: RdiMotor, RdiCode.Ac: RdiActuator}
+    out = [cls[code].one(sub, i, layout_data(lay, i))
+           for i, ((code, sub), lay) in enumerate(rdi_item_layouts().items())]
+    book = RdiDecoder("big").feed(b"".join(_h(text) for _, text in RDI_STEPS))
+    return book[:1] + out + [p for p in book if not hasattr(p, "items")][1:]
+
+
+def registry_rdi_events(byteorder: str = "big"):
+    """(t, "s2c", bytes) of :func:`registry_rdi_packets`, one per segment."""
+    return [(0.01 * i, "s2c", encode_rdi(p, byteorder))
+            for i, p in enumerate(registry_rdi_packets())]

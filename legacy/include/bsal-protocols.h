@@ -17,14 +17,17 @@
 /*
  * bsal-protocols.h -- RCI constants (BSAL book 001, section 4.8).
  *
- * Values are exactly those of the book.  Both spellings the book uses are
- * provided where it is inconsistent (RCI_CGTMTST_* / RCI_CGTMSTST_*,
- * RCI-CAcSn / RCI-CAtSn, RCI_CSVTM_* / RCI_CSvTM_*).
+ * Values are exactly those of the book.  The block between the markers is
+ * generated from the bsal_ros registries (python -m bsal_ros.tools.gen_cpp);
+ * below it, both spellings the book uses where it is inconsistent
+ * (RCI_CGTMTST_* / RCI_CGTMSTST_*, RCI-CAcSn / RCI-CAtSn, RCI_CSVTM_* /
+ * RCI_CSvTM_*).
  */
 #ifndef BSAL_PROTOCOLS_H
 #define BSAL_PROTOCOLS_H
 
-/* 4.8.1 packet codes */
+/* BEGIN GENERATED (python -m bsal_ros.tools.gen_cpp; do not edit) */
+/* 4.8.1 packet codes (and later ones: rci_commands, registered commands) */
 #define RCI_IIId            0x0010
 #define RCI_IInCp           0x0011
 #define RCI_ICaIq           0x0012
@@ -41,25 +44,21 @@
 #define RCI_CGtMtIq         0x0202
 #define RCI_CGtMtRp         0x0203
 #define RCI_CAcSn           0x0210
-#define RCI_CAtSn           RCI_CAcSn   /* the book spells it both ways */
 #define RCI_CStSn           0x0211
 #define RCI_CGtSnIq         0x0212
 #define RCI_CGtSnRp         0x0213
+#define RCI_CSmTp           0x0230
 
-/* flag bits of id_code (DESIGN section 3) */
+/* flag bits of id_code */
 #define RCI_MULTI           0x0200
 #define RCI_RQ_ACK          0x0800
 #define RCI_POLY            0x4000
 #define RCI_GROUP           0x8000
 #define RCI_FLAG_MASK       (RCI_RQ_ACK | RCI_POLY | RCI_GROUP)
-
 /* Control Get Motor status codes */
 #define RCI_CGTMTST_DATA    0x01
 #define RCI_CGTMTST_STATUS  0x02
 #define RCI_CGTMTST_TIME    0x03
-#define RCI_CGTMSTST_DATA   RCI_CGTMTST_DATA
-#define RCI_CGTMSTST_STATUS RCI_CGTMTST_STATUS
-#define RCI_CGTMSTST_TIME   RCI_CGTMTST_TIME
 /* Control Get Sensor status codes */
 #define RCI_CGTSNST_DATA    0x04
 #define RCI_CGTSNST_STATUS  0x05
@@ -78,12 +77,6 @@
 #define RCI_CSVTM_ERROR     0x13
 #define RCI_CSVTM_NOACK     0x14
 #define RCI_CSVTM_USER      0x15
-#define RCI_CSvTM_ACCESS    RCI_CSVTM_ACCESS
-#define RCI_CSvTM_AUTHENTICATE RCI_CSVTM_AUTHENTICATE
-#define RCI_CSvTM_EMERGENCY RCI_CSVTM_EMERGENCY
-#define RCI_CSvTM_ERROR     RCI_CSVTM_ERROR
-#define RCI_CSvTM_NOACK     RCI_CSVTM_NOACK
-#define RCI_CSvTM_USER      RCI_CSVTM_USER
 /* Initialization Capability Inquiry codes */
 #define RCI_ICAIQ_ACCESS    0x18
 #define RCI_ICAIQ_SUPPORT   0x19
@@ -110,8 +103,21 @@
 #define RCI_MOTOR_PSERVO_SPVAL 0xd1
 #define RCI_MOTOR_PSERVO_RESET 0xd2
 
-/* Protocol version spoken by this library (DESIGN section 3). */
+/* Protocol version spoken by this library */
 #define RCI_VERSION_MAJOR   0
 #define RCI_VERSION_MINOR   3
+/* END GENERATED */
+
+/* The book's other spellings */
+#define RCI_CAtSn           RCI_CAcSn
+#define RCI_CGTMSTST_DATA   RCI_CGTMTST_DATA
+#define RCI_CGTMSTST_STATUS RCI_CGTMTST_STATUS
+#define RCI_CGTMSTST_TIME   RCI_CGTMTST_TIME
+#define RCI_CSvTM_ACCESS    RCI_CSVTM_ACCESS
+#define RCI_CSvTM_AUTHENTICATE RCI_CSVTM_AUTHENTICATE
+#define RCI_CSvTM_EMERGENCY RCI_CSVTM_EMERGENCY
+#define RCI_CSvTM_ERROR     RCI_CSVTM_ERROR
+#define RCI_CSvTM_NOACK     RCI_CSVTM_NOACK
+#define RCI_CSvTM_USER      RCI_CSVTM_USER
 
 #endif /* BSAL_PROTOCOLS_H */

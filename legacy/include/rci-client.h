@@ -138,6 +138,21 @@ void disconnectFromServer(void);            // close the socket politely
 // per-id settings): wheel radius in metres and counts per wheel revolution.
 // ERR_BAD_ARGUMENT for a radius <= 0 or not finite, or 0 counts; else NO_ERROR.
 guint8 rciSetEncoderGeometry(double wheel_radius_m, guint32 counts_per_rev, int id = -1);
+// Data and statval of the sensors `ids` of sub-code `sub` (any sensor kind the
+// generated bsal-wire-tables.h knows, e.g. one registered in bsal_ros), from ONE
+// reply: data[i] holds the DATA item's bytes as sent (wire byte order),
+// statvals[i] its statval.  ERR_BAD_ARGUMENT for an unknown sub-code or no id.
+guint8 rciReadSensors(guint8 sub, const vector<guint16>& ids,
+                      vector<vector<guint8> >& data, vector<guint32>& statvals);
+// Send id-carrying command `code` (one whose items are of one fixed layout in
+// the generated bsal-wire-tables.h, e.g. one registered in bsal_ros) with
+// sub-code `sub`, item data[i] (its bytes in the connection's byte order) for
+// ids[i]: general form for one id, group for consecutive ids, poly otherwise;
+// with `ack` waits for its completion (RCI_CSTRP_IDLE or the CP's status),
+// else returns RCI_CSTRP_BUSY once sent.  ERR_BAD_ARGUMENT for an unknown
+// code, a Get inquiry, or items of the wrong size or number.
+guint8 rciSendItems(guint16 code, guint8 sub, const vector<guint16>& ids,
+                    const vector<vector<guint8> >& data, bool ack);
 const char* rciCodeName(guint8 code);       // "RCI_CSTRP_IDLE", "NO_ERROR", ...
 const char* rciTermName(guint16 code);      // "RCI_CSVTM_ERROR", ...
 guint8 rciNegotiatedMinor(void);            // protocol minor version agreed

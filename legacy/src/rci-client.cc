@@ -25,6 +25,7 @@
 // that sees it returns ERR_SERVER_TERMINATE and getServerTermination()
 // returns its code.  A lost link counts as RCI_CSVTM_ERROR.
 #include "rci-client.h"
+#include "bsal-wire-tables.h"   // generated: packet and reply-item lengths
 
 #include <errno.h>
 #include <math.h>
@@ -258,13 +259,10 @@ ReadResult readPacket(Packet& p, const Layout& layout, gint64 deadline)
     if (!fill(2, deadline)) return READ_LOST;
     p.code = get16(&g.rx[0]);
     p.base = p.code & ~RCI_FLAG_MASK;
-    size_t len = 0;
-    switch (p.base) {
-    case RCI_IIId: len = 60; break;
-    case RCI_IInCp: case RCI_CRs: case RCI_CBsTmIq: len = 2; break;
-    case RCI_CStIq: case RCI_CSvTm: case RCI_CCnAc: len = 4; break;
-    case RCI_CStRp: len = 5; break;
-    case RCI_CBsTm: len = 10; break;
+    int fixed = rciFixedPacketLen(p.base);
+    size_t len = fixed > 0 ? (size_t)fixed : 0;
+    switch (fixed > 0 ? 0 : p.base) {
+    case 0: break;
     case RCI_ICaIq:
     case RCI_ICaRp:   // we only ever ask ACCESS: one byte of data per item
         if (!fill(3, deadline)) return READ_LOST;
@@ -454,8 +452,10 @@ guint8 setMotor(int index, guint8 sub, guint16 id, guint8 spval_code, guint8 mod
 }
 
 // Get Motor Inquiry (general form) for one motor.
-guint8 getMotor(guint8 sub, guint16 id, guint8 status_code, int item_len, std::vector<guint8>& data)
+guint8 getMotor(guint8 sub, guint16 id, guint8 status_code, std::vector<guint8>& data)
 {
+    int item_len = rciReplyItemLen(RCI_CGtMtRp, sub, status_code);
+    if (item_len < 0) return ERR_BAD_ARGUMENT;
     Layout layout(1, item_len);
     int pre = preflight(RCI_CGtMtIq);
     if (pre >= 0) return (guint8)pre;
@@ -491,16 +491,11 @@ bool consecutiveOnce(const std::vector<guint16>& ids)
     return true;
 }
 
-// Data length of a Get Sensor reply item.
+// Data length of a Get Sensor reply item (-1: a sub-code or status code the
+// generated tables do not know: not asked, since its reply could not be framed).
 int sensorItemLen(guint8 sub, guint8 status_code)
 {
-    if (status_code == RCI_CGTSNST_STATUS) return 4;            // statval
-    switch (sub) {
-    case RCI_SENSOR_ULTRASONIC: return 2;                       // guint16 delay
-    case RCI_SENSOR_RELENCODER: return 4;                       // gint16 d_count, count
-    case RCI_SENSOR_ABSENCODER: return 2;                       // gint16 count
-    default: return 4;                                          // float accel
-    }
+    return rciReplyItemLen(RCI_CGtSnRp, sub, status_code);
 }
 
 // One Get Sensor Inquiry and its reply: general form for one entry, group
@@ -517,7 +512,9 @@ guint8 getSensors(guint8 sub, const std::vector<Query>& q, Packet& reply,
     Layout layout;
     for (size_t i = 0; i < q.size(); ++i) {
         ids.push_back(q[i].id);
-        layout.push_back(sensorItemLen(sub, q[i].status_code));
+        int len = sensorItemLen(sub, q[i].status_code);
+        if (len < 0) return ERR_BAD_ARGUMENT;
+        layout.push_back(len);
     }
     std::vector<guint8> b;
     if (q.size() == 1) {
@@ -905,7 +902,7 @@ guint8 getSteerMotor(guint8& mode, gint8& dir, float& duty_cycle, float& angular
                      guint8& pos_type, guint8& pos_unit, float& displacement)
 {
     std::vector<guint8> data;
-    guint8 rc = getMotor(RCI_MOTOR_PSERVO, kSteerMotorId, RCI_CGTMTST_DATA, 6, data);
+    guint8 rc = getMotor(RCI_MOTOR_PSERVO, kSteerMotorId, RCI_CGTMTST_DATA, data);
     if (rc != RCI_CSTRP_IDLE) return rc;
     speedvalDecode(get16(&data[0]), mode, dir, duty_cycle, angular_disp);
     mposit_type pos = mposvalDecode(get32(&data[2]));
@@ -918,7 +915,7 @@ guint8 getSteerMotor(guint8& mode, gint8& dir, float& duty_cycle, float& angular
 guint8 getDriveMotor(guint8& mode, gint8& dir, float& duty_cycle, float& angular_disp)
 {
     std::vector<guint8> data;
-    guint8 rc = getMotor(RCI_MOTOR_DC, kDriveMotorId, RCI_CGTMTST_DATA, 2, data);
+    guint8 rc = getMotor(RCI_MOTOR_DC, kDriveMotorId, RCI_CGTMTST_DATA, data);
     if (rc != RCI_CSTRP_IDLE) return rc;
     speedvalDecode(get16(&data[0]), mode, dir, duty_cycle, angular_disp);
     return RCI_CSTRP_IDLE;
@@ -1040,6 +1037,54 @@ guint8 readEncoders(vector<encoderData>& info)
         info[i].time = statvalTime(stat[i]);
         info[i].status = (guint8)(stat[i] & 0xff);
     }
+    return RCI_CSTRP_IDLE;
+}
+
+guint8 rciSendItems(guint16 code, guint8 sub, const vector<guint16>& ids,
+                    const vector<vector<guint8> >& data, bool ack)
+{
+    int pre = preflight(code);
+    if (pre >= 0) return (guint8)pre;
+    int len = rciCommandItemLen(code);
+    // the Get inquiries are answered by replies only getSensors/getMotor frame
+    if (len < 0 || code == RCI_CGtMtIq || code == RCI_CGtSnIq) return ERR_BAD_ARGUMENT;
+    if (ids.empty() || ids.size() > kMaxItems || data.size() != ids.size()) return ERR_BAD_ARGUMENT;
+    for (size_t i = 0; i < data.size(); ++i)
+        if (data[i].size() != (size_t)len) return ERR_BAD_ARGUMENT;
+    guint16 flags = ack ? RCI_RQ_ACK : 0;
+    std::vector<guint8> b;
+    if (ids.size() == 1) {
+        put16(b, code | flags);
+        put8(b, sub);
+        put16(b, ids[0]);
+    } else if (consecutiveOnce(ids)) {
+        put16(b, code | RCI_GROUP | flags);
+        put8(b, sub);
+        put8(b, (guint8)ids.size());
+        put16(b, ids[0]);
+    } else {
+        put16(b, code | RCI_POLY | flags);
+        put8(b, sub);
+        put8(b, (guint8)ids.size());
+    }
+    bool poly = ids.size() > 1 && !consecutiveOnce(ids);
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (poly) put16(b, ids[i]);
+        b.insert(b.end(), data[i].begin(), data[i].end());
+    }
+    return command(b, code, ack, g.timeout_ms);
+}
+
+guint8 rciReadSensors(guint8 sub, const vector<guint16>& ids,
+                      vector<vector<guint8> >& data, vector<guint32>& statvals)
+{
+    if (ids.empty() || sensorItemLen(sub, RCI_CGTSNST_DATA) < 0) return ERR_BAD_ARGUMENT;
+    std::vector<std::vector<guint8> > values;
+    std::vector<guint32> stat;
+    guint8 rc = readWithStatus(sub, ids, values, stat);
+    if (rc != RCI_CSTRP_IDLE) return rc;        // nothing read, nothing changed
+    data.swap(values);
+    statvals.swap(stat);
     return RCI_CSTRP_IDLE;
 }
 

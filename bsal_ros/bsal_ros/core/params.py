@@ -33,9 +33,11 @@ name no parameter reads, with the closest valid name.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from dataclasses import dataclass, field
 import difflib
+import functools
 from typing import Any, Callable, Iterable
 
 #: the Python types a ROS parameter of a record may have
@@ -50,8 +52,11 @@ class Spec:
     low: float | None = None
     high: float | None = None
     choices: tuple[str, ...] = ()
-    #: applied while the node runs; every other parameter is read-only
-    dynamic: bool = False
+    #: changeable while the node runs (every other parameter is read-only):
+    #: True when the node reads it from its parameters at each use, or the
+    #: attribute, dotted from the node ("robot.cmd_timeout"), that a change
+    #: is written to at once (:meth:`ParamRecord.apply_change`)
+    dynamic: bool | str = False
 
     def check(self, name: str, default, value) -> str:
         """Why ``value`` is refused for parameter ``name`` ("" : it is accepted)."""
@@ -120,6 +125,21 @@ class ParamRecord:
             changes[prm.name] = float(prm.value) if isinstance(default, float) else prm.value
         return "", changes
 
+    @classmethod
+    def apply_change(cls, owner, changes: dict) -> None:
+        """Write each changed parameter whose declaration names an attribute
+        (``dynamic="robot.cmd_timeout"``) to that attribute of ``owner``, under
+        the lock of the object holding it when it has one."""
+        specs = cls.specs()
+        for name, value in changes.items():
+            where = specs[name][1].dynamic
+            if not isinstance(where, str):
+                continue
+            *path, attr = where.split(".")
+            obj = functools.reduce(getattr, path, owner)
+            with getattr(obj, "lock", None) or contextlib.nullcontext():
+                setattr(obj, attr, value)
+
     def __getitem__(self, name: str):
         # read by name as well: the gateways' start-up and shutdown code reads p["host"]
         return getattr(self, name)
@@ -155,6 +175,10 @@ def record_problems(record: type) -> list[str]:
             problems.append(f"{where}: a range for a {type(default).__name__} parameter")
         if spec.choices and not isinstance(default, str):
             problems.append(f"{where}: choices for a {type(default).__name__} parameter")
+        if isinstance(spec.dynamic, str) and not all(
+                part.isidentifier() for part in spec.dynamic.split(".")):
+            problems.append(f"{where}: dynamic={spec.dynamic!r} is neither True nor the "
+                            f"attribute a change goes to ('robot.cmd_timeout')")
         if not problems:
             why = spec.check(f.name, default, default)
             if why:

@@ -55,12 +55,13 @@ class HardwareNodeParams(ParamRecord):
     sim_seed: int = param(-1, "seed of the simulated world's random numbers; -1 = "
                           "robot.sim.seed", -1, INT32_MAX)
     speed_of_sound: float = param(343.0, "m/s used to turn echo delays into ranges (343 at "
-                                  "20 C)", 100.0, 2000.0, dynamic=True)
+                                  "20 C)", 100.0, 2000.0, dynamic="robot.speed_of_sound")
     sonar_no_return: str = param("inf", "Range.range when a sonar hears no echo: 'inf' "
                                  "(REP-117) or 'max_range' (what Nav2's range layer clears "
                                  "on)", choices=("inf", "max_range"), dynamic=True)
     cmd_vel_timeout: float = param(0.5, "s without a cmd_vel message before the drive is "
-                                   "stopped", 0.01, HOUR_S, dynamic=True)
+                                   "stopped", 0.01, HOUR_S,
+                                   dynamic="robot.cmd_timeout")
     diagnostics_period: float = param(1.0, "s between DiagnosticArray messages on "
                                       "/diagnostics", 0.01, HOUR_S)
     stale_factor: float = param(3.0, "a device that is on is STALE after this many poll "

@@ -283,15 +283,6 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
         self.odometry.update(counts_to_angle(b.d_count, self.drive_cpr),
                              self._steer_angle_unlocked(), dt)
 
-    def set_run_time_parameters(self, speed_of_sound: float | None = None,
-                                cmd_timeout: float | None = None) -> None:
-        """Change the unit and timeout parameters a running robot accepts."""
-        with self.lock:
-            if speed_of_sound is not None:
-                self.speed_of_sound = float(speed_of_sound)
-            if cmd_timeout is not None:
-                self.cmd_timeout = float(cmd_timeout)
-
     def odometry_snapshot(self):
         """(odom, pose) read together: odom = (x, y, yaw, cov6, vx, wz) in the odom
         frame, pose = (x, y, yaw, cov6) the pose estimate."""

@@ -15,23 +15,29 @@
 # SPDX-License-Identifier: Apache-2.0
 """Device kinds and board types, one module each (see :mod:`.registry`).
 
-Importing this package registers Brak's own board types and kinds:
-ultrasonic, dc_motor (+ relative_encoder), pservo_motor (+ absolute_encoder),
-accelerometer. A new kind is one module calling :func:`register_board_type`
-and :func:`register_kind` (docs/EXTENDING.md).
+Importing this package loads every device-kind plugin (:mod:`.plugins`, the
+entry-point group ``bsal_ros.device_kinds``): Brak's own board types and kinds
+(ultrasonic, dc_motor (+ relative_encoder), pservo_motor (+ absolute_encoder),
+accelerometer) and any installed package's. A new kind is one module calling
+:func:`register_board_type` and :func:`register_kind`, named by an entry point
+of that group (docs/EXTENDING.md).
 """
 
-from . import accelerometer, dc_motor, pservo_motor, ultrasonic  # noqa: F401,E402  (registers)
+from .plugins import GROUP, load_plugins, loaded_plugins, plugin_errors
 from .registry import (all_kinds, board_type, board_type_problems, board_types, BoardType,
-                       data_fields, device_classes, DeviceKind, kind, kind_problems, KindError,
+                       data_fields, device_classes, DeviceKind, is_builtin, kind, kind_problems,
+                       KindError,
                        rci_as_sent, rci_item, RCI_SENSOR_CLASS, RciSensor, rdi_kind,
                        rdi_sensor_kinds, RdiItem, register_board_type, register_kind,
-                       registry_problems, resolve, status_fields, unregister, value_of,
-                       ViewerSpec, with_values)
+                       registry_problems, resolve, RosTopic, status_fields, TOPIC_QOS,
+                       unregister, value_of, ViewerSpec, with_values)
 
-__all__ = ["RCI_SENSOR_CLASS", "BoardType", "DeviceKind", "KindError", "RciSensor", "RdiItem",
-           "ViewerSpec",
+load_plugins()
+
+__all__ = ["GROUP", "RCI_SENSOR_CLASS", "TOPIC_QOS", "BoardType", "DeviceKind", "KindError",
+           "RciSensor", "RdiItem", "RosTopic", "ViewerSpec",
            "all_kinds", "board_type", "board_type_problems", "board_types", "data_fields",
-           "device_classes", "kind", "kind_problems", "registry_problems",
+           "device_classes", "is_builtin", "kind", "kind_problems", "load_plugins",
+           "loaded_plugins", "plugin_errors", "registry_problems",
            "rci_as_sent", "rci_item", "rdi_kind", "rdi_sensor_kinds", "register_board_type",
            "register_kind", "resolve", "status_fields", "unregister", "value_of", "with_values"]

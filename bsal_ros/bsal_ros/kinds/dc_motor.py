@@ -60,6 +60,8 @@ register_kind(DeviceKind(
                 reading=lambda d: RelEncoderReading(clamp_i16(d.d_count), u32(d.d_statval),
                                                     clamp_i16(d.count), u32(d.statval))),
     diagnostics=lambda s: {"count": s.count, "position_rad": f"{s.position:.4f}"},
+    diagnostics_group="Encoders",
+    topic=None,        # on encoders with its board's motor (nodes.hardware_publishers)
     viewer=ViewerSpec(label="relenc",
                       text=lambda d: (f"d_count={d.d_count} d_st={fmt_statval(d.d_status)} "
                                       f"count={d.count}"),
@@ -76,4 +78,6 @@ register_kind(DeviceKind(
     rci=None,          # motors answer CGtMtIq (rci.handlers_motor)
     rdi=None,          # RDI-Mt DC, built by rdi.state with the pseudo-servo ids
     diagnostics=motor_diagnostics,
+    diagnostics_group="Motors",
+    topic=None,        # motor_states, joint_states, odom (nodes.hardware_publishers)
     viewer=None))      # the viewer's motor rows

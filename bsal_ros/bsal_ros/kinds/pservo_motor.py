@@ -50,6 +50,8 @@ register_kind(DeviceKind(
                 layout=rdi_item_layout(RdiCode.Sn, RdiSensorType.ABSENCODER),
                 reading=lambda d: AbsEncoderReading(clamp_i16(d.count), u32(d.statval))),
     diagnostics=lambda s: {"count": s.count, "position_rad": f"{s.position:.4f}"},
+    diagnostics_group="Encoders",
+    topic=None,        # on encoders with its board's motor (nodes.hardware_publishers)
     viewer=ViewerSpec(label="absenc", text=lambda d: f"count={d.count}",
                       line=lambda i, d: f"abs enc {i}: {d.count}")))
 
@@ -65,4 +67,6 @@ register_kind(DeviceKind(
     rdi=None,          # RDI-Mt DC (offset ids) and RDI-Ac STEER, built by rdi.state
     diagnostics=lambda s: {**motor_diagnostics(s), "homed": s.homed, "homing": s.homing,
                            "phase": s.phase},
+    diagnostics_group="Motors",
+    topic=None,        # motor_states, joint_states (nodes.hardware_publishers)
     viewer=None))      # the viewer's motor and steering rows

@@ -98,6 +98,26 @@ class ViewerSpec:
 
 
 @dataclass(frozen=True, kw_only=True)
+class RosTopic:
+    """A kind's own ROS topic (the hardware node publishes it while the
+    device is on). ``name`` is relative; with fields of the device
+    (``"sonar_{id:02d}"``) each device has its own topic, whose ``_link`` is
+    the device's default frame, else the kind shares one. ``msg`` is the
+    message type as ``"package.msg:Class"`` (resolved by the node: no ROS
+    import here), ``qos`` one of :data:`TOPIC_QOS`; ``fill(msg, state, ctx)``
+    fills a message (``ctx``: frame, stamp, desc, params of the node)."""
+
+    name: str
+    msg: str
+    qos: str
+    fill: Callable[[Any, DeviceState, Any], None]
+
+
+#: a RosTopic's QoS names: sensor data (best effort) or reliable, depth 10
+TOPIC_QOS = ("sensor", "reliable")
+
+
+@dataclass(frozen=True, kw_only=True)
 class DeviceKind:
     """One device kind (a BSAL device class, ``DeviceState.device_class``)."""
 
@@ -111,6 +131,8 @@ class DeviceKind:
     rci: RciSensor | None          # None: not an RCI sensor (motors answer CGtMt)
     rdi: RdiItem | None            # None: sent by rdi.state's motor code
     diagnostics: Callable[[DeviceState], dict]
+    diagnostics_group: str         # its tree in the diagnostics aggregator ("Sonars")
+    topic: RosTopic | None         # None: published only on device_states (and its board's)
     viewer: ViewerSpec | None
 
 
@@ -218,6 +240,14 @@ def kind_problems(k: DeviceKind) -> list[str]:
         out.append(f"device kind {name!r}: viewer is None, but it is sent over RDI")
     if not callable(k.diagnostics):
         out.append(f"device kind {name!r}: diagnostics is not a function of a state")
+    if not k.diagnostics_group:
+        out.append(f"device kind {name!r}: diagnostics_group is empty (its tree in the "
+                   f"diagnostics aggregator, e.g. 'Sonars')")
+    if k.topic is not None:
+        t = k.topic
+        if not t.name or not _is_ref(t.msg) or t.qos not in TOPIC_QOS or not callable(t.fill):
+            out.append(f"device kind {name!r}: topic needs a name, msg 'package.msg:Class', "
+                       f"qos in {TOPIC_QOS} and a fill function, not {t!r}")
     return out
 
 
@@ -322,6 +352,13 @@ def kind(name: str) -> DeviceKind:
     if k is None:
         raise KindError(f"unknown device kind {name!r} (registered: {', '.join(_KINDS)})")
     return k
+
+
+def is_builtin(k: DeviceKind) -> bool:
+    """A kind of Brak's own (declared in bsal_ros), not a plugin's: what a file
+    checked into this repository (generated from the registry) names."""
+    device = k.device if isinstance(k.device, str) else k.device.__module__
+    return device.startswith("bsal_ros.")
 
 
 def board_types() -> tuple[str, ...]:

@@ -22,7 +22,7 @@ import math
 
 from .convert import low16, u16, u32
 from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
-                       register_kind, ViewerSpec)
+                       register_kind, RosTopic, ViewerSpec)
 from ..protocol.constants import RdiCode, RdiSensorType, SensorType
 from ..protocol.rci_tables import SENSOR_DATA
 from ..protocol.rdi import UltrasonicReading
@@ -53,6 +53,23 @@ def scale_slot_rates(board: dict, rate_scale: float, all_boards_hz: float) -> No
         board["interval_ms"] = max(5, int(round(board["interval_ms"] / rate_scale)))
 
 
+def fill_range(m, s, ctx) -> None:
+    """A sensor_msgs/Range of one sonar: the cone of the description's
+    geometry; no echo is +inf (REP 117) or max_range (``sonar_no_return``)."""
+    g = ctx.desc["geometry"]
+    m.header.stamp = ctx.stamp
+    m.header.frame_id = ctx.frame
+    m.radiation_type = type(m).ULTRASOUND
+    m.field_of_view = float(g["sonar_field_of_view"])
+    m.min_range = float(g["sonar_min_range"])
+    m.max_range = float(g["sonar_max_range"])
+    rng = s.range_m
+    if math.isinf(rng):
+        rng = math.inf if ctx.params["sonar_no_return"] == "inf" else m.max_range
+    m.range = float(rng)
+    m.variance = 0.01 ** 2
+
+
 register_board_type(BoardType(
     name="ultrasonic",
     board="bsal_ros.hardware.boards:UltrasonicBoard",
@@ -77,4 +94,7 @@ register_kind(DeviceKind(
                 reading=lambda d: UltrasonicReading(u16(d.delay_us), u32(d.statval))),
     diagnostics=lambda s: {"delay_us": s.delay_us,
                            "range_m": "inf" if math.isinf(s.range_m) else f"{s.range_m:.3f}"},
+    diagnostics_group="Sonars",
+    topic=RosTopic(name="sonar_{id:02d}", msg="sensor_msgs.msg:Range", qos="sensor",
+                   fill=fill_range),
     viewer=ViewerSpec(label="sonar", text=lambda d: f"delay={d.delay}us", line=None)))

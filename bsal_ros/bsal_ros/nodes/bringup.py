@@ -28,10 +28,14 @@ the simulated bus; ``bsal_ros.nodes.executors``).
                  --rdi-realtime-port 7661 --rdi-ca-port 7662   # a second robot
     brak_bringup --duration 30                    # stop by itself after 30 s
     brak_bringup --ros-args --params-file my_brak.yaml            # ROS arguments, as anywhere
+    brak_bringup --no-dds-profile                 # Fast DDS's own defaults (docs/DEPLOYMENT.md)
 """
+import os
 import sys
 
 from bsal_ros.core.cli import OneLineParser
+from bsal_ros.dds_profile import describe, profile_env
+from bsal_ros.description.launch_args import flag, launch_overrides
 from bsal_ros.nodes.cli import ROS_ARGS, split_ros_args
 from bsal_ros.paths import shipped
 
@@ -42,20 +46,26 @@ EXECUTOR_NAMES = {"events": "EventsExecutor", "single": "single-threaded executo
 
 def parse_args(argv):
     """Our options (ROS arguments already split off: :mod:`bsal_ros.nodes.cli`)."""
+    return make_parser().parse_args(argv)
+
+
+def make_parser() -> OneLineParser:
+    """brak_bringup's command line."""
     p = OneLineParser(prog="brak_bringup", description=__doc__.split("\n\n")[0])
     p.add_argument("--namespace", default="", help="ROS namespace of every node")
     p.add_argument("--config", default=str(shipped("config", "brak.yaml")),
                    help="hardware node params file (robot description)")
     p.add_argument("--gateways-config", default=str(shipped("config", "gateways.yaml")),
                    help="RCI/RDI gateway params file")
-    p.add_argument("--bus-backend", choices=["sim", "smbus2"], help="I2C backend")
-    p.add_argument("--i2c-bus", type=int, help="N of /dev/i2c-N (smbus2 backend)")
+    # the launch file's override arguments, each with its parameter's declaration
+    from bsal_ros.nodes.records import NODE_RECORDS
+    for node, table in override_tables().items():
+        specs = NODE_RECORDS[node].specs()
+        for argument, (parameter, kind) in table.items():
+            _, spec = specs[parameter]
+            p.add_argument(flag(argument), type=kind, choices=list(spec.choices) or None,
+                           help=f"{node} {parameter}: {spec.description}".replace("%", "%%"))
     p.add_argument("--frame-prefix", help="prefix of every frame id (e.g. brak2/)")
-    p.add_argument("--rci-host", help="RCI gateway bind address")
-    p.add_argument("--rci-port", type=int, help="RCI gateway TCP port (0: any free)")
-    p.add_argument("--rdi-host", help="RDI gateway bind address")
-    p.add_argument("--rdi-realtime-port", type=int, help="RDI real-time stream port")
-    p.add_argument("--rdi-ca-port", type=int, help="RDI control-application stream port")
     p.add_argument("--no-rci", action="store_true", help="do not start the RCI gateway")
     p.add_argument("--no-rdi", action="store_true", help="do not start the RDI gateway")
     p.add_argument("--executor", choices=["auto", "events", "single", "multi"],
@@ -64,9 +74,25 @@ def parse_args(argv):
                         "if set, else events on the simulated bus (lowest latency), "
                         "multi on smbus2 (a slow I2C write in a command service must "
                         "not stall the other callbacks)")
+    p.add_argument("--no-dds-profile", action="store_true",
+                   help="leave out the shipped Fast DDS profile config/fastdds_robot.xml "
+                        "(also BSAL_DDS_PROFILE=0; a FASTDDS_DEFAULT_PROFILES_FILE of your "
+                        "own wins anyway)")
     p.add_argument("--duration", type=float, default=0.0,
                    help="seconds to run, then stop cleanly (0: until Ctrl-C)")
-    return p.parse_args(argv)
+    return p
+
+
+def override_tables():
+    """node -> {argument: (parameter, type)}: the launch file's tables
+    (:mod:`bsal_ros.description.launch_args`)."""
+    return launch_overrides(shipped("launch", "brak.launch.py"))
+
+
+def given(args, node):
+    """(parameter, value) of the node's override flags (None: not given)."""
+    return [(parameter, getattr(args, argument))
+            for argument, (parameter, _) in override_tables()[node].items()]
 
 
 def overrides(pairs):
@@ -87,9 +113,8 @@ def compose(nodes, args) -> dict:
     from bsal_ros.nodes.hardware_node import HardwareNode
     ns = args.namespace or None
     context = nodes.context
-    hardware = HardwareNode(namespace=ns, context=context, parameter_overrides=overrides([
-        ("bus_backend", args.bus_backend), ("i2c_bus", args.i2c_bus),
-        ("frame_prefix", args.frame_prefix)]))
+    hardware = HardwareNode(namespace=ns, context=context, parameter_overrides=overrides(
+        given(args, "hardware_node") + [("frame_prefix", args.frame_prefix)]))
     nodes.add(hardware, stop=hardware.homing.end_goals, close=hardware.close)
     # Polling runs in the hardware node's own thread and sockets in the
     # gateways' asyncio threads; what runs in callbacks is short, except a
@@ -102,14 +127,13 @@ def compose(nodes, args) -> dict:
     rci = rdi = None
     if not args.no_rci:
         from bsal_ros.nodes.rci_gateway import RciGatewayNode
-        rci = RciGatewayNode(namespace=ns, context=context, parameter_overrides=overrides([
-            ("host", args.rci_host), ("port", args.rci_port)]))
+        rci = RciGatewayNode(namespace=ns, context=context,
+                             parameter_overrides=overrides(given(args, "rci_gateway")))
         nodes.add(rci, stop=rci.stop_serving, close=rci.stop)
     if not args.no_rdi:
         from bsal_ros.nodes.rdi_gateway import RdiGatewayNode
-        rdi = RdiGatewayNode(namespace=ns, context=context, parameter_overrides=overrides([
-            ("host", args.rdi_host), ("realtime_port", args.rdi_realtime_port),
-            ("ca_port", args.rdi_ca_port)]))
+        rdi = RdiGatewayNode(namespace=ns, context=context,
+                             parameter_overrides=overrides(given(args, "rdi_gateway")))
         nodes.add(rdi, stop=rdi.stop)
     ports = {}
     if rci is not None:
@@ -124,6 +148,7 @@ def compose(nodes, args) -> dict:
     if "rdi" in ports:
         streams = ", ".join(f"{name} :{port}" for name, port in ports["rdi"].items())
         parts.append(f'RDI {rdi.p["host"]} ({streams})')
+    parts.append(describe(os.environ))
     hardware.get_logger().info("Brak is up: " + ", ".join(parts) + " (Ctrl-C stops it)")
     return ports
 
@@ -134,6 +159,8 @@ def main(argv=None, hard_exit: bool = True) -> int:
     from bsal_ros.nodes.runtime import run, StartupError
     ours, extra = split_ros_args(sys.argv[1:] if argv is None else argv)
     args = parse_args(ours)
+    # before rclpy.init: Fast DDS reads it when the process makes its participant
+    os.environ.update(profile_env(os.environ, not args.no_dds_profile))
 
     def build(nodes) -> None:
         try:

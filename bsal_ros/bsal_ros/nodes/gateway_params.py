@@ -56,6 +56,10 @@ class RciGatewayParams(ParamRecord):
                                    0.0, HOUR_S)
     service_timeout_s: float = param(1.0, "s to wait for a hardware node service answer",
                                      0.01, HOUR_S)
+    stop_timeout_s: float = param(4.0, "s to wait for the answer to a Set Motor that stops "
+                                  "every motor it names (a stop the robot carried out must not "
+                                  "be answered ABORT because DDS repaired a lost sample late)",
+                                  0.01, HOUR_S)
     home_timeout_s: float = param(30.0, "s to wait for the home_steering action", 0.01, HOUR_S)
     cache_max_age_cycles: float = param(1.5, "cached device states older than this many board "
                                         "cycles are asked for again", 0.0, 1000.0)

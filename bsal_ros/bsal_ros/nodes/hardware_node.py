@@ -167,10 +167,8 @@ class HardwareNode(Node):
         if why:
             return SetParametersResult(successful=False, reason=why)
         self.p.update(changes)          # rclpy's own (use_sim_time) are not in the record
-        if "speed_of_sound" in changes:
-            self.robot.set_run_time_parameters(speed_of_sound=changes["speed_of_sound"])
-        if "cmd_vel_timeout" in changes:
-            self.robot.set_run_time_parameters(cmd_timeout=changes["cmd_vel_timeout"])
+        # each declaration says where its change goes (hardware/node_params.py)
+        hardware_params.record().apply_change(self, changes)
         return SetParametersResult(successful=True)
 
     # ---- logging ---------------------------------------------------------------

@@ -20,7 +20,9 @@
 ``/diagnostics`` absolute) and turns one cycle's
 :class:`~bsal_ros.hardware.robot.CycleUpdate` list into messages: Range per
 sonar, Imu, JointState, Odometry, the pose estimate, the ground truth of a
-simulated bus, and the DeviceState arrays (through the one converter,
+simulated bus, each device kind's own topic (declared by the kind,
+:class:`bsal_ros.kinds.RosTopic`: Range per sonar, Imu, a plugin's), and
+the DeviceState arrays (through the one converter,
 :mod:`bsal_ros.nodes.device_state_msg`). It runs on the poller thread.
 
 Stamps: a standard message (Range, Imu, JointState, Odometry, pose, ground
@@ -32,9 +34,9 @@ because its statval is counted from the wall-time base time.
 
 from __future__ import annotations
 
-import math
 import threading
 import time
+from types import SimpleNamespace
 
 from bsal_interfaces.msg import DeviceStateArray
 from builtin_interfaces.msg import Time
@@ -43,9 +45,10 @@ from geometry_msgs.msg import PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_profile_sensor_data, QoSProfile,
                        ReliabilityPolicy)
-from sensor_msgs.msg import Imu, JointState, Range
+from sensor_msgs.msg import JointState
 
-from bsal_ros.core.units import counts_to_angle, G, yaw_to_quaternion
+from bsal_ros.core.units import counts_to_angle, yaw_to_quaternion
+from bsal_ros.kinds import kind, resolve
 from bsal_ros.nodes.device_state_msg import time_msg, to_msg
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
@@ -77,21 +80,11 @@ class HardwarePublishers:
         self.sim = simulation
         self.p = params
         self.frame = frames
-        self.geo = robot.desc["geometry"]
-        self.accel_noise_g = float(robot.desc["sim"]["accel_noise_g"])
-        sensor = qos_profile_sensor_data
-        fp = params["frame_prefix"]
-        self.sonar_pubs = {}
-        self.sonar_frames = {}
-        for d in robot.devices_of("ultrasonic"):
-            topic = f"sonar_{d.id:02d}"
-            self.sonar_pubs[d.id] = node.create_publisher(Range, topic, sensor)
-            self.sonar_frames[d.id] = fp + (d.cfg.get("frame") or f"{topic}_link")
+        self._make_kind_topics()
         self.pub_states = node.create_publisher(DeviceStateArray, "device_states", 50)
         self.pub_encoders = node.create_publisher(DeviceStateArray, "encoders", RELIABLE)
         self.pub_motors = node.create_publisher(DeviceStateArray, "motor_states", RELIABLE)
         self.pub_joints = node.create_publisher(JointState, "joint_states", RELIABLE)
-        self.pub_imu = node.create_publisher(Imu, "imu", sensor)
         self.pub_odom = node.create_publisher(Odometry, "odom", RELIABLE)
         self.pub_pose = node.create_publisher(PoseWithCovarianceStamped, "pose", RELIABLE)
         self.pub_base_time = node.create_publisher(Time, "base_time", LATCHED)
@@ -113,6 +106,29 @@ class HardwarePublishers:
         self._answered: dict = {}
         self._answered_lock = threading.Lock()
 
+    def _make_kind_topics(self) -> None:
+        """One publisher per topic a device kind declares (per device when its
+        name has the device's fields): (class, id) -> (publisher, message
+        class, its kind's fill). A per-device topic's ``_link`` is the
+        device's default frame (``sonar_03_link``)."""
+        qos = {"sensor": qos_profile_sensor_data, "reliable": RELIABLE}
+        fp = self.p["frame_prefix"]
+        by_name = {}
+        self.kind_topics = {}
+        self.frames = {}
+        for d in sorted(self.robot.devices.values(), key=lambda d: d.key):
+            topic = kind(d.device_class).topic
+            if topic is None:
+                continue
+            name = topic.name.format(id=d.id, name=d.label)
+            if name not in by_name:
+                msg = resolve(topic.msg)
+                by_name[name] = (self.node.create_publisher(msg, name, qos[topic.qos]), msg,
+                                 topic.fill)
+            self.kind_topics[d.key] = by_name[name]
+            if name != topic.name:
+                self.frames[d.key] = fp + (d.cfg.get("frame") or f"{name}_link")
+
     # ---- stamps and frames ---------------------------------------------------
     def stamp_of(self, wall_t: float | None) -> Time:
         """When data read at wall time ``wall_t`` was read, on the node's clock."""
@@ -125,9 +141,7 @@ class HardwarePublishers:
 
     def frame_of(self, dev) -> str:
         """The frame id of a device (its sonar link, or its configured frame)."""
-        if dev.device_class == "ultrasonic":
-            return self.sonar_frames.get(dev.id, "")
-        return self.p["frame_prefix"] + dev.frame
+        return self.frames.get(dev.key) or self.p["frame_prefix"] + dev.frame
 
     def publish_base_time(self) -> None:
         """The statval base time (latched)."""
@@ -146,14 +160,11 @@ class HardwarePublishers:
             states += zip(u.snapshots, msgs)
             if not u.fresh:
                 continue
-            if b.type == "ultrasonic":
-                self._publish_sonars(devs, u.snapshots)
-            elif b.type == "dc_motor":
+            self._publish_kind_topics(devs, u.snapshots)
+            if b.type == "dc_motor":
                 self._publish_drive(u, msgs)
             elif b.type == "pservo_motor":
                 self._publish_steering(u, msgs)
-            elif b.type == "accelerometer":
-                self._publish_imu(devs, u.snapshots)
         self._publish_state_array(states)
         self.cycles_published += 1
 
@@ -192,24 +203,17 @@ class HardwarePublishers:
                 arr.states = msgs
                 self.pub_states.publish(arr)
 
-    def _publish_sonars(self, devs, snaps) -> None:
-        g = self.geo
+    def _publish_kind_topics(self, devs, snaps) -> None:
+        """Each device that is on, on its kind's topic (the kind fills the message)."""
         for d, s in zip(devs, snaps):
-            if not s.on or d.id not in self.sonar_pubs:
+            pub = self.kind_topics.get(d.key)
+            if pub is None or not s.on:
                 continue
-            m = Range()
-            m.header.stamp = self.stamp_of(s.stamp)
-            m.header.frame_id = self.sonar_frames[d.id]
-            m.radiation_type = Range.ULTRASOUND
-            m.field_of_view = float(g["sonar_field_of_view"])
-            m.min_range = float(g["sonar_min_range"])
-            m.max_range = float(g["sonar_max_range"])
-            rng = s.range_m
-            if math.isinf(rng):
-                rng = math.inf if self.p["sonar_no_return"] == "inf" else m.max_range
-            m.range = float(rng)
-            m.variance = 0.01 ** 2
-            self.sonar_pubs[d.id].publish(m)
+            publisher, msg_cls, fill = pub
+            m = msg_cls()
+            fill(m, s, SimpleNamespace(frame=self.frame_of(d), stamp=self.stamp_of(s.stamp),
+                                       desc=self.robot.desc, params=self.p))
+            publisher.publish(m)
 
     def _split(self, u, msgs) -> Time:
         """Encoders and motors of one board on their own topics; returns the stamp."""
@@ -270,19 +274,3 @@ class HardwarePublishers:
             fill_pose(gt.pose, tx, ty, tyaw, [0.0] * 36)
             gt.twist.twist.linear.x, gt.twist.twist.angular.z = tvx, twz
             self.pub_truth.publish(gt)
-
-    def _publish_imu(self, devs, snaps) -> None:
-        for d, s in zip(devs, snaps):
-            if not s.on:
-                continue
-            m = Imu()
-            m.header.stamp = self.stamp_of(s.stamp)
-            m.header.frame_id = self.frame_of(d)
-            m.orientation_covariance[0] = -1.0       # no orientation
-            m.angular_velocity_covariance[0] = -1.0  # no gyro
-            m.linear_acceleration.x = float(s.accel_g) * G
-            noise = self.accel_noise_g * G
-            cov = [0.0] * 9
-            cov[0], cov[4], cov[8] = max(noise * noise, 1e-6), 1e6, 1e6  # y, z not measured
-            m.linear_acceleration_covariance = cov
-            self.pub_imu.publish(m)

@@ -50,10 +50,11 @@ from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_profile_sensor_data,
                        ReliabilityPolicy)
 from std_msgs.msg import String
 
-from bsal_ros.core.device_classes import (ABSOLUTE_ENCODER, ALL_CLASSES, PSERVO_MOTOR,
-                                          RELATIVE_ENCODER, ULTRASONIC)
+from bsal_ros.core.device_classes import (ABSOLUTE_ENCODER, PSERVO_MOTOR, RELATIVE_ENCODER,
+                                          ULTRASONIC)
 from bsal_ros.core.device_state import DeviceState
 from bsal_ros.core.result import Result
+from bsal_ros.kinds import device_classes
 from bsal_ros.nodes.device_state_msg import from_msg, to_msg
 from bsal_ros.nodes.gateway_params import namespaced, RciGatewayParams
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
@@ -195,6 +196,8 @@ class RosRobotPort(RobotPort):
         cbg = ReentrantCallbackGroup()
         hw = namespaced(params.hardware_namespace)
         self.timeout = params.service_timeout_s
+        # a control application's stop waits longer (docs/PROTOCOL.md section 10)
+        self.stop_timeout = max(params.stop_timeout_s, params.service_timeout_s)
         self.home_timeout = params.home_timeout_s
         self.cli = {
             "reset": node.create_client(Reset, hw("reset"), callback_group=cbg),
@@ -278,7 +281,7 @@ class RosRobotPort(RobotPort):
         for d in res.devices:
             ids[d.device_class].add(d.id)
         self._ids = {k: frozenset(v) for k, v in ids.items()}
-        for cls in ALL_CLASSES:
+        for cls in device_classes():       # every registered kind, a plugin's too
             self._ids.setdefault(cls, frozenset())
         return True
 
@@ -316,13 +319,14 @@ class RosRobotPort(RobotPort):
         r = res.result
         return Result(int(r.code), str(r.message))
 
-    async def _command(self, name: str, req, device_class: str, ids) -> Result:
+    async def _command(self, name: str, req, device_class: str, ids,
+                       timeout: float | None = None) -> Result:
         """Call a command service; the devices it touches (class "": all) are
         fenced when it ends, and the post-command states its answer carries
         serve the next reads (issue 31; no answer: the next read fetches)."""
         res = None
         try:
-            res = await self._request(name, req)
+            res = await self._request(name, req, timeout)
             return self._result(res)
         finally:
             states = [from_msg(m) for m in res.states] if res is not None else []
@@ -338,14 +342,24 @@ class RosRobotPort(RobotPort):
                                       active=[bool(a) for a in active])
         return await self._command("activate", req, device_class, ids)
 
-    async def set_motors(self, device_class, settings) -> Result:
-        """Call set_motors with a lease; renew the lease while running."""
+    async def set_motors(self, device_class, settings, timeout: float | None = None) -> Result:
+        """Call set_motors with a lease; renew the lease while running.
+
+        A stop (every value 0) waits ``stop_timeout_s`` for its answer, not
+        ``service_timeout_s``: over a lossy link DDS repairs a lost request or
+        answer within its heartbeat period, and a stop the robot carried out
+        must not be answered ABORT. Not sent twice: a second request on the
+        same reliable, ordered DDS writer is delivered after the lost one is
+        repaired, never sooner (set_motors sets absolute values, so a
+        duplicate would be harmless)."""
         cmds = [MotorCommand(id=s.id, mode=MotorCommand.MODE_DUTY_CYCLE if s.duty
                              else MotorCommand.MODE_VELOCITY, value=float(s.value))
                 for s in settings]
+        if timeout is None and not any(s.value for s in settings):
+            timeout = self.stop_timeout
         res = await self._command("set_motors", SetMotors.Request(
             device_class=device_class, commands=cmds, lease_s=self.lease.lease_s),
-            device_class, [s.id for s in settings])
+            device_class, [s.id for s in settings], timeout)
         if res.ok or not any(s.value for s in settings):
             # a stop the board latched counts too: the node dropped that lease
             self.lease.update(device_class, [(s.id, s.value) for s in settings])
@@ -402,7 +416,10 @@ class RosRobotPort(RobotPort):
         ok = True
         for i in ids:
             try:
-                res = await self.set_motors(device_class, [MotorSetting(i, True, 0.0)])
+                # service_timeout_s: a safety stop must not hold the session's end
+                # (the command lease stops a motor whose stop was lost)
+                res = await self.set_motors(device_class, [MotorSetting(i, True, 0.0)],
+                                            self.timeout)
             except Exception as exc:   # noqa: BLE001 - PortUnavailable and friends
                 self.node.get_logger().warning(f"safety stop: {device_class} {i}: {exc}")
                 ok = False

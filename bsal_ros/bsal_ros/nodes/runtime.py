@@ -71,18 +71,9 @@ process ends with ``os._exit``, skipping the interpreter's teardown, where no
 watchdog runs. A signal before ``main()`` runs (while Python imports the
 node's modules) still has Python's default effect.
 
-The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
+The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``;
+those of the signal handlers: :mod:`bsal_ros.nodes.stop_request`):
 
-* rclpy's signal handlers (``rclpy.init`` installs them for SIGINT and
-  SIGTERM on the default context) shut the context down from the signal,
-  asynchronously to every thread using it. An executor between its
-  ``context.ok()`` check and building its wait set then raises ``RCLError:
-  failed to initialize wait set: the given context is not valid`` out of
-  ``spin()`` (hardware_node during auto-home, both gateways on Ctrl-C), and
-  the gateways' asyncio threads and the poller thread hit the dead context
-  too. Fix: ``rclpy.init(signal_handler_options=SignalHandlerOptions.NO)``
-  and our own handlers that only set a flag; the context is shut down by us,
-  after every user of it has stopped.
 * Our handler cannot wake an executor blocked in ``rcl_wait`` (a Python
   handler runs only when the main thread is back in Python), and an idle
   gateway's wait may not return for long. Fix: the spin loop is
@@ -111,17 +102,10 @@ The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``):
   sets its shut-down flag before testing it). Fix: after serving, the
   runtime drains the pool (``executors.drain_pool``), then shuts the
   executor down, then runs the ``close`` steps that destroy entities.
-* Python's finalisation resets Python-handled signals to SIG_DFL: a second
-  signal during the exit killed the process (exit -15). Fix: after the clean
-  stop both are ignored (``ignore_late_signals``).
-* A Python signal handler runs between two bytecodes, possibly inside a lock
-  or a stdout write it would need again (deadlock, ``RuntimeError: reentrant
-  call``). Fix: the handler only assigns attributes (``StopRequest``).
 """
 
 from __future__ import annotations
 
-import signal
 import sys
 import threading
 import time
@@ -129,6 +113,7 @@ from typing import Callable
 
 from bsal_ros.nodes import executors, process_exit
 from bsal_ros.nodes.startup import init_rclpy
+from bsal_ros.nodes.stop_request import ignore_late_signals, install_signal_handlers, StopRequest
 from bsal_ros.nodes.stop_timing import PhaseClock, StopWatchdog
 
 #: seconds from the stop request (or the end of start-up) to the end of the process
@@ -140,62 +125,10 @@ GATEWAY_STOP_S = 3.0
 #: a stop that takes longer logs one line with the time of each phase
 SLOW_STOP_S = 1.0
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-class StopRequest:
-    """Set by a signal, a timer or code: the process should stop.
-
-    Safe in a signal handler: ``request`` only assigns attributes (no lock, no
-    I/O), so it cannot deadlock with the code the signal interrupted."""
-
-    def __init__(self):
-        self.reason: str | None = None
-        self.when: float | None = None
-
-    def request(self, reason: str) -> None:
-        """Ask for a stop; the first reason wins (signal-handler safe)."""
-        if self.reason is None:
-            self.when = time.monotonic()
-            self.reason = reason
-
-    @property
-    def requested(self) -> bool:
-        """True once a stop was asked for."""
-        return self.reason is not None
-
 
 class Stopping(Exception):
     """Raised by ``Composition.add`` when a stop was requested during start-up:
     the nodes not built yet are not built."""
-
-
-def install_signal_handlers(stop: StopRequest) -> Callable[[], None]:
-    """SIGINT and SIGTERM set ``stop`` (a second signal changes nothing: the
-    clean stop is already under way and bounded). Returns a function that
-    puts the previous handlers back."""
-    previous = {}
-
-    def handler(signum, frame):     # noqa: ARG001 - signal handler signature
-        stop.request(signal.Signals(signum).name)
-
-    for sig in STOP_SIGNALS:
-        previous[sig] = signal.signal(sig, handler)
-
-    def restore() -> None:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-    return restore
-
-
-def ignore_late_signals() -> None:
-    """Once everything is stopped: SIGINT and SIGTERM are ignored until the
-    process has exited. Python's finalisation puts SIG_DFL back for every
-    signal with a Python handler (not for SIG_IGN), so without this a
-    second Ctrl-C during the exit (DDS teardown) killed the process by the
-    signal (exit -15 / a KeyboardInterrupt traceback)."""
-    for sig in STOP_SIGNALS:
-        signal.signal(sig, signal.SIG_IGN)
 
 
 class Composition:

@@ -25,7 +25,8 @@ from typing import NamedTuple
 # _items and _stream are private to this package: its codecs share them
 from ._items import Layout
 from .constants import (CapInquiry, CapReply, CStRpStatus, GetMotorStatus, GetSensorStatus,
-                        MotorCommandCode, MotorType, SensorCommandCode, SensorType, TermCode)
+                        MotorCommandCode, MotorType, RciCode, SensorCommandCode, SensorType,
+                        TermCode)
 from .rci_packets import (AbsEncoderData, AccelData, MotorCommand, MotorCommandKind, MotorData,
                           RelEncoderData, SensorCommand, StatusData, UltrasonicData)
 
@@ -60,6 +61,9 @@ for _m in MotorType:
 for _s in SensorType:
     SENSOR_REPLY[(_s, GetSensorStatus.STATUS)] = L_STATUS
     SENSOR_REPLY[(_s, GetSensorStatus.DATA)] = SENSOR_DATA[_s]
+#: the reply codes and their (sub, status) -> Layout tables (a kind registered
+#: later adds its rows: wire_kinds.register_rci_sensor)
+REPLY_LAYOUTS = {RciCode.CGtMtRp: MOTOR_REPLY, RciCode.CGtSnRp: SENSOR_REPLY}
 
 
 class CommandItems(NamedTuple):

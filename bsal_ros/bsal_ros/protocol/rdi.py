@@ -316,6 +316,11 @@ def layout_of(code: int, sub: int) -> Layout | None:
     return _LAYOUT_BY_INT.get((int(code), int(sub)))
 
 
+def item_keys() -> tuple:
+    """Every legal (code, sub-code) pair of RDI-Sn, -Mt and -Ac."""
+    return tuple(_LAYOUT_BY_INT)
+
+
 def add_layout(code: int, sub: int, layout: Layout) -> None:
     """A new (code, sub-code) item layout (:mod:`.wire_kinds` checks it first):
     the tables, the encoder of that code and the decode plans are rebuilt."""

@@ -29,7 +29,8 @@ from __future__ import annotations
 from ._items import Layout
 from .constants import GetSensorStatus, RciCode, RdiCode
 
-__all__ = ["register_rci_sensor", "register_rdi_item", "rci_sensor_layout", "rdi_item_layout"]
+__all__ = ["register_rci_sensor", "register_rdi_item", "rci_sensor_layout", "rdi_item_layout",
+           "rdi_item_layouts"]
 
 
 def _check_layout(layout: Layout, what: str) -> None:
@@ -72,6 +73,13 @@ def rdi_item_layout(code: int, sub: int) -> Layout | None:
     """The item layout of RDI packet ``code`` (Sn, Mt, Ac), sub-code ``sub``."""
     from . import rdi
     return rdi.layout_of(int(code), int(sub))
+
+
+def rdi_item_layouts() -> dict:
+    """Every legal RDI (code, sub-code) of an id-carrying packet and its item
+    layout, Brak's and the registered kinds' (a copy, sorted)."""
+    from . import rdi
+    return {key: rdi.layout_of(*key) for key in sorted(rdi.item_keys())}
 
 
 def register_rdi_item(code: int, sub: int, layout: Layout) -> None:

@@ -31,9 +31,10 @@ from typing import Awaitable, Sequence
 
 from .port import PortUnavailable
 from .transport import SessionEnd
-from ..core.device_classes import MOTOR_CLASSES, SENSOR_CLASSES
+from ..core.device_classes import MOTOR_CLASSES
 from ..core.device_state import DeviceState
 from ..core.result import Result
+from ..kinds import device_classes, kind
 from ..protocol.constants import CStRpStatus, RciCode, TermCode
 from ..protocol.rci import CBsTm, CBsTmIq, CCnAc, CGtMtIq, CGtSnIq, CODE_OF, CRs, CStIq, CStRp
 from ..protocol.rci_packets import FLAGS
@@ -267,7 +268,9 @@ class BaseHandlers:
         await self._cancel_homing()
         if self.stopper is not None:
             await self.stopper.claim_all()
-        for cls in (*SENSOR_CLASSES, *MOTOR_CLASSES):
+        # every registered kind (bsal_ros.kinds), a plugin's too
+        classes = device_classes()
+        for cls in classes:
             await self._remember_hw(cls, sorted(self.port.device_ids(cls)))
         res = await self._acked_call(self.port.reset(), True)
         if res.ok:
@@ -275,7 +278,7 @@ class BaseHandlers:
             self._running.clear()
             # the reset switched every device off; the sensors the ROS side
             # had on run again for it (the CA's view: all off)
-            for cls in SENSOR_CLASSES:
+            for cls in (c for c in classes if not kind(c).motor):
                 on = sorted(i for i, o in self._hw_orig.get(cls, {}).items() if o)
                 if on:
                     r2 = await self._acked_call(self.port.activate(cls, on, [True] * len(on)),

@@ -17,7 +17,11 @@
 """The RCI TCP server: one control application at a time (001 section 4.3).
 
 A second control application is refused politely: RCI-IInCp then RCI-CSvTm
-(ACCESS) and the connection is closed; the first one keeps working.
+(ACCESS) and the connection is closed; the first one keeps working. Every
+answer is in the connection's own byte order, refusals included: a refusal
+reads the first two bytes of the IIId (``00 10`` or ``10 00``) before it
+answers, waiting for them at most :data:`ORDER_WAIT_S` (over the limits:
+:data:`REFUSAL_LINGER_S`); the gateway's default order when they do not come.
 
 A connection gets the control-application slot only once its user and key
 have been accepted (:meth:`RciSession.login`): a client that connects and
@@ -28,7 +32,7 @@ address (:class:`~bsal_ros.rci.limits.PendingLimit`); one beyond the limit is
 refused as 001 4.3 asks ("a status message before disconnecting"): IInCp
 then CSvTm ACCESS, like a second control application, and closed after a
 short linger. Answering is bounded: at most ``max_pending`` such refusals are
-in progress at once, each for at most twice :data:`REFUSAL_LINGER_S`; beyond that a
+in progress at once, each for at most three times :data:`REFUSAL_LINGER_S`; beyond that a
 connection is reset unanswered. See docs/SECURITY.md.
 """
 
@@ -42,7 +46,7 @@ from .limits import address_key, LoginThrottle, PendingLimit
 from .port import RobotPort
 from .safety import StopRetrier
 from .session import RciSession, SessionConfig
-from .transport import linger_close
+from .transport import linger_close, peer_byteorder
 from .users import check_bind_allowed, Users
 from ..protocol.constants import TermCode
 from ..protocol.rci import CSvTm, encode_rci, IInCp
@@ -53,6 +57,10 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7650
 #: longest a refused over-limit connection is kept to let it read the CSvTm
 REFUSAL_LINGER_S = 0.25
+#: longest a refused second control application is waited for to send the
+#: first two bytes of its IIId, which tell its byte order (it sends the IIId
+#: as soon as it has connected)
+ORDER_WAIT_S = 1.0
 #: longest a login waits for the previous session to finish closing (its
 #: safety stop is bounded by 2 s for the homing and 5 s for the stops)
 CLOSING_WAIT_S = 8.0
@@ -209,9 +217,10 @@ class RciServer:
 
     async def _over_limit(self, reader, writer, peer, key: str, which: str) -> None:
         """Refuse a connection beyond the pending limits: IInCp + CSvTm ACCESS
-        (001 4.3: a status message before disconnecting), then close after at
-        most REFUSAL_LINGER_S; reset unanswered when max_pending refusals are
-        already in progress (a flood costs bounded work)."""
+        (001 4.3: a status message before disconnecting) in the order of its
+        IIId's first two bytes (awaited at most REFUSAL_LINGER_S), then close
+        after at most REFUSAL_LINGER_S; reset unanswered when max_pending
+        refusals are already in progress (a flood costs bounded work)."""
         self.over_limit += 1
         p = self.pending
         level = logging.WARNING if p.should_log(key, which) else logging.DEBUG
@@ -235,7 +244,7 @@ class RciServer:
         self._refusing += 1
         self.refusing_peak = max(self.refusing_peak, self._refusing)
         try:
-            bo = self.cfg.byteorder
+            bo = await peer_byteorder(reader, REFUSAL_LINGER_S, self.cfg.byteorder)
             try:
                 writer.write(encode_rci(IInCp(), bo) + encode_rci(CSvTm(TermCode.ACCESS), bo))
             except (ConnectionError, OSError, RuntimeError):
@@ -270,7 +279,7 @@ class RciServer:
         level = logging.WARNING if self.pending.should_log(key, "busy") else logging.DEBUG
         self.log.log(level, "RCI client %s refused: another control application is connected",
                      peer)
-        bo = byteorder or self.cfg.byteorder
+        bo = byteorder or await peer_byteorder(reader, ORDER_WAIT_S, self.cfg.byteorder)
         try:
             writer.write(encode_rci(IInCp(), bo) + encode_rci(CSvTm(TermCode.ACCESS), bo))
         except (ConnectionError, OSError, RuntimeError):

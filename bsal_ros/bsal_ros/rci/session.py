@@ -220,9 +220,10 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
                 self._run_task.cancel()
 
     def closing_soon(self) -> bool:
-        """True when the session is ending or its peer has closed (EOF read
-        by the transport, not yet by the session)."""
-        return self.closing or self.transport.reader.at_eof() or self.transport.closed
+        """True when the session is ending or its peer has closed (its EOF
+        read by the loop, maybe not yet by the session, which may still
+        have packets of it to handle)."""
+        return self.closing or self.transport.peer_closed or self.transport.closed
 
     async def _finish(self, end: SessionEnd) -> None:
         self.closing = True

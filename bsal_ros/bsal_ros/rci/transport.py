@@ -32,6 +32,8 @@ from ..protocol.rci import encode_rci, IIID_SIZE, RciDecoder
 
 #: bytes read at a time once the user is logged in
 READ_SIZE = 65536
+#: the first two bytes of a connection (its IIId's code, 0x0010) -> its byte order
+ORDER_OF_HEAD = {b"\x00\x10": "big", b"\x10\x00": "little"}
 
 
 class SessionEnd(Exception):
@@ -67,6 +69,25 @@ async def linger_close(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
             pass
 
 
+async def peer_byteorder(reader: asyncio.StreamReader, wait_s: float, default: str) -> str:
+    """Byte order of a connection answered before its login (a refusal): read
+    the first two bytes of its IIId, waiting at most ``wait_s`` for them;
+    ``default`` when they do not come or are not an IIId's code. The bytes read
+    are dropped (the connection is being refused). Never raises for a peer
+    that is gone."""
+    head = b""
+    deadline = time.monotonic() + wait_s
+    try:
+        while len(head) < 2 and (left := deadline - time.monotonic()) > 0:
+            data = await asyncio.wait_for(reader.read(2 - len(head)), left)
+            if not data:
+                break
+            head += data
+    except (asyncio.TimeoutError, ConnectionError, OSError):
+        pass
+    return ORDER_OF_HEAD.get(head, default)
+
+
 class RciTransport:
     """Packets in and out of one TCP connection.
 
@@ -99,6 +120,17 @@ class RciTransport:
         self._qpos = 0
         self._pending_error: ProtocolError | None = None
         self._read_size = IIID_SIZE
+        #: the peer has closed its side (its FIN reached the loop), though
+        #: packets it sent before may still wait to be handed out: a
+        #: program that closes and logs in again at once is let in as soon
+        #: as the loop has read its EOF, whatever those packets still take
+        self.peer_closed = False
+        feed_eof = reader.feed_eof
+
+        def peer_closed() -> None:
+            self.peer_closed = True
+            feed_eof()
+        reader.feed_eof = peer_closed
 
     def logged_in(self) -> None:
         """Read in large chunks from now on."""
@@ -145,7 +177,7 @@ class RciTransport:
             return b""
         self._head = b""
         self.order_known = True
-        order = {b"\x00\x10": "big", b"\x10\x00": "little"}.get(bytes(data[:2]))
+        order = ORDER_OF_HEAD.get(bytes(data[:2]))
         if order is not None and order != self.byteorder:
             self.byteorder = order
             self.decoder = RciDecoder(order, role="server")

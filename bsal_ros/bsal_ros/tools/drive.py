@@ -28,12 +28,16 @@ import time
 
 from bsal_ros.core.cli import OneLineParser
 from bsal_ros.nodes.cli import ROS_ARGS, split_ros_args
-from bsal_ros.nodes.runtime import ignore_late_signals, install_signal_handlers, StopRequest
+from bsal_ros.nodes.stop_request import ignore_late_signals, install_signal_handlers, StopRequest
+
+
+#: seconds brak_drive waits for a cmd_vel subscriber before it gives up (exit 1)
+DISCOVERY_S = 15.0
 
 
 def main(argv=None) -> int:
     """Publish the Twist for ``--seconds``, then a zero Twist; exit code 0
-    (1: nobody subscribes to cmd_vel)."""
+    (1: nobody subscribes to cmd_vel within ``DISCOVERY_S``)."""
     p = OneLineParser(prog="brak_drive", description=__doc__.split("\n\n")[0])
     p.add_argument("linear", type=float, help="forward speed, m/s")
     p.add_argument("angular", type=float, help="turn rate, rad/s (positive: left)")
@@ -43,7 +47,7 @@ def main(argv=None) -> int:
     ours, ros_args = split_ros_args(sys.argv[1:] if argv is None else argv)
     args = p.parse_args(ours)
 
-    # SIGINT and SIGTERM only set a flag (bsal_ros.nodes.runtime): rclpy's own
+    # SIGINT and SIGTERM only set a flag (bsal_ros.nodes.stop_request): rclpy's own
     # handlers would invalidate the context before the final zero Twist.
     stop = StopRequest()
     install_signal_handlers(stop)
@@ -59,8 +63,9 @@ def main(argv=None) -> int:
         cmd.linear.x = args.linear
         cmd.angular.z = args.angular
         log = node.get_logger()
-        # Give discovery a moment so the first messages are not lost.
-        deadline = time.monotonic() + 2.0
+        # Wait for the subscriber so the first messages are not lost; discovery
+        # of a new process can take seconds on a loaded machine.
+        deadline = time.monotonic() + DISCOVERY_S
         while (pub.get_subscription_count() == 0 and time.monotonic() < deadline
                and not stop.requested):
             time.sleep(0.05)

@@ -42,19 +42,30 @@ from __future__ import annotations
 import socket
 import time
 
+from bsal_ros.kinds import all_kinds
 from bsal_ros.protocol import (CGtMtIq, CGtSnIq, CStIq, ICaIq, RciDecoder, RdiDecoder,
                                Statval)
 from bsal_ros.protocol.errors import ProtocolError
 
 from .wire_record import Recording
 
-__all__ = ["decode", "normalize", "diff", "replay"]
+__all__ = ["decode", "normalize", "diff", "readings", "replay"]
 
 _INQUIRIES = (ICaIq, CGtMtIq, CGtSnIq, CStIq)
-#: item data whose values are readings of the (simulated) robot: only the type must match
-_READINGS = {"UltrasonicData", "RelEncoderData", "AbsEncoderData", "AccelData",
-             "UltrasonicReading", "RelEncoderReading", "AbsEncoderReading", "AccelReading",
-             "DcMotorReading", "SteerReading", "DriveReading"}
+#: the motor code's RDI readings (rdi.state; motor kinds declare no RDI item)
+_MOTOR_READINGS = frozenset({"DcMotorReading", "SteerReading", "DriveReading"})
+
+
+def readings() -> frozenset[str]:
+    """Item data whose values are readings of the (simulated) robot, where only
+    the type must match: every registered kind's RCI DATA item and RDI
+    reading (bsal_ros.kinds, a plugin's too) and the motor code's."""
+    out = set(_MOTOR_READINGS)
+    for k in all_kinds():
+        for item in (k.rci, k.rdi):
+            if item is not None and item.layout.cls is not None:
+                out.add(item.layout.cls.__name__)
+    return frozenset(out)
 
 
 def decode(chunks, protocol: str, byteorder: str = "big") -> list:
@@ -84,7 +95,7 @@ def decode(chunks, protocol: str, byteorder: str = "big") -> list:
 
 def _data(d):
     name = type(d).__name__
-    if name in _READINGS:
+    if name in readings():
         return name
     if name == "StatusData":
         return ("statval", Statval.unpack(d.statval).ok)

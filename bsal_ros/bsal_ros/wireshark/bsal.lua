@@ -32,28 +32,26 @@
 -- BEGIN GENERATED TABLES (python -m bsal_ros.wireshark.gen_lua; do not edit)
 local RCI_VERSION = {0, 3}
 local RCI_CODES = {[0x10] = "IIId", [0x11] = "IInCp", [0x12] = "ICaIq", [0x13] = "ICaRp", [0x100] = "CStIq", [0x101] = "CStRp", [0x102] = "CSvTm", [0x103] = "CCnAc", [0x104] = "CRs", [0x106] = "CBsTmIq", [0x107] = "CBsTm", [0x200] = "CAcMt", [0x201] = "CStMt", [0x202] = "CGtMtIq", [0x203] = "CGtMtRp", [0x210] = "CAcSn", [0x211] = "CStSn", [0x212] = "CGtSnIq", [0x213] = "CGtSnRp", [0x230] = "CSmTp"}
+local RCI_SHAPES = {[0x0010] = "iiid", [0x0011] = "bare", [0x0012] = "icaiq", [0x0013] = "icarp", [0x0100] = "control_id", [0x0101] = "cstrp", [0x0102] = "csvtm", [0x0103] = "control_id", [0x0104] = "bare", [0x0106] = "bare", [0x0107] = "cbstm", [0x0200] = "items", [0x0201] = "commands", [0x0202] = "items", [0x0203] = "reply", [0x0210] = "items", [0x0211] = "commands", [0x0212] = "items", [0x0213] = "reply", [0x0230] = "items"}
 local RCI_FLAGS = {MULTI = 0x0200, RQ_ACK = 0x0800, POLY = 0x4000, GROUP = 0x8000}
 local RCI_FROM_CA = {[0x0010] = true, [0x0011] = true, [0x0012] = true, [0x0013] = true, [0x0100] = true, [0x0101] = true, [0x0103] = true, [0x0104] = true, [0x0106] = true, [0x0200] = true, [0x0201] = true, [0x0202] = true, [0x0210] = true, [0x0211] = true, [0x0212] = true, [0x0230] = true}
 local RCI_FROM_CP = {[0x0010] = true, [0x0011] = true, [0x0012] = true, [0x0013] = true, [0x0100] = true, [0x0101] = true, [0x0102] = true, [0x0103] = true, [0x0107] = true, [0x0203] = true, [0x0213] = true}
-local GET_MOTOR_STATUS = {[0x01] = "DATA", [0x02] = "STATUS", [0x03] = "TIME"}
-local GET_SENSOR_STATUS = {[0x04] = "DATA", [0x05] = "STATUS", [0x06] = "TIME"}
 local CSTRP_STATUS = {[0x08] = "UNDEFINED", [0x09] = "ABORT", [0x0a] = "BUSY", [0x0b] = "IDLE", [0x0c] = "INVALID_ID", [0x0d] = "NO_SUPPORT"}
 local TERM_CODES = {[0x10] = "ACCESS", [0x11] = "AUTHENTICATE", [0x12] = "EMERGENCY", [0x13] = "ERROR", [0x14] = "NOACK", [0x15] = "USER"}
 local CAP_INQUIRY = {[0x18] = "ACCESS", [0x19] = "SUPPORT", [0x1a] = "VERSION"}
 local CAP_REPLY = {[0x20] = "ERROR", [0x21] = "NO_PERMISSION", [0x22] = "NO_SUPPORT", [0x23] = "PERMISSION"}
-local SENSOR_TYPES = {[0x80] = "ABSENCODER", [0x81] = "ACCEL", [0x82] = "RELENCODER", [0x83] = "ULTRASONIC"}
-local MOTOR_TYPES = {[0xc0] = "DC", [0xc1] = "PSERVO"}
-local SENSOR_COMMANDS = {[0x90] = "RELENCODER_CLEAR", [0x91] = "ULTRASONIC_ORDER", [0x92] = "ULTRASONIC_TIMING"}
-local MOTOR_COMMANDS = {[0xd0] = "DC_SPVAL", [0xd1] = "PSERVO_SPVAL", [0xd2] = "PSERVO_RESET"}
-local RCI_SUBS = {[0x0200] = {[0xc0] = "DC", [0xc1] = "PSERVO"}, [0x0201] = {[0xc0] = "DC", [0xc1] = "PSERVO"}, [0x0202] = {[0xc0] = "DC", [0xc1] = "PSERVO"}, [0x0203] = {[0xc0] = "DC", [0xc1] = "PSERVO"}, [0x0210] = {[0x80] = "ABSENCODER", [0x81] = "ACCEL", [0x82] = "RELENCODER", [0x83] = "ULTRASONIC"}, [0x0211] = {[0x83] = "ULTRASONIC", [0x82] = "RELENCODER"}, [0x0212] = {[0x80] = "ABSENCODER", [0x81] = "ACCEL", [0x82] = "RELENCODER", [0x83] = "ULTRASONIC"}, [0x0213] = {[0x80] = "ABSENCODER", [0x81] = "ACCEL", [0x82] = "RELENCODER", [0x83] = "ULTRASONIC"}, [0x0230] = {[0xf0] = "0xf0"}}
-local ACTIVATE_VALUES = {[0] = "deactivate", [1] = "activate"}
-local RCI_COMMANDS = {[0x0201] = {[0xc0] = {[0xd0] = {"SPVAL", "H"}}, [0xc1] = {[0xd1] = {"SPVAL", "H"}, [0xd2] = {"RESET", ""}}}, [0x0211] = {[0x82] = {[0x90] = {"RELENCODER_CLEAR", ""}}, [0x83] = {[0x91] = {"ULTRASONIC_ORDER", "B"}, [0x92] = {"ULTRASONIC_TIMING", "H"}}}}
+local RCI_SUBS = {[0x0200] = {[0xc0] = "DC", [0xc1] = "PSERVO"}, [0x0201] = {[0xc0] = "DC", [0xc1] = "PSERVO"}, [0x0202] = {[0xc0] = "DC", [0xc1] = "PSERVO"}, [0x0203] = {[0xc0] = "DC", [0xc1] = "PSERVO"}, [0x0210] = {[0x80] = "ABSENCODER", [0x81] = "ACCEL", [0x82] = "RELENCODER", [0x83] = "ULTRASONIC"}, [0x0211] = {[0x82] = "RELENCODER", [0x83] = "ULTRASONIC"}, [0x0212] = {[0x80] = "ABSENCODER", [0x81] = "ACCEL", [0x82] = "RELENCODER", [0x83] = "ULTRASONIC"}, [0x0213] = {[0x80] = "ABSENCODER", [0x81] = "ACCEL", [0x82] = "RELENCODER", [0x83] = "ULTRASONIC"}, [0x0230] = {[0xf0] = "0xf0"}}
+local INQUIRY_OF = {[0x0013] = 0x0012, [0x0203] = 0x0202, [0x0213] = 0x0212}
+local RCI_ASKS = {[0x0202] = true, [0x0212] = true}
+local RCI_ITEMS = {[0x0200] = {{"activate", "B", "choice", ""}}, [0x0202] = {{"motor_status_code", "B", "choice", ""}}, [0x0210] = {{"activate", "B", "choice", ""}}, [0x0212] = {{"sensor_status_code", "B", "choice", ""}}, [0x0230] = {{"x_mm", "i", "int", "mm"}, {"y_mm", "i", "int", "mm"}, {"yaw_mrad", "i", "int", "mrad"}}}
+local RCI_COMMANDS = {[0x0201] = {field = "motor_command", [0xc0] = {[0xd0] = {"DC_SPVAL", {{"speedval", "H", "speedval", ""}}}}, [0xc1] = {[0xd1] = {"PSERVO_SPVAL", {{"speedval", "H", "speedval", ""}}}, [0xd2] = {"PSERVO_RESET", {}}}}, [0x0211] = {field = "sensor_command", [0x82] = {[0x90] = {"RELENCODER_CLEAR", {}}}, [0x83] = {[0x91] = {"ULTRASONIC_ORDER", {{"slot", "B", "uint", ""}}}, [0x92] = {"ULTRASONIC_TIMING", {{"interval", "H", "uint", "ms"}}}}}}
 local RCI_REPLIES = {[0x0203] = {[0xc0] = {[0x01] = {{"speedval", "H", "speedval", ""}}, [0x02] = {{"statval", "I", "statval", ""}}}, [0xc1] = {[0x01] = {{"speedval", "H", "speedval", ""}, {"mposval", "I", "mposval", ""}}, [0x02] = {{"statval", "I", "statval", ""}}}}, [0x0213] = {[0x80] = {[0x04] = {{"count", "h", "int", "counts"}}, [0x05] = {{"statval", "I", "statval", ""}}}, [0x81] = {[0x04] = {{"accel", "f", "float", "g"}}, [0x05] = {{"statval", "I", "statval", ""}}}, [0x82] = {[0x04] = {{"d_count", "h", "int", "counts"}, {"count", "h", "int", "counts"}}, [0x05] = {{"statval", "I", "statval", ""}}}, [0x83] = {[0x04] = {{"delay", "H", "uint", "us"}}, [0x05] = {{"statval", "I", "statval", ""}}}}}
 local RDI_CODES = {[0x10] = "Sn", [0x20] = "Mt", [0x30] = "Ac", [0x40] = "RbOr", [0x800] = "Ms"}
 local RDI_FLAGS = {POLY = 0x4000, GROUP = 0x8000}
 local RDI_SUBS = {[0x0010] = {[0x01] = "ULTRASONIC", [0x02] = "RELENCODER", [0x03] = "ABSENCODER", [0x04] = "ACCEL"}, [0x0020] = {[0x01] = "DC"}, [0x0030] = {[0x01] = "STEER", [0x02] = "DRIVE"}, [0x0040] = {[0x01] = "EGO", [0x02] = "OMNI"}, [0x0800] = {[0x01] = "BASETIME"}}
 local RDI_ITEMS = {[0x0010] = {[0x01] = {{"delay", "H", "uint", "us"}, {"status", "I", "statval", ""}}, [0x02] = {{"d_count", "h", "int", "counts"}, {"d_status", "I", "statval", ""}, {"count", "h", "int", "counts"}, {"status", "I", "statval", ""}}, [0x03] = {{"count", "h", "int", "counts"}, {"status", "I", "statval", ""}}, [0x04] = {{"accel", "f", "float", "g"}, {"status", "I", "statval", ""}}}, [0x0020] = {[0x01] = {{"speedval", "H", "speedval", ""}, {"status", "I", "statval", ""}}}, [0x0030] = {[0x01] = {{"angle", "f", "float", "rad"}, {"status", "I", "statval", ""}}, [0x02] = {{"rotations", "f", "float", "rotations"}, {"status", "I", "statval", ""}}}}
 local RDI_PLAIN = {[0x0040] = {[0x01] = {{"xpos", "f", "float", "m"}, {"ypos", "f", "float", "m"}, {"angle", "f", "float", "rad"}, {"status", "I", "statval", ""}}, [0x02] = {{"direction", "f", "float", "rad"}, {"speed", "f", "float", "m/s"}, {"status", "I", "statval", ""}}}, [0x0800] = {[0x01] = {{"seconds", "i", "int", "s"}, {"microseconds", "i", "int", "us"}}}}
+local CHOICES = {["activate"] = {[0] = "deactivate", [1] = "activate"}, ["motor_status_code"] = {[1] = "DATA", [2] = "STATUS", [3] = "TIME"}, ["sensor_status_code"] = {[4] = "DATA", [5] = "STATUS", [6] = "TIME"}}
 -- END GENERATED TABLES
 
 local NEED = {}          -- raised (as an error value) when a packet is incomplete
@@ -132,6 +130,9 @@ local function value_fields(abbr, F, specs)
                                                                  base.DEC, nil, 0x007fffff)
                 F["v." .. a .. ".value"] = ProtoField.double(full .. ".value", "value (wire unit)")
                 F["v." .. a .. ".si"] = ProtoField.double(full .. ".si", "value (SI: rad or m)")
+            elseif kind == "choice" then
+                local ctor = ({B = ProtoField.uint8, H = ProtoField.uint16, I = ProtoField.uint32})[fmt]
+                F["v." .. a] = ctor(full, a, base.HEX, CHOICES[a])
             elseif kind == "float" then
                 F["v." .. a] = ProtoField.float(full, a)
             elseif kind == "int" then
@@ -224,6 +225,7 @@ local function take_value(c, F, tree, spec)
     local a, fmt, kind, unit = spec[1], spec[2], spec[3], spec[4]
     local at = c.pos
     local v, item = c:take(fmt, F["v." .. a], tree)
+    if kind == "choice" and not CHOICES[a][v] then bad("%s 0x%02x", a, v) end
     if not item then return v end
     local r = c.tvb(at, SIZES[fmt])
     if kind == "statval" then
@@ -252,8 +254,14 @@ local function take_value(c, F, tree, spec)
     return v
 end
 
+-- the fields of a generated layout; returns the first one's value
 local function take_layout(c, F, tree, specs)
-    for _, spec in ipairs(specs) do take_value(c, F, tree, spec) end
+    local first
+    for i, spec in ipairs(specs) do
+        local v = take_value(c, F, tree, spec)
+        if i == 1 then first = v end
+    end
+    return first
 end
 
 -- Per-connection state, keyed by tcp.stream.
@@ -342,26 +350,31 @@ do
     f("seconds", ProtoField.int32("rci.seconds", "seconds"))
     f("microseconds", ProtoField.int32("rci.microseconds", "microseconds"))
     f("time", ProtoField.absolute_time("rci.time", "base time", base.UTC))
-    f("activate", ProtoField.uint8("rci.activate", "activate", base.DEC, ACTIVATE_VALUES))
-    f("motor_status", ProtoField.uint8("rci.motor_status_code", "status_code", base.HEX, GET_MOTOR_STATUS))
-    f("sensor_status", ProtoField.uint8("rci.sensor_status_code", "status_code", base.HEX, GET_SENSOR_STATUS))
-    f("motor_cmd", ProtoField.uint8("rci.motor_command", "command", base.HEX, MOTOR_COMMANDS))
-    f("sensor_cmd", ProtoField.uint8("rci.sensor_command", "command", base.HEX, SENSOR_COMMANDS))
-    f("slot", ProtoField.uint8("rci.slot", "firing slot"))
-    f("interval", ProtoField.uint16("rci.interval", "firing interval (ms)"))
-    local specs = {{"speedval", "H", "speedval", ""}}
+    -- the item fields of every generated layout, and one command-byte field per Set family
+    local specs = {}
+    local function add(lay) for _, s in ipairs(lay) do specs[#specs + 1] = s end end
+    for _, lay in pairs(RCI_ITEMS) do add(lay) end
     for _, subs in pairs(RCI_REPLIES) do
-        for _, st in pairs(subs) do
-            for _, lay in pairs(st) do for _, s in ipairs(lay) do specs[#specs + 1] = s end end
+        for _, st in pairs(subs) do for _, lay in pairs(st) do add(lay) end end
+    end
+    local command_names = {}     -- field -> {byte = name}, over every Set code using it
+    for _, cmds in pairs(RCI_COMMANDS) do
+        local names = command_names[cmds.field] or {}
+        command_names[cmds.field] = names
+        for sub, bytes in pairs(cmds) do
+            if sub ~= "field" then
+                for b, cmd in pairs(bytes) do names[b] = cmd[1]; add(cmd[2]) end
+            end
         end
+    end
+    for field, names in pairs(command_names) do
+        f(field, ProtoField.uint8("rci." .. field, "command", base.HEX, names))
     end
     value_fields("rci", RF, specs)
 end
 local rci_byte_order, rdi_byte_order = 0, 0
 rci.prefs.byte_order = Pref.enum("Byte order", 0, "auto: from the IIId's first two bytes",
     {{1, "auto", 0}, {2, "big", 1}, {3, "little", 2}}, false)
-
-local INQUIRY_OF = {[0x0013] = 0x0012, [0x0203] = 0x0202, [0x0213] = 0x0212}
 
 -- the oldest inquiry of the peer that `code` (+ sub, control_id) answers
 local function find_inquiry(c, st, dir, code, sub, control_id)
@@ -403,24 +416,17 @@ local function rci_items(c, F, base, flags, sub, ctx, asked)
         else
             id = c:take("H", F.id, it)
         end
-        if base == 0x0200 or base == 0x0210 then
-            local v = c:take("B", F.activate, it)
-            if not ACTIVATE_VALUES[v] then bad("activation byte %d", v) end
-        elseif base == 0x0202 or base == 0x0212 then
-            local v = c:take("B", base == 0x0202 and F.motor_status or F.sensor_status, it)
-            if not (base == 0x0202 and GET_MOTOR_STATUS or GET_SENSOR_STATUS)[v] then
-                bad("status code 0x%02x", v)
-            end
-            asked[#asked + 1] = {id, v}
-        elseif base == 0x0201 or base == 0x0211 then
-            local b = c:take("B", base == 0x0201 and F.motor_cmd or F.sensor_cmd, it)
-            local cmd = RCI_COMMANDS[base][sub][b]
+        local shape = RCI_SHAPES[base]
+        if shape == "items" then
+            local v = take_layout(c, F, it, RCI_ITEMS[base])
+            if RCI_ASKS[base] then asked[#asked + 1] = {id, v} end   -- the reply's layout
+        elseif shape == "commands" then
+            local cmds = RCI_COMMANDS[base]
+            local b = c:take("B", F[cmds.field], it)
+            local cmd = cmds[sub] and cmds[sub][b]
             if not cmd then bad("command byte 0x%02x for sub-code 0x%02x", b, sub) end
-            if cmd[2] == "H" and base == 0x0201 then
-                take_value(c, F, it, {"speedval", "H", "speedval", ""})
-            elseif cmd[2] == "B" then c:take("B", F.slot, it)
-            elseif cmd[2] == "H" then c:take("H", F.interval, it) end
-        else   -- replies
+            take_layout(c, F, it, cmd[2])
+        elseif shape == "reply" then
             -- items answer the inquiry's in order (an id may be asked twice: DATA and STATUS)
             local q = ctx.status[n + 1]
             if not q or q[1] ~= id then bad("reply item for id %d, which was not asked there", id) end
@@ -428,6 +434,8 @@ local function rci_items(c, F, base, flags, sub, ctx, asked)
             local lay = RCI_REPLIES[base][sub][st]
             if not lay then bad("status code 0x%02x is never answered with a reply", st) end
             take_layout(c, F, it, lay)
+        else
+            bad("%s carries no id items", RCI_CODES[base])
         end
         if it then
             it:set_len(c.pos - at)
@@ -466,7 +474,8 @@ local function rci_one(c, pinfo, st, dir)
     if hasbit(flags, 0x0800) and base < 0x0100 then bad("RQ_ACK on an initialization packet") end
     local info = name
     if hasbit(flags, 0x0800) then info = info .. " RQ_ACK" end
-    if base == 0x0010 then
+    local shape = RCI_SHAPES[base]
+    if shape == "iiid" then
         c:take("B", F.vers_major, t); c:take("B", F.vers_minor, t)
         c:need(56)
         if t then
@@ -476,16 +485,17 @@ local function rci_one(c, pinfo, st, dir)
             info = info .. " user=" .. c.tvb(c.pos, 16):stringz()
         end
         c.pos = c.pos + 56
-    elseif base == 0x0012 or base == 0x0013 then
+    elseif shape == "icaiq" or shape == "icarp" then
+        local asking = shape == "icaiq"
         local n = c:take("B", F.count, t)
-        if base == 0x0013 and n == 0 then bad("ICaRp count 0") end
-        local ctx = base == 0x0013 and find_inquiry(c, st, dir, base) or nil
+        if not asking and n == 0 then bad("ICaRp count 0") end
+        local ctx = (not asking) and find_inquiry(c, st, dir, base) or nil
         local inq = {}
         for _ = 1, n do
             local at = c.pos
             local it = t and t:add(F.item, c.tvb(at, 0)) or nil
             local cid = c:take("H", F.control_id, it)
-            if base == 0x0012 then
+            if asking then
                 local q = c:take("B", F.inq_type, it)
                 if not CAP_INQUIRY[q] then bad("inquiry type 0x%02x", q) end
                 inq[cid] = q
@@ -501,34 +511,37 @@ local function rci_one(c, pinfo, st, dir)
             end
             if it then it:set_len(c.pos - at) end
         end
-        c.inquiry = base == 0x0012 and {code = base, inq = inq} or nil
+        c.inquiry = asking and {code = base, inq = inq} or nil
         info = info .. " n=" .. n
-    elseif base == 0x0100 or base == 0x0103 then
+    elseif shape == "control_id" then
         local cid = c:take("H", F.control_id, t)
         info = info .. " " .. name_or(RCI_CODES, cid, "code")
-        if base == 0x0100 then c.inquiry = {code = base} end
-    elseif base == 0x0101 then
+        if base == 0x0100 then c.inquiry = {code = base} end   -- CStIq: CStRp answers it
+    elseif shape == "cstrp" then
         local cid = c:take("H", F.control_id, t)
         local s, item = c:take("B", F.status_resp, t)
         if not CSTRP_STATUS[s] then bad("status 0x%02x", s) end
         find_inquiry(c, st, dir, base, nil, cid)
         info = info .. " " .. name_or(RCI_CODES, cid, "code") .. " " .. CSTRP_STATUS[s]
         if item then item:add_proto_expert_info(RE.response, "CStRp " .. CSTRP_STATUS[s]) end
-    elseif base == 0x0102 then
+    elseif shape == "csvtm" then
         local s, item = c:take("H", F.term_code, t)
         if not TERM_CODES[s] then bad("termination code 0x%04x", s) end
         info = info .. " " .. TERM_CODES[s]
         if item then item:add_proto_expert_info(RE.response, "server termination " .. TERM_CODES[s]) end
-    elseif base == 0x0107 then
+    elseif shape == "cbstm" then
         local at = c.pos
         local sec = c:take("i", F.seconds, t)
         local usec = c:take("i", F.microseconds, t)
         if t then t:add(F.time, c.tvb(at, 8), NSTime.new(sec, usec * 1000)):set_generated() end
-    elseif base >= 0x0200 then
+    elseif RCI_SUBS[base] then      -- id-carrying: items, commands, reply
         local sub, item = c:take("B", F.sub_code, t)
         local sname = RCI_SUBS[base][sub]
         if not sname then bad("sub-code 0x%02x for %s", sub, name) end
-        if item then item:append_text(" (" .. sname .. ")") end
+        if item then
+            item:append_text(" (" .. sname .. ")")
+            t:add(F.sub_name, c.tvb(c.pos - 1, 1), sname):set_generated()
+        end
         local ctx
         if INQUIRY_OF[base] then
             ctx = find_inquiry(c, st, dir, base, sub)
@@ -536,7 +549,7 @@ local function rci_one(c, pinfo, st, dir)
         end
         local asked = {}   -- an inquiry: what was asked for each id (the reply's layout)
         local form, count = rci_items(c, F, base, flags, sub, ctx, asked)
-        if base == 0x0202 or base == 0x0212 then
+        if RCI_ASKS[base] then
             c.inquiry = {code = base, sub = sub, status = asked}
         end
         info = string.format("%s %s%s", info, form ~= "" and (form .. " ") or "", sname) ..
@@ -645,7 +658,10 @@ local function rdi_one(c, pinfo, st, dir)
     local sub, item = c:take("B", F.sub_code, t)
     local sname = RDI_SUBS[base][sub]
     if not sname then bad("sub-code 0x%02x for RDI-%s", sub, name) end
-    if item then item:append_text(" (" .. sname .. ")") end
+    if item then
+        item:append_text(" (" .. sname .. ")")
+        t:add(F.sub_name, c.tvb(c.pos - 1, 1), sname):set_generated()
+    end
     local info = "RDI-" .. name .. " " .. sname
     if RDI_PLAIN[base] then
         if flags ~= 0 then bad("RDI-%s has no poly/group form", name) end

@@ -1,0 +1,201 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
+"""ROS peers SIGKILLed at random instants next to the bridge (issue 28):
+does any RCI answer or any hardware-node poll period stall meanwhile?
+
+    scripts/with_env.sh python bench/bench_peer_kills.py [--kills 50] [--peers 4]
+        [--max-seconds 240] [--seed 28]
+
+Needs root (network namespaces, bench/two_hosts/netns.py). The whole bridge
+(``brak_bringup``, with the shipped Fast DDS profile) runs in the robot
+namespace on SUBNET discovery. In the same namespace, ``--peers`` peer
+processes (bench/two_hosts/peer.py, Fast DDS's default transports: shared
+memory + UDP) subscribe to odom, /tf, motor_states, device_states and the 12
+sonars and call ``list_devices`` every 50 ms; one of the peers that are up is
+SIGKILLed every 0.1-0.8 s (random) and replaced, until ``--kills`` were
+killed. Meanwhile the lab's control application times Get Sensor (12 sonars)
+and acked Set Motor requests back to back, and the robot's probe records the
+drive board's reading stamps of ``motor_states`` (the hardware node polls it
+every 50 ms). The floor is the same measurement in a quiet window of the same
+length, in the same run. A figure, not a test: a 100 ms bound on wall time on
+two shared cores is load, not the bridge (docs/DEPLOYMENT.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+import random
+import signal
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.rci_latency.procs import Child  # noqa: E402
+from bench.two_hosts import netns  # noqa: E402
+from bench.two_hosts.rig import Deployment, REPO  # noqa: E402
+
+#: the drive board's poll period (s) on the simulated bus (config/brak.yaml)
+BOARD_PERIOD_S = 0.05
+PEER_TRANSPORTS = {"default": "Fast DDS's default transports (shared memory + UDP)",
+                   "udp": "UDPv4 only"}
+#: a delay beyond this (s) counts as a stall
+STALL_S = 0.1
+
+
+class Churn(threading.Thread):
+    """Start peers, SIGKILL one that is up at random instants, replace it."""
+
+    def __init__(self, hosts, env, logdir: Path, a):
+        super().__init__(daemon=True)
+        self.hosts, self.env, self.logdir, self.a = hosts, env, logdir, a
+        self.rng = random.Random(a.seed)
+        self.kills = 0
+        self.started = 0
+        self.error = ""
+
+    def _spawn(self) -> Child:
+        self.started += 1
+        argv = [sys.executable, "-m", "bench.two_hosts.peer", "--max-seconds",
+                str(self.a.max_seconds)]
+        return Child(f"peer{self.started}", self.hosts.wrap("robot", argv), self.logdir, REPO,
+                     self.hosts.ros_env("robot", self.env,
+                                        udp_only=self.a.peer_transports == "udp"))
+
+    def run(self):
+        peers: list[Child] = []
+        deadline = time.monotonic() + self.a.max_seconds
+        try:
+            while self.kills < self.a.kills and time.monotonic() < deadline:
+                peers = [p for p in peers if p.alive()]
+                while len(peers) < self.a.peers:
+                    peers.append(self._spawn())
+                time.sleep(self.rng.uniform(0.1, 0.8))
+                up = [p for p in peers if "PEER READY" in p.text()]
+                if not up:
+                    continue
+                victim = self.rng.choice(up)
+                os.kill(victim.pid, signal.SIGKILL)
+                victim.popen.wait(10)
+                victim.stop()
+                self.kills += 1
+        except Exception as exc:   # noqa: BLE001 - reported with the figures
+            self.error = repr(exc)
+        finally:
+            for p in peers:
+                p.stop(timeout=2.0)
+
+
+def pct(xs, q):
+    """Nearest-rank percentile."""
+    s = sorted(xs)
+    return s[min(len(s) - 1, max(0, round(q / 100 * len(s)) - 1))] if s else float("nan")
+
+
+def window(dep: Deployment, churn: Churn | None, seconds: float) -> dict:
+    """RCI round trips (ms) and board poll gaps (ms) while ``churn`` runs, or
+    for ``seconds`` when it is None."""
+    t0 = time.monotonic()
+    rtt, bad = [], []
+    if churn is not None:
+        churn.start()
+
+    def going():
+        return churn.is_alive() if churn is not None else time.monotonic() - t0 < seconds
+    while going():
+        r = dep.lab.ask("rci_bench", n=20)
+        rtt += [ns / 1e6 for ns in r["sonar"] + r["motor"]]
+        bad += r["bad"]["sonar"] + r["bad"]["motor"]
+    took = time.monotonic() - t0
+    gaps = [g * 1e3 for g in dep.robot.ask("board_gaps", since=t0)["gaps"]]
+    return {"seconds": took, "rtt": rtt, "bad": bad, "gaps": gaps}
+
+
+def row(name, w, kills):
+    """One Markdown row."""
+    over = sum(1 for x in w["rtt"] if x > STALL_S * 1e3)
+    late = sum(1 for g in w["gaps"] if g > (BOARD_PERIOD_S + STALL_S) * 1e3)
+    return (f"| {name} | {w['seconds']:.0f} | {kills} | {len(w['rtt'])} | "
+            f"{pct(w['rtt'], 50):.2f} | {pct(w['rtt'], 99):.2f} | {max(w['rtt']):.1f} | "
+            f"{over} | {len(w['bad'])} | {len(w['gaps'])} | {max(w['gaps']):.1f} | {late} |")
+
+
+def main(argv=None) -> int:
+    """Quiet window, churn window, the report."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kills", type=int, default=50)
+    ap.add_argument("--peers", type=int, default=4)
+    ap.add_argument("--max-seconds", type=float, default=240.0)
+    ap.add_argument("--seed", type=int, default=28)
+    ap.add_argument("--peer-transports", choices=["default", "udp"], default="default",
+                    help="the peers' Fast DDS transports: default (shared memory + UDP) or "
+                         "udp (FASTDDS_BUILTIN_TRANSPORTS=UDPv4: tells shared memory's part "
+                         "from the rest)")
+    a = ap.parse_args(argv)
+    why = netns.unavailable_reason()
+    if why:
+        print(f"Skipped: peer kills need network namespaces: {why}.")
+        return 0
+    hosts = netns.TwoHosts().create()
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench_peer_kills_") as tmp:
+            env = dict(os.environ)
+            dep = Deployment(hosts, "robot", Path(tmp), env)
+            try:
+                dep.wait_up()
+                deadline = time.monotonic() + 60
+                while "/hardware_node" not in dep.lab.ask("graph")["nodes"]:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError("graph not complete from the lab")
+                    time.sleep(0.5)
+                if dep.login()["activate"] != "ack":
+                    raise RuntimeError("DC motor 0 not switched on")
+                dep.lab.ask("rci_bench", n=30)
+                churn = Churn(hosts, env, Path(tmp), a)
+                busy = window(dep, churn, 0.0)
+                quiet = window(dep, None, busy["seconds"])
+            finally:
+                codes = dep.stop()
+                print(f"[bench] stopped {codes}", file=sys.stderr)
+    finally:
+        errors = hosts.delete()
+        if errors:
+            print(f"[bench] cleanup: {errors}", file=sys.stderr)
+    print(f"The whole bridge (brak_bringup, shipped Fast DDS profile) in the robot namespace, "
+          f"SUBNET discovery; {a.peers} peers with "
+          f"{PEER_TRANSPORTS[a.peer_transports]} beside it, one SIGKILLed every 0.1-0.8 s "
+          f"(seed {a.seed}) and "
+          f"replaced: {churn.kills} kills of {churn.started} peers started"
+          f"{'; error: ' + churn.error if churn.error else ''}. RCI: the lab's Get Sensor and "
+          f"acked Set Motor, back to back (ms). Board: gaps between the drive board's "
+          f"reading stamps (ms; polled every {BOARD_PERIOD_S * 1e3:.0f} ms). Stalled: RCI "
+          f"answer over {STALL_S * 1e3:.0f} ms, board gap over "
+          f"{(BOARD_PERIOD_S + STALL_S) * 1e3:.0f} ms.\n")
+    print("| window | s | kills | RCI answers | p50 | p99 | max | over 100 ms | failed | "
+          "board gaps | max gap | gaps over 150 ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print(row("peers killed", busy, churn.kills))
+    print(row("quiet (floor)", quiet, 0))
+    return 0 if not churn.error else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,96 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+"""docs/EXTENDING.md's counts, from its worked examples' files (issue 30):
+a new device kind is at most 4 files and no file of the bsal_ros package
+itself; a new RCI command forwarded to a service at most 4; a new parameter
+at most 2 (3 with a launch argument). Each "Files touched" line is read from
+the document, its count must equal its list, every file must exist, and the
+worked examples must not be named by any module of the package."""
+
+from pathlib import Path
+import re
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1]          # the bsal_ros/ package folder
+REPO = PKG.parent
+DOC = REPO / "docs" / "EXTENDING.md"
+CORE = PKG / "bsal_ros"
+#: section title -> (limit, names of the worked example no core module may use)
+SECTIONS = {
+    "## A new board type (and its device kind)": (4, ("bsal_bumper", "BumperBoard", "bumper")),
+    "## A new RCI command forwarded to a hardware-node service": (4, ("CStLd", "led_command",
+                                                                      "set_leds")),
+    "## A new node parameter": (2, ("tyre_wear",)),
+}
+TOUCHED = re.compile(r"Files touched[^*]*\*\*(\d+)\*\* \(([^)]*)\)")
+WITH_LAUNCH = re.compile(r"\*\*(\d+)\*\* with a launch argument \(([^)]*)\)")
+
+
+def section(title):
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index(title)
+    end = text.find("\n## ", start + len(title))
+    return text[start:end if end > 0 else None]
+
+
+def listed(match):
+    return int(match.group(1)), re.findall(r"`([^`]+)`", match.group(2))
+
+
+def path_of(name):
+    return REPO / name if name.startswith("docs/") else PKG / name
+
+
+@pytest.mark.parametrize("title", SECTIONS)
+def test_each_worked_example_s_count_is_its_list_within_the_limit(title):
+    limit, _ = SECTIONS[title]
+    m = TOUCHED.search(section(title))
+    assert m, f"{title}: no 'Files touched: **N** (...)' line"
+    count, files = listed(m)
+    assert count == len(files) <= limit, (count, files)
+    for name in files:
+        assert path_of(name).is_file(), f"{title}: {name} does not exist"
+
+
+def test_a_new_kind_touches_no_file_of_the_package_and_no_module_names_it():
+    _, files = listed(TOUCHED.search(section("## A new board type (and its device kind)")))
+    assert not [f for f in files if path_of(f).resolve().is_relative_to(CORE)]
+    assert not [f for f in files if f in ("setup.py", "setup.cfg", "package.xml")]
+
+
+@pytest.mark.parametrize("title", SECTIONS)
+def test_no_module_of_the_package_names_a_worked_example(title):
+    _, names = SECTIONS[title]
+    if title == "## A new node parameter":
+        return      # declared at test time: its files are the ones it would change
+    pattern = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in names), re.IGNORECASE)
+    hits = [str(p.relative_to(PKG)) for p in CORE.rglob("*.py")
+            if pattern.search(p.read_text(encoding="utf-8"))]
+    assert hits == [], f"the package names the worked example: {hits}"
+
+
+def test_a_parameter_with_a_launch_argument_is_one_file_more():
+    text = section("## A new node parameter")
+    count, files = listed(TOUCHED.search(text))
+    more, extra = listed(WITH_LAUNCH.search(text))
+    assert more == count + len(extra) <= 3 and extra == ["launch/brak.launch.py"]
+    assert all(path_of(f).is_file() for f in files + extra)
+    # the worked example sets it through exactly those: a record field, its
+    # INTERFACES.md row and a row of the launch file's override table
+    example = (PKG / "test" / "test_parameter_worked_example.py").read_text(encoding="utf-8")
+    assert "class WithTyreWear(HardwareNodeParams)" in example
+    assert 'ROW = ("| `tyre_wear`' in example and "HARDWARE_OVERRIDES" in example
