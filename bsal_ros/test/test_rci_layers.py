@@ -17,6 +17,7 @@
 """The gateway logic is pure Python and its imports go one way: core and
 protocol import nothing above them, rci and rdi import no ROS, no hardware
 code and no node (docs/ARCHITECTURE.md)."""
+import os
 from pathlib import Path
 import subprocess
 import sys
@@ -32,7 +33,11 @@ def _loaded_by(modules: str) -> set[str]:
     code = (f"import sys; import {modules}; "
             "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'bsal_ros' "
             f"or m.split('.')[0] in {ROS_PREFIXES!r})))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    # the layers of this package: an installed plugin kind (the test bumper) may
+    # import the hardware layer for its own board classes, in any process
+    env = {**os.environ, "BSAL_ROS_KIND_PLUGINS": "builtin"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         env=env)
     assert out.returncode == 0, out.stderr
     return set(out.stdout.split())
 
