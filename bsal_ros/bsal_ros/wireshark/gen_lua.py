@@ -73,7 +73,7 @@ RDI_SUB_ENUMS = {k.RdiCode.Sn: k.RdiSensorType, k.RdiCode.Mt: k.RdiMotorType,
 
 class _Fields:
     """Field specs, one abbrev per (fmt, kind): a name two layouts use with
-    different types gets its owner's name in front (``rci.bumper.count``)."""
+    different types gets its owner's name in front (``rci.<kind>.count``)."""
 
     def __init__(self):
         self.seen: dict = {}
