@@ -28,10 +28,14 @@ endif
 export ROS_DOMAIN_ID
 
 PYTEST_ARGS ?=
-# pytest-xdist workers of `make test` (0: one process). Each worker runs whole
-# test files (--dist loadfile: a module's fixtures stay in one process) in a
-# ROS domain of its own (ROS_DOMAIN_ID + worker index, bsal_ros/test/conftest.py).
-PYTEST_WORKERS ?= 2
+# pytest-xdist workers of `make test` (0, the default: one process). Each worker
+# runs whole test files (--dist loadfile: a module's fixtures stay in one
+# process; the longest files first, in conftest's order) in a ROS domain of its
+# own (ROS_DOMAIN_ID + worker index, bsal_ros/test/conftest.py). Opt-in: in 2 of
+# 4 full runs with 2 workers one worker ended silently and xdist then hung
+# (docs/DEVELOPING.md), so CI runs the suite in one process.
+PYTEST_WORKERS ?= 0
+XDIST_ARGS := $(if $(filter-out 0,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder,)
 
 .PHONY: setup run test coverage-report test-fast bench faults fuzz legacy clean distclean print-domain
 
@@ -55,10 +59,10 @@ COVERAGE_FLOOR_ARG := $(if $(COVERAGE_SUBSET),--fail-under=0,)
 COVERAGE_ENV := COVERAGE_PROCESS_START=$(CURDIR)/bsal_ros/.coveragerc BSAL_COVERAGE_DIR=$(COVERAGE_DIR)
 
 test: setup
-	@echo "[test] ROS_DOMAIN_ID=$(ROS_DOMAIN_ID) (+ worker index) ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE), $(PYTEST_WORKERS) workers"
+	@echo "[test] ROS_DOMAIN_ID=$(ROS_DOMAIN_ID) ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE)$(if $(XDIST_ARGS), $(PYTEST_WORKERS) workers (domain + worker index),)"
 	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)
 	@cd bsal_ros && status=0; \
-	  $(COVERAGE_ENV) ../$(ENV) python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS) || status=$$?; \
+	  $(COVERAGE_ENV) ../$(ENV) python -m pytest $(XDIST_ARGS) $(PYTEST_ARGS) || status=$$?; \
 	  $(MAKE) -s --no-print-directory -C .. coverage-report || { [ $$status -ne 0 ] || status=2; }; \
 	  exit $$status
 
