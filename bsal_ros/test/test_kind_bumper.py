@@ -155,6 +155,48 @@ def wait(cond, what, timeout=60.0):
         time.sleep(0.05)
 
 
+class BumperProbe:
+    """A node in ``ns`` that records ``bumper_00`` (``got["topic"]``) and
+    /diagnostics (``got["diag"]``: statuses), spun in the background."""
+
+    def __init__(self, ros_context, ns: str, name: str):
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+        from diagnostic_msgs.msg import DiagnosticArray
+        from std_msgs.msg import UInt8
+        self.got = {"topic": [], "diag": []}
+        self.node = rclpy.create_node(name, namespace=ns, context=ros_context)
+        self.node.create_subscription(UInt8, "bumper_00",
+                                      lambda m: self.got["topic"].append(m.data), 10)
+        self.node.create_subscription(DiagnosticArray, "/diagnostics",
+                                      lambda m: self.got["diag"].extend(m.status), 50)
+        self.ex = SingleThreadedExecutor(context=ros_context)
+        self.ex.add_node(self.node)
+        self._stop, self._spin = spin_in_background(self.ex, ros_context)
+
+    def close(self) -> None:
+        """Stop spinning and destroy the node."""
+        self._stop.append(1)
+        self._spin.join(5)
+        self.ex.remove_node(self.node)
+        self.node.destroy_node()
+        self.ex.shutdown()
+
+
+def rci_activates_and_reads_the_bumper(c, contacts: int) -> None:
+    """Over the logged-in RciClient ``c``: CAcSn of bumper 0 is acknowledged,
+    CGtSnIq DATA gives ``contacts`` and STATUS says it is on."""
+    from bsal_ros.protocol.constants import GetSensorStatus, RciCode
+    from bsal_ros.protocol.rci import CAcSn, CCnAc, CGtSnIq, CGtSnRp, StatusData
+    from bsal_ros.protocol.values import Statval
+    assert c.request(CAcSn.one(bumper.RCI_SUB, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcSn)
+    rp = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.DATA))
+    assert isinstance(rp, CGtSnRp) and rp.items == [(0, bumper.BumperData(contacts))], rp
+    st = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.STATUS))
+    assert isinstance(st.items[0][1], StatusData), st
+    assert Statval.unpack(st.items[0][1].statval).on, st
+
+
 @pytest.mark.ros
 @pytest.mark.timeout(180)
 def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
@@ -171,9 +213,8 @@ def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
     from bsal_ros.nodes.hardware_node import HardwareNode
     from bsal_ros.nodes.rci_gateway import RciGatewayNode
     from bsal_ros.nodes.rdi_gateway import RdiGatewayNode
-    from bsal_ros.protocol.constants import GetSensorStatus, RciCode
-    from bsal_ros.protocol.rci import CAcSn, CCnAc, CGtSnIq, CGtSnRp, CRs, StatusData
-    from bsal_ros.protocol.values import Statval
+    from bsal_ros.protocol.constants import RciCode
+    from bsal_ros.protocol.rci import CCnAc, CRs
     from bsal_ros.rci.client import RciClient
     from bsal_ros.rci.users import DEMO_KEY
 
@@ -211,12 +252,7 @@ def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
         # RCI: activate it, ask its data
         with RciClient("127.0.0.1", rci_port, timeout=10) as c:
             c.handshake("demo", DEMO_KEY)
-            assert c.request(CAcSn.one(bumper.RCI_SUB, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcSn)
-            rp = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.DATA))
-            assert isinstance(rp, CGtSnRp) and rp.items == [(0, bumper.BumperData(3))], rp
-            st = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.STATUS))
-            assert isinstance(st.items[0][1], StatusData), st
-            assert Statval.unpack(st.items[0][1].statval).on, st
+            rci_activates_and_reads_the_bumper(c, 3)
             # RDI real-time stream
             sock = socket.create_connection(("127.0.0.1", rt_port), timeout=10)
             dec, packets, end = RdiDecoder(), [], time.monotonic() + 20
@@ -271,28 +307,18 @@ def test_bumper_through_brak_bringup_loaded_by_its_entry_point(tmp_path, ros_con
     entry point) with a description holding a bumper board: its topic,
     /diagnostics, RCI CAcSn, CGtSnIq DATA and STATUS, CRs, the RDI stream."""
     import uuid
-    rclpy = pytest.importorskip("rclpy")
-    from diagnostic_msgs.msg import DiagnosticArray
-    from rclpy.executors import SingleThreadedExecutor
-    from std_msgs.msg import UInt8
+    pytest.importorskip("rclpy")
     from test_bringup import Bridge, read_rdi
 
-    from bsal_ros.protocol.constants import GetSensorStatus, RciCode
-    from bsal_ros.protocol.rci import CAcSn, CCnAc, CGtSnIq, CGtSnRp, CRs, StatusData
-    from bsal_ros.protocol.values import Statval
+    from bsal_ros.protocol.constants import RciCode
+    from bsal_ros.protocol.rci import CCnAc, CRs
     from bsal_ros.rci.client import RciClient
     from bsal_ros.rci.users import DEMO_KEY
 
     assert bumper.INSTALLED
     ns = "/bumper_" + uuid.uuid4().hex[:8]
-    probe = rclpy.create_node("bumper_bridge_probe", namespace=ns, context=ros_context)
-    got = {"topic": [], "diag": []}
-    probe.create_subscription(UInt8, "bumper_00", lambda m: got["topic"].append(m.data), 10)
-    probe.create_subscription(DiagnosticArray, "/diagnostics",
-                              lambda m: got["diag"].extend(m.status), 50)
-    ex = SingleThreadedExecutor(context=ros_context)
-    ex.add_node(probe)
-    stop, spin = spin_in_background(ex, ros_context)
+    probe = BumperProbe(ros_context, ns, "bumper_bridge_probe")
+    got = probe.got
 
     bridge = None
     try:
@@ -304,12 +330,7 @@ def test_bumper_through_brak_bringup_loaded_by_its_entry_point(tmp_path, ros_con
                          for s in list(got["diag"])), "the bumper on /diagnostics")
         with RciClient("127.0.0.1", int(rci_port), timeout=10) as c:
             c.handshake("demo", DEMO_KEY)
-            assert c.request(CAcSn.one(bumper.RCI_SUB, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcSn)
-            rp = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.DATA))
-            assert isinstance(rp, CGtSnRp) and rp.items == [(0, bumper.BumperData(0))], rp
-            st = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.STATUS))
-            assert isinstance(st.items[0][1], StatusData)
-            assert Statval.unpack(st.items[0][1].statval).on, st
+            rci_activates_and_reads_the_bumper(c, 0)
             packets = read_rdi(rt_port, 3.0)
             assert any(isinstance(p, RdiSensor) and p.sub_code == bumper.RDI_SUB
                        and [(i, d.contacts) for i, d in p.items] == [(0, 0)] for p in packets)
@@ -319,10 +340,6 @@ def test_bumper_through_brak_bringup_loaded_by_its_entry_point(tmp_path, ros_con
             wait(lambda: got["topic"], f"{ns}/bumper_00 after CRs")
     finally:
         rc = bridge.stop() if bridge is not None else None
-        stop.append(1)
-        spin.join(5)
-        ex.remove_node(probe)
-        probe.destroy_node()
-        ex.shutdown()
+        probe.close()
     assert rc == 0, "\n".join(bridge.lines)
     assert not [ln for ln in bridge.lines if "device-kind plugin" in ln], bridge.lines

@@ -36,7 +36,8 @@ from bsal_ros.tools.wire_record import RecordingProxy, to_pcap
 from bsal_ros.viewer.model import describe, ViewerModel
 from bsal_ros.wireshark import gen_lua, lua_path
 import bumper_kind as bumper
-from test_kind_bumper import bumper_config, spin_in_background, wait
+from test_kind_bumper import bumper_config, BumperProbe, rci_activates_and_reads_the_bumper, \
+    wait
 from test_legacy_api import run as run_legacy
 from test_legacy_wire_tables import _compile
 from test_ros2_launch import check_clean_shutdown, free_ports, launch, READY, \
@@ -74,13 +75,9 @@ def bumper_rdi(packets):
                     "(apt package tshark; make setup installs it)")
 def test_bumper_through_ros2_launch_cpp_library_tshark_and_viewer(tmp_path, ros_context):
     import uuid
-    import rclpy
-    from diagnostic_msgs.msg import DiagnosticArray
-    from rclpy.executors import SingleThreadedExecutor
-    from std_msgs.msg import UInt8
 
-    from bsal_ros.protocol.constants import GetSensorStatus, RciCode
-    from bsal_ros.protocol.rci import CAcSn, CCnAc, CGtSnIq, CGtSnRp, CRs, StatusData
+    from bsal_ros.protocol.constants import RciCode
+    from bsal_ros.protocol.rci import CCnAc, CRs
     from bsal_ros.protocol.values import Statval
     from bsal_ros.rci.client import RciClient
     from bsal_ros.rci.users import DEMO_KEY
@@ -97,14 +94,8 @@ def test_bumper_through_ros2_launch_cpp_library_tshark_and_viewer(tmp_path, ros_
     assert "BUMPER" in lua.read_text(encoding="utf-8")
 
     ns = "bumper_" + uuid.uuid4().hex[:8]
-    probe = rclpy.create_node("bumper_launch_probe", namespace=ns, context=ros_context)
-    got = {"topic": [], "diag": []}
-    probe.create_subscription(UInt8, "bumper_00", lambda m: got["topic"].append(m.data), 10)
-    probe.create_subscription(DiagnosticArray, "/diagnostics",
-                              lambda m: got["diag"].extend(m.status), 50)
-    ex = SingleThreadedExecutor(context=ros_context)
-    ex.add_node(probe)
-    stop, spin = spin_in_background(ex, ros_context)
+    probe = BumperProbe(ros_context, ns, "bumper_launch_probe")
+    got = probe.got
 
     rci_port, rt_port, ca_port = free_ports(3)
     run = launch(ros2, [f"config:={bumper_config(tmp_path)}", f"namespace:={ns}",
@@ -133,12 +124,7 @@ def test_bumper_through_ros2_launch_cpp_library_tshark_and_viewer(tmp_path, ros_
         # the Python client: CAcSn, CGtSnIq DATA and STATUS, the RDI stream, CRs
         with RciClient("127.0.0.1", rci_proxy.port, timeout=10) as c:
             c.handshake("demo", DEMO_KEY)
-            assert c.request(CAcSn.one(bumper.RCI_SUB, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcSn)
-            rp = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.DATA))
-            assert isinstance(rp, CGtSnRp) and rp.items == [(0, bumper.BumperData(0))], rp
-            st = c.request(CGtSnIq.one(bumper.RCI_SUB, 0, GetSensorStatus.STATUS))
-            assert isinstance(st.items[0][1], StatusData), st
-            assert Statval.unpack(st.items[0][1].statval).on, st
+            rci_activates_and_reads_the_bumper(c, 0)
             packets = read_rdi_until(rdi_proxy.port, bumper_rdi)
             assert [(i, d.contacts) for i, d in bumper_rdi(packets)[0].items] == [(0, 0)]
             assert c.request(CRs(rq_ack=True)) == CCnAc(RciCode.CRs)
@@ -154,11 +140,7 @@ def test_bumper_through_ros2_launch_cpp_library_tshark_and_viewer(tmp_path, ros_
     finally:
         recordings = [p.close() for p in (rci_proxy, rdi_proxy) if p is not None]
         rc = run.stop()
-        stop.append(1)
-        spin.join(5)
-        ex.remove_node(probe)
-        probe.destroy_node()
-        ex.shutdown()
+        probe.close()
     check_clean_shutdown(run, rc)
     assert "device-kind plugin" not in run.text()
 
