@@ -18,6 +18,9 @@
 
 With the project's configuration (``.flake8``: ament's, plus declared deviations).
 """
+import subprocess
+import sys
+
 import pytest
 
 from linters import FLAKE8_CONFIG, python_paths, skip_without
@@ -34,5 +37,13 @@ except ImportError as exc:   # pip-only machine without ../shared/ros2-tools
 def test_flake8():
     if main_with_errors is None:
         skip_without(IMPORT_ERROR, "ament_flake8")
-    rc, errors = main_with_errors(argv=["--config", str(FLAKE8_CONFIG), *python_paths()])
-    assert rc == 0, f"Found {len(errors)} code style errors / warnings:\n" + "\n".join(errors)
+    # In a process of its own: flake8's worker pool forks, and a fork of this
+    # process (threads of earlier tests still alive) can deadlock in the child:
+    # a clean-clone run hung here until pytest-timeout's 300 s.
+    code = ("import sys; from ament_flake8.main import main_with_errors; "
+            "rc, errors = main_with_errors(argv=sys.argv[1:]); "
+            "print(f'@@ {len(errors)} errors'); sys.exit(rc)")
+    run = subprocess.run([sys.executable, "-c", code, "--config", str(FLAKE8_CONFIG),
+                          *python_paths()], capture_output=True, text=True, timeout=280)
+    assert run.returncode == 0, f"code style errors / warnings:\n{run.stdout[-6000:]}{run.stderr}"
+    assert "@@ 0 errors" in run.stdout, run.stdout[-3000:]
