@@ -94,9 +94,7 @@ class StateCache:
                         prev = interval.get(key)
                         interval[key] = dt if prev is None else 0.8 * prev + 0.2 * dt
                 cache[key] = CachedState(st, now, as_of, stamp)
-                seen = self.seen.get(st.device_class, frozenset())
-                if st.id not in seen:
-                    self.seen[st.device_class] = seen | {st.id}
+                self._see(st)
 
     def fetched(self, states: Sequence[DeviceState], asked_at: float) -> None:
         """States read with get_device_states requested at wall time
@@ -137,9 +135,13 @@ class StateCache:
                     self.entries[key] = CachedState(st, mono, now, read_at)
                 else:
                     self.entries[key] = old._replace(as_of=max(old.as_of, now))
-                seen = self.seen.get(st.device_class, frozenset())
-                if st.id not in seen:
-                    self.seen[st.device_class] = seen | {st.id}
+                self._see(st)
+
+    def _see(self, st: DeviceState) -> None:
+        """Count ``st``'s device among its class's ids (under ``_lock``)."""
+        seen = self.seen.get(st.device_class, frozenset())
+        if st.id not in seen:
+            self.seen[st.device_class] = seen | {st.id}
 
     def fence(self, device_class: str, ids: Sequence[int] | None = None) -> None:
         """A command on these devices (None: every seen id of the class) has
