@@ -99,20 +99,10 @@ class StateCache:
     def fetched(self, states: Sequence[DeviceState], asked_at: float) -> None:
         """States read with get_device_states requested at wall time
         ``asked_at``: current at that moment (they reflect every command
-        answered before it)."""
-        now = time.monotonic()
-        with self._lock:
-            for st in states:
-                key = (st.device_class, st.id)
-                old = self.entries.get(key)
-                read_at = st.stamp or 0.0
-                # a poll that arrived while the request was out may carry a fence
-                # time after the request, yet content older than the answer's
-                if old is None:
-                    self.entries[key] = CachedState(st, now, asked_at, read_at)
-                elif old.read_at <= read_at:
-                    self.entries[key] = CachedState(st, now, max(asked_at, old.as_of),
-                                                    read_at)
+        answered before it). A poll that arrived while the request was out
+        may carry a fence time after the request, yet content older than the
+        answer's: the answer replaces it; a newer poll's entry stays as it is."""
+        self._merge(states, asked_at, raise_newer=False)
 
     def answered(self, device_class: str, ids: Sequence[int] | None,
                  states: Sequence[DeviceState]) -> None:
@@ -121,20 +111,29 @@ class StateCache:
         boards it changed, read by the hardware node under its lock after the
         command. They are current as of the answer, so they satisfy the fence
         the command sets; a reading already here whose content is newer (read
-        after the command) reflects the command too and stays."""
+        after the command) reflects the command too and stays, current as of
+        the answer as well."""
         for cls in ([device_class] if device_class else list(self.seen)):
             self.fence(cls, ids if device_class else None)
-        now = time.time()
+        self._merge(states, time.time(), raise_newer=True)
+
+    def _merge(self, states: Sequence[DeviceState], as_of: float, raise_newer: bool) -> None:
+        """Store ``states``, current as of wall time ``as_of``, over entries
+        whose content was read no later than theirs; an entry read later
+        keeps its content (and, with ``raise_newer``, is current as of
+        ``as_of`` too)."""
         mono = time.monotonic()
         with self._lock:
             for st in states:
                 key = (st.device_class, st.id)
                 old = self.entries.get(key)
                 read_at = st.stamp or 0.0
-                if old is None or old.read_at <= read_at:
-                    self.entries[key] = CachedState(st, mono, now, read_at)
-                else:
-                    self.entries[key] = old._replace(as_of=max(old.as_of, now))
+                if old is None:
+                    self.entries[key] = CachedState(st, mono, as_of, read_at)
+                elif old.read_at <= read_at:
+                    self.entries[key] = CachedState(st, mono, max(as_of, old.as_of), read_at)
+                elif raise_newer:
+                    self.entries[key] = old._replace(as_of=max(old.as_of, as_of))
                 self._see(st)
 
     def _see(self, st: DeviceState) -> None:
