@@ -31,8 +31,9 @@ killed. Meanwhile the lab's control application times Get Sensor (12 sonars)
 and acked Set Motor requests back to back, and the robot's probe records the
 drive board's reading stamps of ``motor_states`` (the hardware node polls it
 every 50 ms). The floor is the same measurement in a quiet window of the same
-length, in the same run. A figure, not a test: a 100 ms bound on wall time on
-two shared cores is load, not the bridge (docs/DEPLOYMENT.md).
+length, in the same run. The peers run at nice 19 (``--peer-nice``): their
+start-ups would otherwise take the bridge's CPU on two cores, which is load,
+not a stall. test/test_peer_kills.py runs the same churn window as a test.
 """
 
 from __future__ import annotations
@@ -76,6 +77,12 @@ class Churn(threading.Thread):
         self.started += 1
         argv = [sys.executable, "-m", "bench.two_hosts.peer", "--max-seconds",
                 str(self.a.max_seconds)]
+        if self.a.peer_nice:
+            # a peer's start-up (importing rclpy, ~1 s of CPU) at the lowest
+            # priority: on two cores it would otherwise take CPU time from the
+            # bridge, which is load, not a middleware stall; a lock held or a
+            # blocking call in the bridge does not depend on its CPU share
+            argv = ["nice", "-n", str(self.a.peer_nice)] + argv
         return Child(f"peer{self.started}", self.hosts.wrap("robot", argv), self.logdir, REPO,
                      self.hosts.ros_env("robot", self.env,
                                         udp_only=self.a.peer_transports == "udp"))
@@ -131,15 +138,39 @@ def window(dep: Deployment, churn: Churn | None, seconds: float) -> dict:
 
 def row(name, w, kills):
     """One Markdown row."""
-    over = sum(1 for x in w["rtt"] if x > STALL_S * 1e3)
-    late = sum(1 for g in w["gaps"] if g > (BOARD_PERIOD_S + STALL_S) * 1e3)
+    slow, late = over(w)
     return (f"| {name} | {w['seconds']:.0f} | {kills} | {len(w['rtt'])} | "
             f"{pct(w['rtt'], 50):.2f} | {pct(w['rtt'], 99):.2f} | {max(w['rtt']):.1f} | "
-            f"{over} | {len(w['bad'])} | {len(w['gaps'])} | {max(w['gaps']):.1f} | {late} |")
+            f"{slow} | {len(w['bad'])} | {len(w['gaps'])} | {max(w['gaps']):.1f} | {late} |")
 
 
-def main(argv=None) -> int:
-    """Quiet window, churn window, the report."""
+def over(w) -> tuple[int, int]:
+    """(RCI answers over STALL_S, board gaps over BOARD_PERIOD_S + STALL_S)."""
+    return (sum(1 for x in w["rtt"] if x > STALL_S * 1e3),
+            sum(1 for g in w["gaps"] if g > (BOARD_PERIOD_S + STALL_S) * 1e3))
+
+
+def churn_window(hosts, dep: Deployment, env: dict, logdir: Path, a,
+                 on_start=None) -> tuple[dict, Churn]:
+    """Log the lab's control application in, then time RCI answers and board
+    gaps while ``a.kills`` peers are SIGKILLed (options of ``parser()``);
+    ``on_start()`` is called as the window opens."""
+    deadline = time.monotonic() + 60
+    while "/hardware_node" not in dep.lab.ask("graph")["nodes"]:
+        if time.monotonic() > deadline:
+            raise RuntimeError("graph not complete from the lab")
+        time.sleep(0.5)
+    if dep.login()["activate"] != "ack":
+        raise RuntimeError("DC motor 0 not switched on")
+    dep.lab.ask("rci_bench", n=30)
+    churn = Churn(hosts, env, logdir, a)
+    if on_start is not None:
+        on_start()
+    return window(dep, churn, 0.0), churn
+
+
+def parser() -> argparse.ArgumentParser:
+    """The options; test_peer_kills.py takes its defaults."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kills", type=int, default=50)
     ap.add_argument("--peers", type=int, default=4)
@@ -149,7 +180,14 @@ def main(argv=None) -> int:
                     help="the peers' Fast DDS transports: default (shared memory + UDP) or "
                          "udp (FASTDDS_BUILTIN_TRANSPORTS=UDPv4: tells shared memory's part "
                          "from the rest)")
-    a = ap.parse_args(argv)
+    ap.add_argument("--peer-nice", type=int, default=19,
+                    help="the peers' nice value (0: the bridge's priority)")
+    return ap
+
+
+def main(argv=None) -> int:
+    """Churn window, quiet window, the report."""
+    a = parser().parse_args(argv)
     why = netns.unavailable_reason()
     if why:
         print(f"Skipped: peer kills need network namespaces: {why}.")
@@ -161,16 +199,7 @@ def main(argv=None) -> int:
             dep = Deployment(hosts, "robot", Path(tmp), env)
             try:
                 dep.wait_up()
-                deadline = time.monotonic() + 60
-                while "/hardware_node" not in dep.lab.ask("graph")["nodes"]:
-                    if time.monotonic() > deadline:
-                        raise RuntimeError("graph not complete from the lab")
-                    time.sleep(0.5)
-                if dep.login()["activate"] != "ack":
-                    raise RuntimeError("DC motor 0 not switched on")
-                dep.lab.ask("rci_bench", n=30)
-                churn = Churn(hosts, env, Path(tmp), a)
-                busy = window(dep, churn, 0.0)
+                busy, churn = churn_window(hosts, dep, env, Path(tmp), a)
                 quiet = window(dep, None, busy["seconds"])
             finally:
                 codes = dep.stop()
@@ -181,7 +210,8 @@ def main(argv=None) -> int:
             print(f"[bench] cleanup: {errors}", file=sys.stderr)
     print(f"The whole bridge (brak_bringup, shipped Fast DDS profile) in the robot namespace, "
           f"SUBNET discovery; {a.peers} peers with "
-          f"{PEER_TRANSPORTS[a.peer_transports]} beside it, one SIGKILLed every 0.1-0.8 s "
+          f"{PEER_TRANSPORTS[a.peer_transports]} beside it (nice {a.peer_nice}), one "
+          f"SIGKILLed every 0.1-0.8 s "
           f"(seed {a.seed}) and "
           f"replaced: {churn.kills} kills of {churn.started} peers started"
           f"{'; error: ' + churn.error if churn.error else ''}. RCI: the lab's Get Sensor and "

@@ -267,7 +267,15 @@ class Agent:
                 out["motor"].append(ns)
             else:
                 out["bad"]["motor"].append([ns, clients.answer_name(ans)])
-        self.ca.request("stop", clients.set_motor(0.0))
+        # the closing stop is timed too, so the batch has no untimed request
+        # in which a stall of the gateway could hide
+        t0 = time.perf_counter_ns()
+        ans = self.ca.request("stop", clients.set_motor(0.0))
+        ns = time.perf_counter_ns() - t0
+        if isinstance(ans, CCnAc):
+            out["motor"].append(ns)
+        else:
+            out["bad"]["motor"].append([ns, clients.answer_name(ans)])
         out["sizes"] = {"sonar": len(inq_b), "motor": len(cmd_b[0])}
         return out
 

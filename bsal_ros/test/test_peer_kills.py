@@ -1,0 +1,116 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
+"""ROS peers SIGKILLed next to the bridge stall nothing (issue 28).
+
+The whole bridge (brak_bringup with the shipped Fast DDS profile) runs in
+the robot namespace of two test namespaces (SUBNET discovery, as on a real
+robot). Beside it, four peer processes with Fast DDS's default transports
+(shared memory + UDP) subscribe to its topics and call ``list_devices``; one
+is SIGKILLed at a random instant every 0.1-0.8 s and replaced, 50 times.
+Meanwhile the lab's control application times Get Sensor and acked Set Motor
+requests back to back, and a probe records the drive board's reading stamps.
+Not one RCI answer may take over 100 ms, and not one gap between the drive
+board's polls may exceed its 50 ms period by 100 ms: a dead peer's
+shared-memory port (1-4 s of Fast DDS's compiled-in waits, with the GIL held)
+or discovery clean-up that blocked a publish would show as exactly that.
+The peers run at nice 19 so that their start-ups (about 1 s of CPU each)
+do not take the bridge's two cores; what is measured is what a dead peer
+does to the bridge, not CPU share. bench/bench_peer_kills.py prints the
+same window beside a quiet one.
+"""
+import argparse
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from bench.bench_peer_kills import BOARD_PERIOD_S, churn_window, over, parser, pct, STALL_S
+from bench.two_hosts import netns
+from bench.two_hosts.rig import Deployment
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(420)]
+
+KILLS = 50
+#: the self-check's stop of the whole bridge process (s), well over STALL_S
+FROZEN_S = 0.3
+
+
+def kill_window(tmp_path, kills, freeze=False):
+    """The churn window beside the bridge (robot placement); with ``freeze``
+    the bridge's process is SIGSTOPped for FROZEN_S once, 1 s into it (the
+    window lasts until the last kill: several seconds)."""
+    a: argparse.Namespace = parser().parse_args(["--kills", str(kills)])
+    assert a.peer_transports == "default" and a.peer_nice == 19
+    hosts = netns.TwoHosts()
+    try:
+        hosts.create()
+    except netns.NetnsUnavailable as exc:
+        pytest.skip(f"peer kills beside the bridge need network namespaces: {exc}")
+    try:
+        env = dict(os.environ)
+        dep = Deployment(hosts, "robot", tmp_path, env)
+        try:
+            dep.wait_up()
+            on_start = None
+            if freeze:
+                bridge = next(p for p in dep.procs if p.name == "bringup")
+                timer = threading.Timer(1.0, stop_for, (bridge.pid, FROZEN_S))
+                on_start = timer.start
+            w, churn = churn_window(hosts, dep, env, tmp_path, a, on_start)
+        finally:
+            codes = dep.stop()
+    finally:
+        errors = hosts.delete()
+    assert not errors, errors
+    bridge_codes = {k: v for k, v in codes.items() if not k.startswith("agent")}
+    assert all(c == 0 for c in bridge_codes.values()), (codes, dep.logs())
+    assert churn.error == "" and churn.kills >= kills, (churn.error, churn.kills)
+    print(f"PEER_KILLS {churn.kills} kills{' (bridge frozen once)' if freeze else ''}: "
+          f"{len(w['rtt'])} RCI answers, p50 {pct(w['rtt'], 50):.2f} p99 "
+          f"{pct(w['rtt'], 99):.2f} max {max(w['rtt']):.1f} ms; {len(w['gaps'])} board "
+          f"gaps, max {max(w['gaps']):.1f} ms", flush=True)
+    assert w["bad"] == [], w["bad"][:5]
+    return w
+
+
+def stop_for(pid, seconds):
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        time.sleep(seconds)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def test_fifty_peer_kills_delay_no_rci_answer_and_no_board_poll(tmp_path):
+    w = kill_window(tmp_path, KILLS)
+    assert len(w["rtt"]) > 10 * KILLS and len(w["gaps"]) > 100
+    slow, late = over(w)
+    assert slow == 0, (f"{slow} RCI answers over {STALL_S * 1e3:.0f} ms: "
+                       f"{sorted(w['rtt'])[-slow:]}")
+    assert late == 0, (f"{late} drive-board gaps over {(BOARD_PERIOD_S + STALL_S) * 1e3:.0f} ms: "
+                       f"{sorted(w['gaps'])[-late:]}")
+
+
+def test_the_window_sees_a_bridge_that_stands_still(tmp_path):
+    """The measurement itself: one 0.3 s stop of the bridge's process shows
+    as an RCI answer over 100 ms and a drive-board gap over 150 ms."""
+    w = kill_window(tmp_path, 10, freeze=True)
+    slow, late = over(w)
+    assert slow >= 1 and max(w["rtt"]) >= FROZEN_S * 1e3 * 0.9, (slow, max(w["rtt"]))
+    assert late >= 1, (late, max(w["gaps"]))
