@@ -24,11 +24,11 @@ session's state.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import time
 from typing import Awaitable, Sequence
 
+from .ca_view import CaView
 from .port import PortUnavailable
 from .transport import SessionEnd
 from ..core.device_classes import MOTOR_CLASSES
@@ -95,30 +95,22 @@ class BaseHandlers:
         self.transport.send(CStRp(base, status))
 
     def _reply(self, base: int, reply, device_class: str, states: Sequence[DeviceState],
-               what: str, rq_ack: bool) -> None:
+               what: str, rq_ack: bool, data: Sequence | None = None) -> None:
         """Send an inquiry's reply (and CCnAc when asked); tell the port what
-        the control application now knows."""
+        the control application now knows (``data``: the DATA item sent for
+        each state, None where there was none), built when the port reads it."""
         send = self.transport.send
         send(reply)
         self._status[base] = CStRpStatus.IDLE
         if rq_ack:
             send(CCnAc(base))
-        self.port.delivered(device_class, self._as_ca_sees(device_class, states), what)
+        activated = frozenset(self._activated.get(device_class, ()))
+        self.port.delivered(device_class, CaView(states, activated, data), what)
 
     def _ca_on(self, device_class: str, dev_id: int) -> bool:
         """On for this control application: it activated the device in this
         session (every device starts deactivated for a CA; docs/INTERFACES.md)."""
         return dev_id in self._activated.get(device_class, ())
-
-    def _as_ca_sees(self, device_class: str, states: Sequence[DeviceState]):
-        """The states with ``on`` as this control application sees it."""
-        view = self._activated.get(device_class, ())
-        out = list(states)
-        for n, st in enumerate(out):
-            if st.on != (st.id in view):
-                out[n] = dataclasses.replace(st, on=st.id in view,
-                                             statval=(st.statval & ~1) | (st.id in view))
-        return out
 
     def _invalid(self, device_class: str, ids) -> bool:
         """True when any id names no device of the class."""

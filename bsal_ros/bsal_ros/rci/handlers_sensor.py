@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from .handlers_base import status_of
 from .port import SonarTiming
-from ..kinds import kind, rci_as_sent, rci_item, RCI_SENSOR_CLASS
+from ..kinds import kind, rci_item, RCI_SENSOR_CLASS
 from ..protocol.constants import (CStRpStatus, GetSensorStatus, RciCode, SensorCommandCode,
                                   SensorType)
 from ..protocol.rci import CAcSn, CGtSnIq, CGtSnRp, CStSn, StatusData
@@ -77,36 +77,24 @@ class SensorHandlers:
             return
         items = []
         append = items.append
-        sent = states
-        for n, ((i, s), state) in enumerate(zip(pkt.items, states)):
+        sent = []       # the DATA item of each state, None for STATUS
+        # the item and its conversions are the kind's (bsal_ros/kinds); a
+        # relative encoder's d_count is the board's change between its two
+        # latest readings (001 5.4.2 pairs it with d_status), the number RDI
+        # sends, whenever and however often this CA asks
+        k = kind(cls)
+        for (i, s), state in zip(pkt.items, states):
             if s == GetSensorStatus.DATA:
-                data = self._sensor_data(sub, state)
+                data = rci_item(k, state)
                 append((i, data))
-                shown = _as_sent(state, data)
-                if shown is not state:
-                    if sent is states:
-                        sent = list(states)
-                    sent[n] = shown
+                sent.append(data)
             elif s == GetSensorStatus.STATUS:
                 append((i, StatusData(self._statval(state))))
+                sent.append(None)
             else:
                 return self._inquiry_failed(RciCode.CGtSnIq, CStRpStatus.NO_SUPPORT)
         what = "status" if pkt.items[0][1] == GetSensorStatus.STATUS else "data"
         # the control-application view (rci/ca_states -> RDI port 7652) gets
         # the values exactly as they went out
-        self._reply(RciCode.CGtSnIq, CGtSnRp(sub, items, pkt.form), cls, sent, what,
-                    pkt.rq_ack)
-
-    def _sensor_data(self, sub: int, state):
-        """The DATA item of one sensor. A relative encoder's d_count is the
-        board's: the change between its two latest readings (001 5.4.2 pairs it
-        with d_status, the time of that interval), the same number RDI sends;
-        it does not depend on when or how often this CA asked. The item and
-        its conversions are the kind's (bsal_ros/kinds)."""
-        return rci_item(kind(SENSOR_CLASS[sub]), state)
-
-
-def _as_sent(state, data):
-    """``state`` with its data fields as the CA received them (wrapped into
-    the wire's types); the same object when nothing differs."""
-    return rci_as_sent(kind(state.device_class), state, data)
+        self._reply(RciCode.CGtSnIq, CGtSnRp(sub, items, pkt.form), cls, states, what,
+                    pkt.rq_ack, sent)
