@@ -27,7 +27,7 @@ Not one RCI answer may take over 100 ms, and not one gap between the drive
 board's polls may exceed its 50 ms period by 100 ms: a dead peer's
 shared-memory port (1-4 s of Fast DDS's compiled-in waits, with the GIL held)
 or discovery clean-up that blocked a publish would show as exactly that.
-The peers run at nice 19 so that their start-ups (about 1 s of CPU each)
+The peers run at nice 10 so that their start-ups (about 1 s of CPU each)
 do not take the bridge's two cores; what is measured is what a dead peer
 does to the bridge, not CPU share. bench/bench_peer_kills.py prints the
 same window beside a quiet one.
@@ -56,7 +56,7 @@ def kill_window(tmp_path, kills, freeze=False):
     the bridge's process is SIGSTOPped for FROZEN_S once, 1 s into it (the
     window lasts until the last kill: several seconds)."""
     a: argparse.Namespace = parser().parse_args(["--kills", str(kills)])
-    assert a.peer_transports == "default" and a.peer_nice == 19
+    assert a.peer_transports == "default" and a.peer_nice == 10
     hosts = netns.TwoHosts()
     try:
         hosts.create()
