@@ -256,26 +256,20 @@ class Agent:
         cmds = [clients.set_motor(d) for d in (10.0, 12.0)]
         inq_b, cmd_b = clients.encoded(inq), [clients.encoded(c) for c in cmds]
         out = {"sonar": [], "motor": [], "bad": {"sonar": [], "motor": []}}
+
+        def record(path, ns, ans, expected):
+            if isinstance(ans, expected):
+                out[path].append(ns)
+            else:
+                out["bad"][path].append([ns, clients.answer_name(ans)])
         for i in range(int(req["n"])):
-            ns, ans = self.ca.timed(inq, inq_b)
-            if isinstance(ans, CGtSnRp):
-                out["sonar"].append(ns)
-            else:
-                out["bad"]["sonar"].append([ns, clients.answer_name(ans)])
-            ns, ans = self.ca.timed(cmds[i & 1], cmd_b[i & 1])
-            if isinstance(ans, CCnAc):
-                out["motor"].append(ns)
-            else:
-                out["bad"]["motor"].append([ns, clients.answer_name(ans)])
+            record("sonar", *self.ca.timed(inq, inq_b), CGtSnRp)
+            record("motor", *self.ca.timed(cmds[i & 1], cmd_b[i & 1]), CCnAc)
         # the closing stop is timed too, so the batch has no untimed request
         # in which a stall of the gateway could hide
         t0 = time.perf_counter_ns()
         ans = self.ca.request("stop", clients.set_motor(0.0))
-        ns = time.perf_counter_ns() - t0
-        if isinstance(ans, CCnAc):
-            out["motor"].append(ns)
-        else:
-            out["bad"]["motor"].append([ns, clients.answer_name(ans)])
+        record("motor", time.perf_counter_ns() - t0, ans, CCnAc)
         out["sizes"] = {"sonar": len(inq_b), "motor": len(cmd_b[0])}
         return out
 

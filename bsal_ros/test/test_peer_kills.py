@@ -39,9 +39,11 @@ import threading
 import time
 
 import pytest
+# the two namespaces, made once for this module and deleted whatever happens
+# (skips with the reason where they cannot be made): test_two_hosts.py's
+from test_two_hosts import hosts  # noqa: F401
 
 from bench.bench_peer_kills import BOARD_PERIOD_S, churn_window, over, parser, pct, STALL_S
-from bench.two_hosts import netns
 from bench.two_hosts.rig import Deployment
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(420)]
@@ -51,33 +53,25 @@ KILLS = 50
 FROZEN_S = 0.3
 
 
-def kill_window(tmp_path, kills, freeze=False):
+def kill_window(request, tmp_path, kills, freeze=False):
     """The churn window beside the bridge (robot placement); with ``freeze``
     the bridge's process is SIGSTOPped for FROZEN_S once, 1 s into it (the
     window lasts until the last kill: several seconds)."""
+    two_hosts = request.getfixturevalue("hosts")
     a: argparse.Namespace = parser().parse_args(["--kills", str(kills)])
     assert a.peer_transports == "default" and a.peer_nice == 10
-    hosts = netns.TwoHosts()
+    env = dict(os.environ)
+    dep = Deployment(two_hosts, "robot", tmp_path, env)
     try:
-        hosts.create()
-    except netns.NetnsUnavailable as exc:
-        pytest.skip(f"peer kills beside the bridge need network namespaces: {exc}")
-    try:
-        env = dict(os.environ)
-        dep = Deployment(hosts, "robot", tmp_path, env)
-        try:
-            dep.wait_up()
-            on_start = None
-            if freeze:
-                bridge = next(p for p in dep.procs if p.name == "bringup")
-                timer = threading.Timer(1.0, stop_for, (bridge.pid, FROZEN_S))
-                on_start = timer.start
-            w, churn = churn_window(hosts, dep, env, tmp_path, a, on_start)
-        finally:
-            codes = dep.stop()
+        dep.wait_up()
+        on_start = None
+        if freeze:
+            bridge = next(p for p in dep.procs if p.name == "bringup")
+            timer = threading.Timer(1.0, stop_for, (bridge.pid, FROZEN_S))
+            on_start = timer.start
+        w, churn = churn_window(two_hosts, dep, env, tmp_path, a, on_start)
     finally:
-        errors = hosts.delete()
-    assert not errors, errors
+        codes = dep.stop()
     bridge_codes = {k: v for k, v in codes.items() if not k.startswith("agent")}
     assert all(c == 0 for c in bridge_codes.values()), (codes, dep.logs())
     assert churn.error == "" and churn.kills >= kills, (churn.error, churn.kills)
@@ -97,8 +91,8 @@ def stop_for(pid, seconds):
         os.kill(pid, signal.SIGCONT)
 
 
-def test_fifty_peer_kills_delay_no_rci_answer_and_no_board_poll(tmp_path):
-    w = kill_window(tmp_path, KILLS)
+def test_fifty_peer_kills_delay_no_rci_answer_and_no_board_poll(request, tmp_path):
+    w = kill_window(request, tmp_path, KILLS)
     assert len(w["rtt"]) > 10 * KILLS and len(w["gaps"]) > 100
     slow, late = over(w)
     assert slow == 0, (f"{slow} RCI answers over {STALL_S * 1e3:.0f} ms: "
@@ -107,10 +101,10 @@ def test_fifty_peer_kills_delay_no_rci_answer_and_no_board_poll(tmp_path):
                        f"{sorted(w['gaps'])[-late:]}")
 
 
-def test_the_window_sees_a_bridge_that_stands_still(tmp_path):
+def test_the_window_sees_a_bridge_that_stands_still(request, tmp_path):
     """The measurement itself: one 0.3 s stop of the bridge's process shows
     as an RCI answer over 100 ms and a drive-board gap over 150 ms."""
-    w = kill_window(tmp_path, 10, freeze=True)
+    w = kill_window(request, tmp_path, 10, freeze=True)
     slow, late = over(w)
     assert slow >= 1 and max(w["rtt"]) >= FROZEN_S * 1e3 * 0.9, (slow, max(w["rtt"]))
     assert late >= 1, (late, max(w["gaps"]))
