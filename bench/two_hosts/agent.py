@@ -156,10 +156,13 @@ class RosSide:
         from rclpy.action import ActionClient
 
         from bsal_interfaces.action import HomeSteering
+        from ..first_answer import action_ready, polling
         if self.home_client is None:
             self.home_client = ActionClient(self.node, HomeSteering, "home_steering")
-        if not self.home_client.wait_for_server(timeout_sec=float(req.get("wait", 10.0))):
-            raise RuntimeError("home_steering server not seen")
+            # a probe goal (a motor that does not exist) until it is answered: the
+            # goal below cannot lose its acceptance (bench/first_answer.py)
+            action_ready(self.home_client, HomeSteering.Goal(id=99), polling(),
+                         total_s=float(req.get("wait", 30.0)))
         self.home = {"t_sent": time.monotonic()}
         goal = HomeSteering.Goal()
         goal.id = 0

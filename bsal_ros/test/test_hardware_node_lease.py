@@ -193,6 +193,7 @@ import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from bsal_interfaces.msg import MotorCommand
 from bsal_interfaces.srv import SetMotors
+from bench.first_answer import call_answered, spinning
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
 
 rclpy.init()
@@ -204,11 +205,9 @@ ex.add_node(node)
 if not cli.wait_for_service(timeout_sec=60.0):
     print("no service", flush=True)
     sys.exit(1)
-fut = cli.call_async(SetMotors.Request(device_class="dc_motor", lease_s=keeper.lease_s,
-                     commands=[MotorCommand(id=0, mode=MotorCommand.MODE_DUTY_CYCLE,
-                                            value=30.0)]))
-ex.spin_until_future_complete(fut, timeout_sec=60.0)
-r = fut.result()
+r = call_answered(cli, SetMotors.Request(device_class="dc_motor", lease_s=keeper.lease_s,
+                  commands=[MotorCommand(id=0, mode=MotorCommand.MODE_DUTY_CYCLE, value=30.0)]),
+                  spinning(ex))
 print("set", r.result.code, r.result.message, flush=True)
 keeper.update("dc_motor", [(0, 30.0)])
 node.create_timer(0.2, lambda: print("renewed", keeper.renewed, flush=True))
@@ -221,7 +220,8 @@ def test_sigkilled_client_process_leaves_no_running_motor(fresh):
     vb = node.robot.bus.device(0x30)
     proc = subprocess.Popen([sys.executable, "-c", CLIENT, "/" + NS], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=os.environ.copy())
+                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                                filter(None, [os.environ.get("PYTHONPATH"), str(ROOT.parent)]))))
     lines = []
 
     def reader():
