@@ -45,9 +45,13 @@ MODULES = {
 MARK = "@@case"
 
 DRIVER = textwrap.dedent(f"""
-    import importlib, json, os, signal, sys
+    import faulthandler, importlib, json, os, signal, sys
     cases = json.loads(sys.argv[1])
-    signal.alarm(20)          # a case that starts the node for real never returns
+    # a crash, or a case that starts the node for real and never returns (the
+    # alarm), leaves every thread's stack in the output before the process ends
+    faulthandler.enable()
+    faulthandler.register(signal.SIGALRM, all_threads=True, chain=True)
+    signal.alarm(20)
     for i, (module, args) in enumerate(cases):
         signal.alarm(20)
         main = importlib.import_module(module).main
@@ -149,7 +153,7 @@ def run_driver(cases):
             lines = []
         elif line.strip():
             lines.append(line)
-    return results, out.stdout
+    return results, f"{out.stdout}\n(the driver's exit code: {out.returncode})"
 
 
 def test_every_wrong_parameter_is_one_line_and_exit_2(tmp_path):
@@ -160,7 +164,7 @@ def test_every_wrong_parameter_is_one_line_and_exit_2(tmp_path):
     for i, (exe, name, argv, shown) in enumerate(cases):
         if i not in results:
             failures.append(f"{exe} {argv[1:]}: no result (the node started, or the driver "
-                            f"died); output tail:\n{raw[-1500:]}")
+                            f"died); output tail:\n{raw[-4000:]}")
             break
         code, lines = results[i]
         text = " ".join(lines)
