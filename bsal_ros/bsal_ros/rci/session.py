@@ -52,7 +52,7 @@ import time
 from .commands import check_commands, dispatch_table
 from .handlers_base import BaseHandlers
 from .handlers_motor import MotorHandlers
-from .handlers_sensor import SensorHandlers
+from .handlers_sensor import DataItems, SensorHandlers
 from .handshake import Handshake
 from .port import PortUnavailable, RobotPort
 from .transport import RciTransport, SessionEnd
@@ -137,6 +137,8 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         self._status: dict[int, CStRpStatus] = {}
         #: the control application's view: devices it activated this session
         self._activated: dict[str, set[int]] = {}
+        #: DATA items converted once per state object (Get Sensor)
+        self._data_items = DataItems()
         #: hardware on-state of each device before this session first changed it
         self._hw_orig: dict[str, dict[int, bool]] = {}
         self._home_task: asyncio.Task | None = None
