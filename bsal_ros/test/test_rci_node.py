@@ -45,8 +45,8 @@ from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 from bsal_ros.nodes.rci_gateway import RciGatewayNode  # noqa: E402
 from bsal_ros.protocol.constants import (CStRpStatus, GetSensorStatus, MotorType,  # noqa: E402
                                          RciCode, SensorType, TermCode)
-from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStMt, CStRp,  # noqa: E402
-                                   CSvTm, MotorCommand, MotorCommandKind)
+from bsal_ros.protocol.rci import (CAcMt, CBsTm, CCnAc, CGtSnIq, CGtSnRp,  # noqa: E402
+                                   CStMt, CStRp, CSvTm, MotorCommand, MotorCommandKind)
 from bsal_ros.protocol.values import speedval_pack  # noqa: E402
 from bsal_ros.rci.client import RciClient  # noqa: E402
 from bsal_ros.rci.users import DEMO_KEY  # noqa: E402
@@ -229,7 +229,11 @@ def test_hardware_node_gone_and_back(rig):
     assert reply == CStRp(RciCode.CStMt, CStRpStatus.ABORT)
     time.sleep(2.2)                                  # outlast hardware_gone_s
     c.send(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True))
-    assert c.wait_closed() == [CSvTm(TermCode.ERROR)]
+    # the session ends with ERROR; a CBsTm may come first (a base time update
+    # is sent whenever it happens, 001 4.6.16: seen once in CI)
+    closing = c.wait_closed()
+    assert closing[-1:] == [CSvTm(TermCode.ERROR)], closing
+    assert all(isinstance(x, CBsTm) for x in closing[:-1]), closing
     rig.wait(lambda: rig.gw.server.session is None, what="session end")
     rig.start_hardware()
     rig.wait(lambda: rig.gw.robot.cli["set_motors"].service_is_ready(), what="service back")
