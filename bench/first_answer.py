@@ -71,7 +71,7 @@ def _attempt_s(deadline: float, attempt_s: float) -> float:
 
 
 def call_answered(client, request, wait: Waiter, total_s: float = 60.0,
-                  attempt_s: float = ATTEMPT_S, log: Callable[[str], None] | None = None):
+                  attempt_s: float = ATTEMPT_S):
     """``client``'s answer to ``request``, sent again after each ``attempt_s``
     without one; TimeoutError after ``total_s``."""
     deadline = time.monotonic() + total_s
@@ -85,13 +85,10 @@ def call_answered(client, request, wait: Waiter, total_s: float = 60.0,
         if time.monotonic() >= deadline:
             raise TimeoutError(f"{client.srv_name}: no answer to {sent} requests "
                                f"in {total_s:.0f} s")
-        if log is not None:
-            log(f"{client.srv_name}: no answer within {attempt_s:.0f} s (request {sent}), "
-                "sending it again")
 
 
 def action_ready(client, probe_goal, wait: Waiter, total_s: float = 60.0,
-                 attempt_s: float = ATTEMPT_S, log: Callable[[str], None] | None = None) -> int:
+                 attempt_s: float = ATTEMPT_S) -> int:
     """Send ``probe_goal`` (one the server rejects or ends at once, such as a
     home_steering goal for a motor that does not exist) until its acceptance or
     rejection comes back, then wait (at most ``attempt_s``) for its end, so
@@ -108,9 +105,6 @@ def action_ready(client, probe_goal, wait: Waiter, total_s: float = 60.0,
         if time.monotonic() >= deadline:
             raise TimeoutError(f"action {client._action_name}: no answer to {sent} goals "
                                f"in {total_s:.0f} s")
-        if log is not None:
-            log(f"action {client._action_name}: no answer within {attempt_s:.0f} s "
-                f"(probe goal {sent}), sending it again")
     handle = fut.result()
     if handle.accepted:
         wait(handle.get_result_async(), _attempt_s(deadline, attempt_s))

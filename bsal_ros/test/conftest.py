@@ -257,3 +257,21 @@ def empty_smbus2(monkeypatch):
             self.regs = {}
     monkeypatch.setitem(sys.modules, "smbus2", types.SimpleNamespace(SMBus=Empty))
     return Empty
+
+
+@pytest.fixture(scope="module")
+def hosts():
+    """Two network namespaces joined by a veth (the robot and the lab PC), per
+    module; deleted at the end, whatever happens. Skips with the reason where
+    they cannot be made."""
+    from bench.two_hosts import netns
+    h = netns.TwoHosts()
+    try:
+        h.create()
+    except netns.NetnsUnavailable as exc:
+        pytest.skip(f"two hosts need network namespaces: {exc}")
+    try:
+        yield h
+    finally:
+        errors = h.delete()
+        assert not errors, errors

@@ -67,12 +67,10 @@ def test_an_answered_request_is_sent_once():
 
 
 def test_dropped_answers_are_asked_again_and_forgotten():
-    client, said = Client(dropped=2), []
-    assert call_answered(client, "req", waiter([]), attempt_s=2.0, log=said.append) == "answer 3"
+    client = Client(dropped=2)
+    assert call_answered(client, "req", waiter([]), attempt_s=2.0) == "answer 3"
     assert client.sent == ["req"] * 3
     assert len(client.removed) == 2          # no pending entry is left behind
-    assert said == [f"/set_motors: no answer within 2 s (request {n}), sending it again"
-                    for n in (1, 2)]
 
 
 def test_a_client_never_answered_fails_with_the_count():

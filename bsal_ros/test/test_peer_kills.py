@@ -39,9 +39,6 @@ import threading
 import time
 
 import pytest
-# the two namespaces, made once for this module and deleted whatever happens
-# (skips with the reason where they cannot be made): test_two_hosts.py's
-from test_two_hosts import hosts  # noqa: F401
 
 from bench.bench_peer_kills import BOARD_PERIOD_S, churn_window, over, parser, pct, STALL_S
 from bench.two_hosts.rig import Deployment
@@ -53,11 +50,10 @@ KILLS = 50
 FROZEN_S = 0.3
 
 
-def kill_window(request, tmp_path, kills, freeze=False):
+def kill_window(two_hosts, tmp_path, kills, freeze=False):
     """The churn window beside the bridge (robot placement); with ``freeze``
     the bridge's process is SIGSTOPped for FROZEN_S once, 1 s into it (the
     window lasts until the last kill: several seconds)."""
-    two_hosts = request.getfixturevalue("hosts")
     a: argparse.Namespace = parser().parse_args(["--kills", str(kills)])
     assert a.peer_transports == "default" and a.peer_nice == 10
     env = dict(os.environ)
@@ -91,8 +87,8 @@ def stop_for(pid, seconds):
         os.kill(pid, signal.SIGCONT)
 
 
-def test_fifty_peer_kills_delay_no_rci_answer_and_no_board_poll(request, tmp_path):
-    w = kill_window(request, tmp_path, KILLS)
+def test_fifty_peer_kills_delay_no_rci_answer_and_no_board_poll(hosts, tmp_path):
+    w = kill_window(hosts, tmp_path, KILLS)
     assert len(w["rtt"]) > 10 * KILLS and len(w["gaps"]) > 100
     slow, late = over(w)
     assert slow == 0, (f"{slow} RCI answers over {STALL_S * 1e3:.0f} ms: "
@@ -101,10 +97,10 @@ def test_fifty_peer_kills_delay_no_rci_answer_and_no_board_poll(request, tmp_pat
                        f"{sorted(w['gaps'])[-late:]}")
 
 
-def test_the_window_sees_a_bridge_that_stands_still(request, tmp_path):
+def test_the_window_sees_a_bridge_that_stands_still(hosts, tmp_path):
     """The measurement itself: one 0.3 s stop of the bridge's process shows
     as an RCI answer over 100 ms and a drive-board gap over 150 ms."""
-    w = kill_window(request, tmp_path, 10, freeze=True)
+    w = kill_window(hosts, tmp_path, 10, freeze=True)
     slow, late = over(w)
     assert slow >= 1 and max(w["rtt"]) >= FROZEN_S * 1e3 * 0.9, (slow, max(w["rtt"]))
     assert late >= 1, (late, max(w["gaps"]))

@@ -35,7 +35,6 @@ import time
 
 import pytest
 
-from bench.two_hosts import netns
 from bench.two_hosts.rig import Deployment, RDI_CA_PORT, RDI_RT_PORT, REPO
 from bsal_ros.protocol.values import speedval_unpack
 
@@ -68,21 +67,6 @@ def wait_for(pred, timeout, what, step=0.5):
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} within {timeout} s")
         time.sleep(step)
-
-
-@pytest.fixture(scope="module")
-def hosts():
-    """The two namespaces and the veth; deleted at the end, whatever happens."""
-    h = netns.TwoHosts()
-    try:
-        h.create()
-    except netns.NetnsUnavailable as exc:
-        pytest.skip(f"two hosts need network namespaces: {exc}")
-    try:
-        yield h
-    finally:
-        errors = h.delete()
-        assert not errors, errors
 
 
 @pytest.fixture(scope="module", params=PLACEMENTS)
