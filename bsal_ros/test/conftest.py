@@ -265,6 +265,8 @@ def hosts():
     module; deleted at the end, whatever happens. Skips with the reason where
     they cannot be made."""
     from bench.two_hosts import netns
+    # the lab agent's tf lookups: tf2_ros comes from ../shared/ros2-tools (make setup)
+    pytest.importorskip("tf2_ros", reason="tf2_ros not installed: ../shared/ros2-tools absent")
     h = netns.TwoHosts()
     try:
         h.create()
