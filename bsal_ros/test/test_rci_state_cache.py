@@ -164,3 +164,24 @@ def test_a_reset_answer_fences_every_class_and_serves_its_states():
     c.answered("", None, [reading(0, t)])
     assert count_read(c) == 0
     assert c.fresh("ultrasonic", [2]) is None
+
+
+def test_a_kept_answer_follows_every_change_and_ages_out(monkeypatch):
+    # fresh() keeps its answer between two changes (issue 31): a new reading,
+    # a fetched state, a fence, or age each make it answer anew
+    now = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    c = StateCache(max_age_cycles=1.5, min_age_s=0.05)
+    c.on_states([reading(1, 100.0)])
+    kept = c.fresh(ENC, [0])
+    assert kept[0].count == 1 and c.fresh(ENC, [0]) is kept
+    c.on_states([reading(2, 100.1)])
+    assert count_read(c) == 2
+    c.fetched([reading(3, 100.2)], asked_at=100.15)
+    assert count_read(c) == 3
+    c.fence(ENC, [0])
+    assert count_read(c) is None
+    c.answered(ENC, [0], [reading(4, time.time() + 1.0)])
+    assert count_read(c) == 4
+    now[0] += 10.0                 # no reading for ten seconds: too old
+    assert count_read(c) is None

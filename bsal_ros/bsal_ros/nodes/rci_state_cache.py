@@ -42,6 +42,10 @@ from typing import NamedTuple, Sequence
 from bsal_ros.core.device_state import DeviceState
 
 
+#: fresh() answers kept (a control application asks a handful of groups)
+FRESH_KEPT = 64
+
+
 class CachedState(NamedTuple):
     """A device's newest state, when it arrived (monotonic s), the wall time
     its content is known to be current at for the fences (the reading's stamp,
@@ -71,6 +75,11 @@ class StateCache:
         self._lock = threading.Lock()
         #: reads that found their devices fenced (introspection, benchmarks)
         self.fenced_reads = 0
+        #: changes so far (entries, intervals, fences): a :meth:`fresh`
+        #: answer stays right while it is unchanged, until its devices age
+        self.version = 0
+        #: (class, ids) -> (version, monotonic time it ages out, states)
+        self._fresh: dict[tuple, tuple] = {}
 
     def on_states(self, states: Sequence[DeviceState]) -> None:
         """New readings (executor thread); an older one never replaces a newer."""
@@ -95,6 +104,7 @@ class StateCache:
                         interval[key] = dt if prev is None else 0.8 * prev + 0.2 * dt
                 cache[key] = CachedState(st, now, as_of, stamp)
                 self._see(st)
+            self.version += 1
 
     def fetched(self, states: Sequence[DeviceState], asked_at: float) -> None:
         """States read with get_device_states requested at wall time
@@ -135,6 +145,7 @@ class StateCache:
                 elif raise_newer:
                     self.entries[key] = old._replace(as_of=max(old.as_of, as_of))
                 self._see(st)
+            self.version += 1
 
     def _see(self, st: DeviceState) -> None:
         """Count ``st``'s device among its class's ids (under ``_lock``)."""
@@ -151,23 +162,38 @@ class StateCache:
         with self._lock:
             for i in ids:
                 self.fences[(device_class, i)] = now
+            self.version += 1
 
     def fresh(self, device_class: str, ids: Sequence[int]) -> list[DeviceState] | None:
         """The states of every id if none is older than its limit nor than its
-        device's fence, else None."""
+        device's fence, else None. The answer is kept: a control application
+        polling at kHz rates asks for the same devices between two changes
+        hundreds of times (issue 31)."""
+        key = (device_class, tuple(ids))
+        version = self.version      # read first: a change meanwhile is a miss next time
         now = time.monotonic()
+        hit = self._fresh.get(key)
+        if hit is not None and hit[0] == version and now < hit[1]:
+            return hit[2]
         out = []
+        ages_out = float("inf")
         cache, interval, fences = self.entries, self._interval, self.fences
         for i in ids:
-            key = (device_class, i)
-            e = cache.get(key)
+            k = (device_class, i)
+            e = cache.get(k)
             if e is None:
                 return None
-            if e.as_of < fences.get(key, 0.0):
+            if e.as_of < fences.get(k, 0.0):
                 self.fenced_reads += 1
                 return None
-            limit = interval.get(key, 0.5) * self.max_age_factor
-            if now - e.received > (limit if limit > self.min_age else self.min_age):
+            limit = interval.get(k, 0.5) * self.max_age_factor
+            end = e.received + (limit if limit > self.min_age else self.min_age)
+            if now > end:
                 return None
+            if end < ages_out:
+                ages_out = end
             out.append(e.state)
+        if len(self._fresh) >= FRESH_KEPT:
+            self._fresh.clear()
+        self._fresh[key] = (version, ages_out, out)
         return out

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from operator import is_
 import time
-from typing import Awaitable, Sequence
+from typing import Awaitable, NamedTuple, Sequence
 
 from .ca_view import CaView
 from .port import PortUnavailable
@@ -48,9 +49,61 @@ _RESULT_STATUS = {Result.OK: CStRpStatus.IDLE, Result.INVALID_ID: CStRpStatus.IN
                   Result.NOT_SUPPORTED: CStRpStatus.NO_SUPPORT}
 
 
+def answers_at_once(name: str):
+    """Mark an async handler whose command can often be answered without
+    waiting: the session method ``name`` answers it and returns True, or
+    returns False having sent nothing (the handler then runs). The session
+    calls it in the loop's read callback (:meth:`RciTransport.answer_at_once
+    <bsal_ros.rci.transport.RciTransport.answer_at_once>`); a handler
+    registered in its place has no such part unless it declares one."""
+    def mark(handler):
+        handler.at_once = name
+        return handler
+    return mark
+
+
 def status_of(result: Result) -> CStRpStatus:
     """Port result -> CStRp status: refusals, faults, busy, bad requests = ABORT."""
     return _RESULT_STATUS.get(result.code, CStRpStatus.ABORT)
+
+
+class Reply(NamedTuple):
+    """An inquiry's reply as sent: its bytes, "data" or "status", and the
+    DATA item of each state (None where there was none)."""
+
+    encoded: bytes
+    what: str
+    data: Sequence | None
+
+
+class Replies:
+    """The last reply to each inquiry, sent again while the request, the
+    state objects (the port's cache hands out the same object until a newer
+    reading replaces it) and the CA's view are the same: a control
+    application polling at kHz rates asks for one reading hundreds of times,
+    and building and encoding the reply was a third of the answer's time in
+    the gateway's loop (issue 31)."""
+
+    __slots__ = ("_last",)
+    #: requests remembered; a CA asks a handful of different ones
+    SIZE = 64
+
+    def __init__(self):
+        self._last: dict = {}
+
+    def get(self, request: tuple, states: Sequence, view: tuple) -> Reply | None:
+        hit = self._last.get(request)
+        if hit is None or hit[1] != view:
+            return None
+        old = hit[0]
+        if len(old) != len(states) or not all(map(is_, old, states)):
+            return None
+        return hit[2]
+
+    def put(self, request: tuple, states: Sequence, view: tuple, reply: Reply) -> None:
+        if len(self._last) >= self.SIZE and request not in self._last:
+            self._last.clear()
+        self._last[request] = (list(states), view, reply)
 
 
 class BaseHandlers:
@@ -94,18 +147,21 @@ class BaseHandlers:
         self._status[base] = status
         self.transport.send(CStRp(base, status))
 
-    def _reply(self, base: int, reply, device_class: str, states: Sequence[DeviceState],
-               what: str, rq_ack: bool, data: Sequence | None = None) -> None:
+    def _reply(self, base: int, reply: Reply, device_class: str,
+               states: Sequence[DeviceState], activated: frozenset, rq_ack: bool) -> None:
         """Send an inquiry's reply (and CCnAc when asked); tell the port what
-        the control application now knows (``data``: the DATA item sent for
-        each state, None where there was none), built when the port reads it."""
-        send = self.transport.send
-        send(reply)
+        the control application now knows, built when the port reads it."""
+        self.transport.send_encoded(reply.encoded)
         self._status[base] = CStRpStatus.IDLE
         if rq_ack:
-            send(CCnAc(base))
-        activated = frozenset(self._activated.get(device_class, ()))
-        self.port.delivered(device_class, CaView(states, activated, data), what)
+            self.transport.send(CCnAc(base))
+        self.port.delivered(device_class, CaView(states, activated, reply.data), reply.what)
+
+    def _view(self, device_class: str) -> tuple:
+        """What an inquiry's reply depends on besides the request and the
+        states: the devices of the class this CA activated, the base times."""
+        return (frozenset(self._activated.get(device_class, ())), self._base_ns,
+                self._hw_base_ns)
 
     def _ca_on(self, device_class: str, dev_id: int) -> bool:
         """On for this control application: it activated the device in this
@@ -114,8 +170,7 @@ class BaseHandlers:
 
     def _invalid(self, device_class: str, ids) -> bool:
         """True when any id names no device of the class."""
-        valid = self.port.device_ids(device_class)
-        return any(i not in valid for i in ids)
+        return not self.port.device_ids(device_class).issuperset(ids)
 
     def _statval(self, state: DeviceState) -> int:
         """statval of a state for this control application: the on-bit from

@@ -46,7 +46,7 @@ from .limits import address_key, LoginThrottle, PendingLimit
 from .port import RobotPort
 from .safety import StopRetrier
 from .session import RciSession, SessionConfig
-from .transport import linger_close, peer_byteorder
+from .transport import linger_close, peer_byteorder, start_packet_server
 from .users import check_bind_allowed, Users
 from ..protocol.constants import TermCode
 from ..protocol.rci import CSvTm, encode_rci, IInCp
@@ -118,8 +118,8 @@ class RciServer:
     async def start(self) -> None:
         """Listen; returns the bound port."""
         self.stopper = StopRetrier(self.robot, self.log)
-        self._server = await asyncio.start_server(self._on_client, self.host, self.tcp_port,
-                                                  reuse_address=True)
+        self._server = await start_packet_server(self._on_client, self.host, self.tcp_port,
+                                                 reuse_address=True)
         self.log.info("RCI gateway listening on %s:%d (byte order %s, watchdog %.1f s)",
                       self.host, self.bound_port, self.cfg.byteorder, self.cfg.watchdog_s)
 

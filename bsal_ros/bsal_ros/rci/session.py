@@ -50,7 +50,7 @@ import logging
 import time
 
 from .commands import check_commands, dispatch_table
-from .handlers_base import BaseHandlers
+from .handlers_base import BaseHandlers, Replies
 from .handlers_motor import MotorHandlers
 from .handlers_sensor import DataItems, SensorHandlers
 from .handshake import Handshake
@@ -125,6 +125,10 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         #: packet class -> (spec, handler): every registered command, its
         #: names resolved against this session and port (RciCommandError if not)
         self._commands = dispatch_table(type(self), type(port))
+        #: packet class -> the part of its handler that answers at once
+        #: (:func:`~bsal_ros.rci.handlers_base.answers_at_once`)
+        self._at_once = {cls: (spec, getattr(type(self), h.at_once))
+                         for cls, (spec, h) in self._commands.items() if hasattr(h, "at_once")}
         self.users = users
         self.cfg = config or SessionConfig()
         self.log = logger or log
@@ -139,6 +143,8 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         self._activated: dict[str, set[int]] = {}
         #: DATA items converted once per state object (Get Sensor)
         self._data_items = DataItems()
+        #: the last reply to each inquiry (Get Sensor, Get Motor)
+        self._replies = Replies()
         #: hardware on-state of each device before this session first changed it
         self._hw_orig: dict[str, dict[int, bool]] = {}
         self._home_task: asyncio.Task | None = None
@@ -355,9 +361,33 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
             self._rebase(send=True)
 
     # ========================================================= control phase
+    def _answer_now(self, pkt) -> bool:
+        """In the loop's read callback, while the control phase waits for a
+        packet: answer it at once when its handler can (an inquiry the cache
+        answers); False: it goes to :meth:`_control_phase` (a command, a
+        fetch, a silence stop in flight, answers piling up unread)."""
+        entry = self._at_once.get(type(pkt))
+        if entry is None or self.closing or self._forced_end is not None:
+            return False
+        stopping = self._silence_task
+        if stopping is not None and not stopping.done():
+            return False
+        if self.transport.buffered() > self.cfg.max_write_buffer:
+            return False
+        spec, now = entry
+        self._check_base()
+        self._guard_write(spec)
+        try:
+            return now(self, pkt)
+        except PortUnavailable:
+            # nothing sent yet (e.g. the device list is not known):
+            # the control phase answers it (CStRp ABORT)
+            return False
+
     async def _control_phase(self) -> None:
         handlers = self._commands       # built from bsal_ros/protocol/rci_commands.py
         transport = self.transport
+        transport.answer_at_once(self._answer_now)
         while True:
             pkt = await transport.next()
             stopping = self._silence_task

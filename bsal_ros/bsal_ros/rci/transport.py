@@ -18,13 +18,20 @@
 write answers, keep the write buffer bounded, close so that the peer reads our
 last packet. No protocol decisions: those are the session's
 (:mod:`bsal_ros.rci.session`).
+
+In the control phase the bytes of a :class:`PacketReader` are decoded in the
+loop's read callback, and a packet that arrives while the session waits for
+one is offered to the session there (:meth:`RciTransport.answer_at_once`): an
+inquiry the cache answers goes out without a task being woken (issue 31).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import time
+from typing import Callable
 
 from ..protocol.constants import TermCode
 from ..protocol.errors import ProtocolError
@@ -34,6 +41,11 @@ from ..protocol.rci import encode_rci, IIID_SIZE, RciDecoder
 READ_SIZE = 65536
 #: the first two bytes of a connection (its IIId's code, 0x0010) -> its byte order
 ORDER_OF_HEAD = {b"\x00\x10": "big", b"\x10\x00": "little"}
+#: decoded packets waiting for the session beyond which the socket is no
+#: longer read (a CA that sends faster than its commands run), and below
+#: which it is read again
+HOLD_QUEUED = 256
+RELEASE_QUEUED = 64
 
 
 class SessionEnd(Exception):
@@ -88,6 +100,73 @@ async def peer_byteorder(reader: asyncio.StreamReader, wait_s: float, default: s
     return ORDER_OF_HEAD.get(head, default)
 
 
+class PacketReader(asyncio.StreamReader):
+    """A StreamReader whose bytes can be diverted to a callback
+    (:meth:`divert`), which then also hears of the end of the stream."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._sink: Callable[[bytes], None] | None = None
+        self._on_end: Callable[[], None] | None = None
+        self._held = False
+
+    def divert(self, sink: Callable[[bytes], None], on_end: Callable[[], None]) -> None:
+        """Hand every received chunk to ``sink`` from now on, the bytes
+        already buffered first; ``on_end`` is called at EOF or a connection
+        error (then :meth:`exception` / :meth:`at_eof` say which)."""
+        self._sink, self._on_end = sink, on_end
+        if self._buffer:
+            data = bytes(self._buffer)
+            self._buffer.clear()
+            self._maybe_resume_transport()
+            sink(data)
+
+    def undivert(self) -> None:
+        """Bytes go to the buffer again (for :func:`linger_close`)."""
+        self._sink = self._on_end = None
+        self.release()
+
+    def hold(self) -> None:
+        """Stop reading the socket until :meth:`release` (diverted bytes
+        have no buffer for the base class to bound)."""
+        if not self._held and self._transport is not None:
+            self._held = True
+            self._transport.pause_reading()
+
+    def release(self) -> None:
+        if self._held:
+            self._held = False
+            if self._transport is not None and not self._transport.is_closing():
+                self._transport.resume_reading()
+
+    def feed_data(self, data: bytes) -> None:
+        if self._sink is not None:
+            self._sink(data)
+        else:
+            super().feed_data(data)
+
+    def feed_eof(self) -> None:
+        super().feed_eof()
+        if self._on_end is not None:
+            self._on_end()
+
+    def set_exception(self, exc) -> None:
+        super().set_exception(exc)
+        if self._on_end is not None:
+            self._on_end()
+
+
+async def start_packet_server(client_connected_cb, host: str, port: int, **kwargs):
+    """:func:`asyncio.start_server` whose connections read through a
+    :class:`PacketReader`."""
+    loop = asyncio.get_running_loop()
+
+    def factory():
+        reader = PacketReader(loop=loop)
+        return asyncio.StreamReaderProtocol(reader, client_connected_cb, loop=loop)
+    return await loop.create_server(factory, host, port, **kwargs)
+
+
 class RciTransport:
     """Packets in and out of one TCP connection.
 
@@ -116,9 +195,13 @@ class RciTransport:
         self.closed = False
         #: a CSvTm went out: nothing may follow it
         self.ending = False
-        self._queue: list = []
-        self._qpos = 0
+        self._queue: collections.deque = collections.deque()
         self._pending_error: ProtocolError | None = None
+        #: answer_at_once: the session's answer, the future next() waits on,
+        #: what an answer raised (next() raises it)
+        self._answer: Callable | None = None
+        self._waiter: asyncio.Future | None = None
+        self._failure: BaseException | None = None
         self._read_size = IIID_SIZE
         #: the peer has closed its side (its FIN reached the loop), though
         #: packets it sent before may still wait to be handed out: a
@@ -132,6 +215,55 @@ class RciTransport:
             feed_eof()
         reader.feed_eof = peer_closed
 
+    def answer_at_once(self, answer: Callable[[object], bool]) -> bool:
+        """Decode in the loop's read callback from now on, and offer each
+        packet that arrives while :meth:`next` waits with nothing queued to
+        ``answer(pkt)``: True, it was answered; False, :meth:`next` hands it
+        (and every packet after it, in order) to the session. False when the
+        reader is not a :class:`PacketReader` (packets go the usual way)."""
+        if not isinstance(self.reader, PacketReader):
+            return False
+        self._answer = answer
+        self.reader.divert(self._on_data, self._wake)
+        return True
+
+    def _on_data(self, data: bytes) -> None:
+        """Bytes from the read callback (diverted): decode, answer what can be
+        answered at once, queue the rest. Never raises (an exception here
+        would reset the connection): what an answer raises goes to next()."""
+        if self.closed or self._failure is not None or self._pending_error is not None:
+            return
+        self.last_rx = time.monotonic()
+        try:
+            pkts = self.decoder.feed(data)
+        except ProtocolError as err:
+            pkts, self._pending_error = err.packets, err
+        queue = self._queue
+        if not queue and self._waiter is not None:
+            answer = self._answer
+            n = 0
+            for pkt in pkts:
+                try:
+                    if not answer(pkt):
+                        break
+                except BaseException as exc:   # noqa: BLE001 - ends the session in next()
+                    self._failure = exc
+                    self._wake()
+                    return
+                n += 1
+            pkts = pkts[n:] if n else pkts
+        if pkts:
+            queue.extend(pkts)
+            if len(queue) > HOLD_QUEUED:
+                self.reader.hold()
+        if queue or self._pending_error is not None:
+            self._wake()
+
+    def _wake(self) -> None:
+        w = self._waiter
+        if w is not None and not w.done():
+            w.set_result(None)
+
     def logged_in(self) -> None:
         """Read in large chunks from now on."""
         self._read_size = READ_SIZE
@@ -139,15 +271,21 @@ class RciTransport:
     @property
     def queued(self) -> int:
         """Decoded packets not yet handed out."""
-        return len(self._queue) - self._qpos
+        return len(self._queue)
 
     async def next(self):
         """The next decoded packet; raises :class:`SessionEnd` on EOF or bad input
         (packets decoded before the bad bytes are handed out first)."""
-        while self._qpos >= len(self._queue):
+        queue = self._queue
+        while not queue:
+            if self._failure is not None:
+                raise self._failure
             if self._pending_error is not None:
                 err, self._pending_error = self._pending_error, None
                 raise SessionEnd(f"bad input: {err}", TermCode.ERROR, logging.WARNING)
+            if self._answer is not None:
+                await self._wait_diverted()
+                continue
             data = await self.reader.read(self._read_size)
             if not data:
                 raise SessionEnd("control application closed the connection")
@@ -157,14 +295,27 @@ class RciTransport:
                 if not data:
                     continue
             try:
-                self._queue = self.decoder.feed(data)
+                queue.extend(self.decoder.feed(data))
             except ProtocolError as err:
-                self._queue = err.packets
+                queue.extend(err.packets)
                 self._pending_error = err
-            self._qpos = 0
-        pkt = self._queue[self._qpos]
-        self._qpos += 1
+        pkt = queue.popleft()
+        if self._answer is not None and len(queue) <= RELEASE_QUEUED:
+            self.reader.release()
         return pkt
+
+    async def _wait_diverted(self) -> None:
+        """Until _on_data queued a packet, or the stream ended (raised)."""
+        exc = self.reader.exception()
+        if exc is not None:
+            raise exc
+        if self.reader.at_eof():
+            raise SessionEnd("control application closed the connection")
+        self._waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
 
     def _detect_order(self, data: bytes) -> bytes:
         """Byte order of this connection from the first two bytes of its
@@ -189,6 +340,16 @@ class RciTransport:
             return
         self.writer.write(encode_rci(pkt, self.byteorder))
 
+    def encode(self, pkt) -> bytes:
+        """``pkt`` in this connection's byte order."""
+        return encode_rci(pkt, self.byteorder)
+
+    def send_encoded(self, data: bytes) -> None:
+        """Write a packet encoded by :meth:`encode` (dropped once ending)."""
+        if self.closed or self.ending:
+            return
+        self.writer.write(data)
+
     def buffered(self) -> int:
         """Bytes written and not yet taken by the socket."""
         return self.writer.transport.get_write_buffer_size()
@@ -208,6 +369,8 @@ class RciTransport:
         if self.closed:
             return
         self.closed = True
+        if self._answer is not None:
+            self.reader.undivert()      # the linger reads and drops what still comes
         await linger_close(self.reader, self.writer, linger_s)
 
     def abort(self) -> None:
