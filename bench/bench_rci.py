@@ -304,10 +304,11 @@ SETTLE_MAX_S = 20.0
 
 def settle(pids):
     """Wait until ``pids`` together are nearly idle (at most SETTLE_MAX_S);
-    the seconds waited. Without it the first deployment measured shared the
-    cores with the floors' start-up, and every figure of it, its floors' too,
-    came out slower (TCP floor 0.036-0.045 ms against 0.021-0.029 ms for the
-    deployments after it, issue 31)."""
+    the seconds waited: the first deployment must not share the cores with
+    the floors' start-up. That was not why its TCP floor is slower than the
+    later deployments' (0.035-0.041 ms against 0.021, issue 31): the floors
+    are idle 0.5 s after their start, and 20 s of waiting changed nothing;
+    the cause is not found (docs/BENCHMARKS.md)."""
     start = time.monotonic()
     while time.monotonic() - start < SETTLE_MAX_S:
         c0 = sum(cpu_seconds(p) for p in pids)
