@@ -92,6 +92,8 @@ class Replies:
         self._last: dict = {}
 
     def get(self, request: tuple, states: Sequence, view: tuple) -> Reply | None:
+        """The reply kept for ``request`` if made from these very state
+        objects and this view, else None."""
         hit = self._last.get(request)
         if hit is None or hit[1] != view:
             return None
@@ -101,6 +103,7 @@ class Replies:
         return hit[2]
 
     def put(self, request: tuple, states: Sequence, view: tuple, reply: Reply) -> None:
+        """Keep ``reply`` for ``request`` (all forgotten when full)."""
         if len(self._last) >= self.SIZE and request not in self._last:
             self._last.clear()
         self._last[request] = (list(states), view, reply)

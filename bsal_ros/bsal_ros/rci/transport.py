@@ -134,23 +134,27 @@ class PacketReader(asyncio.StreamReader):
             self._transport.pause_reading()
 
     def release(self) -> None:
+        """Read the socket again after :meth:`hold`."""
         if self._held:
             self._held = False
             if self._transport is not None and not self._transport.is_closing():
                 self._transport.resume_reading()
 
     def feed_data(self, data: bytes) -> None:
+        """Received bytes: to the sink when diverted, else to the buffer."""
         if self._sink is not None:
             self._sink(data)
         else:
             super().feed_data(data)
 
     def feed_eof(self) -> None:
+        """The peer closed its side; a diverted reader tells its sink's owner."""
         super().feed_eof()
         if self._on_end is not None:
             self._on_end()
 
     def set_exception(self, exc) -> None:
+        """The connection failed; a diverted reader tells its sink's owner."""
         super().set_exception(exc)
         if self._on_end is not None:
             self._on_end()
