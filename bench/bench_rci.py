@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -295,6 +296,35 @@ class EchoLink:
         self.sock.close()
 
 
+#: CPUs the floors' and the bridge's processes run on (--pin); None: any
+SERVER_CPUS: list | None = None
+
+
+@contextlib.contextmanager
+def server_affinity():
+    """Processes started inside run on SERVER_CPUS (a child inherits its
+    parent's CPU affinity when it is forked)."""
+    if SERVER_CPUS is None:
+        yield
+        return
+    own = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, SERVER_CPUS)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, own)
+
+
+def parse_pin(text):
+    """The client's CPUs and the servers' CPUs: "0/1" -> ([0], [1])."""
+    try:
+        client, servers = text.split("/")
+        return ([int(c) for c in client.split(",")], [int(c) for c in servers.split(",")])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--pin wants CLIENT/SERVERS, e.g. 0/0 or 0/1, "
+                                         f"not {text!r}") from None
+
+
 #: the floors count as settled once together they use less than this share
 #: of a core over SETTLE_WINDOW_S (DDS discovery of new participants is done)
 SETTLE_CPU_PCT = 5.0
@@ -340,7 +370,8 @@ class Floors:
         self.settled_s = settle([c.pid for c in self.children])
 
     def _start(self, name, cmd, logdir, env, pipes=False):
-        c = Child(name, cmd, logdir, ROOT, env, pipes=pipes)
+        with server_affinity():
+            c = Child(name, cmd, logdir, ROOT, env, pipes=pipes)
         self.children.append(c)
         return c
 
@@ -442,7 +473,8 @@ class Bridge:
         env.pop(EXECUTOR_ENV, None)
         if executor:
             env[EXECUTOR_ENV] = executor
-        c = Child(name + self.suffix, cmd, logdir, ROOT, env)
+        with server_affinity():
+            c = Child(name + self.suffix, cmd, logdir, ROOT, env)
         self.children.append(c)
         return c
 
@@ -866,6 +898,11 @@ def main(argv=None):
     ap.add_argument("--json", help="also write every figure to this file")
     ap.add_argument("--logdir", help="keep the children's logs here (default: a temp dir)")
     ap.add_argument("--switch-interval", type=float, help="sys.setswitchinterval in the bridge")
+    ap.add_argument("--pin", type=parse_pin, metavar="CLIENT/SERVERS",
+                    help="CPU affinity: the client (this process) on CLIENT, the floors and "
+                         "the bridge on SERVERS, e.g. 0/0 (one core) or 0/1; a round trip "
+                         "between two CPUs of this VM costs about 50 us more than on one "
+                         "(docs/BENCHMARKS.md)")
     ap.add_argument("--executor", choices=["single", "multi", "events"])
     ap.add_argument("--hw-executor", choices=["single", "multi", "events"])
     ap.add_argument("--gw-executor", choices=["single", "multi", "events"])
@@ -895,6 +932,13 @@ def main(argv=None):
         if d not in DEPLOY_NAMES:
             ap.error(f"unknown deployment {d}")
     kinds = [k for k in a.floor_executors.split(",") if k]
+    pinned = ""
+    if a.pin:
+        global SERVER_CPUS
+        client_cpus, SERVER_CPUS = a.pin
+        os.sched_setaffinity(0, client_cpus)
+        pinned = (f", the client pinned to CPU {','.join(map(str, client_cpus))} and "
+                  f"the floors and the bridge to {','.join(map(str, SERVER_CPUS))}")
     env = dict(os.environ)
     ns = f"/bench_rci_{os.getpid()}"
     tmp = None
@@ -938,8 +982,8 @@ def main(argv=None):
                              if runs else float("nan"))
     load1 = os.getloadavg()
     print_report(a, codec, runs, breakdowns, (f"{load0[0]:.2f}", f"{load1[0]:.2f}"))
-    print(f"Whole run {time.monotonic() - started:.0f} s on {os.cpu_count()} cores{settled}, "
-          f"Python {platform.python_version()}.")
+    print(f"Whole run {time.monotonic() - started:.0f} s on {os.cpu_count()} cores"
+          f"{settled}{pinned}, Python {platform.python_version()}.")
     if a.json:
         out = {"load": [load0[0], load1[0]], "codec_ns": {k: v for k, v in codec.items()
                                                           if not k.startswith("_")},
