@@ -93,3 +93,24 @@ def test_quick_run_measures_both_deployments_and_breaks_an_acked_command_down(tm
         assert len(b["segments"]) == 9, dep
         assert b["segments"]["hardware node set_motors callback"]["p50"] > 0
         assert b["states"]["rate_hz"] > 0
+
+
+def test_pin_puts_the_servers_on_their_cpus_and_gives_the_client_its_own(monkeypatch):
+    # --pin CLIENT/SERVERS: a process started under server_affinity runs on
+    # the servers' CPUs, and the bench itself keeps its own affinity
+    import argparse
+
+    from bench import bench_rci
+    assert bench_rci.parse_pin("0/1") == ([0], [1])
+    assert bench_rci.parse_pin("0,1/1") == ([0, 1], [1])
+    with pytest.raises(argparse.ArgumentTypeError, match="CLIENT/SERVERS"):
+        bench_rci.parse_pin("0")
+    cpu = min(os.sched_getaffinity(0))
+    own = os.sched_getaffinity(0)
+    monkeypatch.setattr(bench_rci, "SERVER_CPUS", [cpu])
+    with bench_rci.server_affinity():
+        child = subprocess.run([sys.executable, "-c",
+                                "import os; print(sorted(os.sched_getaffinity(0)))"],
+                               capture_output=True, text=True, timeout=30)
+    assert child.stdout.strip() == f"[{cpu}]"
+    assert os.sched_getaffinity(0) == own
