@@ -23,6 +23,7 @@ same; the socket is no longer read while many packets wait."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -59,6 +60,7 @@ class WatchedPort(FakeRobotPort):
         super().__init__()
         self.cached_in_task: list[bool] = []
         self.motor_release: asyncio.Event | None = None
+        self.motor_held = False
         self.device_list_known = True
 
     def device_ids(self, device_class):
@@ -72,6 +74,7 @@ class WatchedPort(FakeRobotPort):
 
     async def set_motors(self, device_class, settings):
         if self.motor_release is not None:
+            self.motor_held = True
             await self.motor_release.wait()
         return await super().set_motors(device_class, settings)
 
@@ -108,6 +111,15 @@ def server():
     yield start
     for s in made:
         s.stop()
+
+
+def wait_for(condition, what, timeout=20.0):
+    """Wait until ``condition()`` is true (a bound for a loaded machine, not
+    a figure under test); fail with ``what``."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.005)
 
 
 def connect(gw):
@@ -148,9 +160,13 @@ def test_an_inquiry_behind_a_command_keeps_its_turn(server):
         release = gw.call(asyncio.Event)
         robot.motor_release = release
         robot.cached_in_task.clear()
-        # the inquiry arrives while the command waits for the robot
+        # the inquiry arrives while the command waits for the robot: sent once
+        # the command is held, released once the inquiry is queued
         c.send(set_motor())
+        wait_for(lambda: robot.motor_held, "the Set Motor reaches the port")
         c.send(SONARS)
+        wait_for(lambda: gw.call(lambda: gw.server.session.transport.queued) == 1,
+                 "the inquiry is queued behind the command")
         gw.loop.call_soon_threadsafe(release.set)
         assert c.recv(10) == CCnAc(RciCode.CStMt)
         assert isinstance(c.recv(10), CGtSnRp)
