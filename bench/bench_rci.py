@@ -325,29 +325,6 @@ def parse_pin(text):
                                          f"not {text!r}") from None
 
 
-#: the floors count as settled once together they use less than this share
-#: of a core over SETTLE_WINDOW_S (DDS discovery of new participants is done)
-SETTLE_CPU_PCT = 5.0
-SETTLE_WINDOW_S = 0.5
-SETTLE_MAX_S = 20.0
-
-
-def settle(pids):
-    """Wait until ``pids`` together are nearly idle (at most SETTLE_MAX_S);
-    the seconds waited: the first deployment must not share the cores with
-    the floors' start-up. That was not why its TCP floor is slower than the
-    later deployments' (0.035-0.041 ms against 0.021, issue 31): the floors
-    are idle 0.5 s after their start, and 20 s of waiting changed nothing;
-    the cause is not found (docs/BENCHMARKS.md)."""
-    start = time.monotonic()
-    while time.monotonic() - start < SETTLE_MAX_S:
-        c0 = sum(cpu_seconds(p) for p in pids)
-        time.sleep(SETTLE_WINDOW_S)
-        if 100.0 * (sum(cpu_seconds(p) for p in pids) - c0) / SETTLE_WINDOW_S < SETTLE_CPU_PCT:
-            break
-    return time.monotonic() - start
-
-
 class Floors:
     """The floor processes: echo server, Trigger server + client per executor."""
 
@@ -367,7 +344,6 @@ class Floors:
         self.echo_port = int(self.echo.wait_log(r"ECHO PORT (\d+)", 30).group(1))
         for kind, child in self.trigger.items():
             child.wait_log("TRIGGER CLIENT READY", 60)
-        self.settled_s = settle([c.pid for c in self.children])
 
     def _start(self, name, cmd, logdir, env, pipes=False):
         with server_affinity():
@@ -952,12 +928,10 @@ def main(argv=None):
     started = time.monotonic()
     codec = client_codec_cost(2000 if a.quick else 20000)
     floors = None
-    settled = ""
     runs, breakdowns = {}, {}
     try:
         if not a.breakdown_only:
             floors = Floors(logdir, env, kinds, ns)
-            settled = f", the floors idle {floors.settled_s:.1f} s after their start"
         for d in ([] if a.breakdown_only else deployments):
             runs[d] = measure_deployment(d, a, floors, logdir, env,
                                          f"{ns}_{d.replace('-', '_')}")
@@ -983,7 +957,7 @@ def main(argv=None):
     load1 = os.getloadavg()
     print_report(a, codec, runs, breakdowns, (f"{load0[0]:.2f}", f"{load1[0]:.2f}"))
     print(f"Whole run {time.monotonic() - started:.0f} s on {os.cpu_count()} cores"
-          f"{settled}{pinned}, Python {platform.python_version()}.")
+          f"{pinned}, Python {platform.python_version()}.")
     if a.json:
         out = {"load": [load0[0], load1[0]], "codec_ns": {k: v for k, v in codec.items()
                                                           if not k.startswith("_")},

@@ -257,16 +257,23 @@ class FakeWriter:
         return self.transport.get_extra_info(name, default)
 
 
+def diverted(answer):
+    """A logged-in connection's transport over a fake socket, its packets
+    offered to ``answer``: (transport, reader, writer). Inside a running loop."""
+    reader = PacketReader()
+    writer = FakeWriter()
+    reader.set_transport(writer.transport)
+    t = RciTransport(reader, writer)
+    t.order_known = True
+    t.logged_in()
+    t.answer_at_once(answer)
+    return t, reader, writer
+
+
 def test_the_socket_is_not_read_while_many_packets_wait():
     async def run():
-        reader = PacketReader()
-        writer = FakeWriter()
-        reader.set_transport(writer.transport)
-        t = RciTransport(reader, writer)
-        t.order_known = True
-        t.logged_in()
         # nothing answers at once: every packet waits for the session
-        assert t.answer_at_once(lambda pkt: False)
+        t, reader, writer = diverted(lambda pkt: False)
         one = encode_rci(SONARS)
         reader.feed_data(one * (HOLD_QUEUED + 10))
         assert t.queued == HOLD_QUEUED + 10
@@ -290,15 +297,9 @@ def test_the_socket_is_not_read_while_many_packets_wait():
 
 def test_an_answer_that_raises_ends_the_session_through_next():
     async def run():
-        reader = PacketReader()
-        writer = FakeWriter()
-        reader.set_transport(writer.transport)
-        t = RciTransport(reader, writer)
-        t.order_known = True
-
         def broken(pkt):
             raise RuntimeError("handler bug")
-        assert t.answer_at_once(broken)
+        t, reader, _ = diverted(broken)
         waiting = asyncio.ensure_future(t.next())
         await asyncio.sleep(0)
         reader.feed_data(encode_rci(SONARS))        # must not raise into the protocol

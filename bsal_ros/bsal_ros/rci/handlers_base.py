@@ -210,20 +210,48 @@ class BaseHandlers:
         finally:
             self._ack_pending -= rq_ack
 
-    async def _states(self, base: int, device_class: str, ids) -> list[DeviceState] | None:
-        """Fresh states from the port's cache, else fetched; None (answered
-        with CStRp ABORT) when the robot side does not answer."""
+    # ------------------------------------------------------------ inquiries
+    def _inquire_now(self, base: int, device_class: str, pkt, build) -> bool:
+        """An inquiry's at-once part: refuse invalid ids, or answer from the
+        port's cache (:meth:`_answer_inquiry`); False, having sent nothing,
+        when the states must be fetched (:meth:`_inquire_fetched`)."""
+        ids = self._inquiry_ids(base, device_class, pkt)
+        if ids is None:
+            return True
         states = self.port.cached(device_class, ids)
-        if states is not None:
-            return states
+        if states is None:
+            return False
+        self._answer_inquiry(base, device_class, pkt, states, build)
+        return True
+
+    async def _inquire_fetched(self, base: int, device_class: str, pkt, build) -> None:
+        """Answer an inquiry from states fetched from the robot side; CStRp
+        ABORT when it does not answer."""
         try:
-            states = await self.port.fetch(device_class, ids)
+            states = await self.port.fetch(device_class, [i for i, _ in pkt.items])
         except PortUnavailable as exc:
             self._robot_unreachable(exc)
             self._inquiry_failed(base, CStRpStatus.ABORT)
-            return None
+            return
         self._port_down_since = None
-        return states
+        self._answer_inquiry(base, device_class, pkt, states, build)
+
+    def _answer_inquiry(self, base: int, device_class: str, pkt, states, build) -> None:
+        """Send the reply to ``pkt`` from ``states``: the kept one while the
+        request, the state objects and the CA's view are the same (:class:`Replies`),
+        else ``build(pkt, states)`` -> (reply packet, "data"/"status", DATA
+        item per state or None), or None when ``build`` answered otherwise."""
+        request = (base, pkt.sub_code, pkt.form, tuple(pkt.items))
+        view = self._view(device_class)
+        reply = self._replies.get(request, states, view)
+        if reply is None:
+            built = build(pkt, states)
+            if built is None:
+                return
+            packet, what, data = built
+            reply = Reply(self.transport.encode(packet), what, data)
+            self._replies.put(request, states, view, reply)
+        self._reply(base, reply, device_class, states, view[0], pkt.rq_ack)
 
     def _robot_unreachable(self, exc: Exception) -> None:
         """Note a failed call; end the session (CSvTm ERROR) once the robot

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 
-from .handlers_base import answers_at_once, Reply, status_of
+from .handlers_base import answers_at_once, status_of
 from .port import MotorSetting
 from .transport import SessionEnd
 from ..core.device_classes import DC_MOTOR, PSERVO_MOTOR
@@ -120,42 +120,28 @@ class MotorHandlers:
         """Answer from the cache (or refuse) at once; False: the states must
         be fetched (nothing was sent)."""
         cls = MOTOR_CLASS[pkt.sub_code]
-        ids = self._inquiry_ids(RciCode.CGtMtIq, cls, pkt)
-        if ids is None:
-            return True
         if any(s == GetMotorStatus.TIME for _, s in pkt.items):
-            self._inquiry_failed(RciCode.CGtMtIq, CStRpStatus.NO_SUPPORT)
+            # invalid ids first (INVALID_ID), as for any inquiry
+            if self._inquiry_ids(RciCode.CGtMtIq, cls, pkt) is not None:
+                self._inquiry_failed(RciCode.CGtMtIq, CStRpStatus.NO_SUPPORT)
             return True
-        states = self.port.cached(cls, ids)
-        if states is None:
-            return False
-        self._answer_cgtmtiq(pkt, cls, states)
-        return True
+        return self._inquire_now(RciCode.CGtMtIq, cls, pkt, self._motor_reply)
 
     @answers_at_once("_now_cgtmtiq")
     async def _h_cgtmtiq(self, pkt: CGtMtIq) -> None:
-        if self._now_cgtmtiq(pkt):
-            return
-        cls = MOTOR_CLASS[pkt.sub_code]
-        states = await self._states(RciCode.CGtMtIq, cls, [i for i, _ in pkt.items])
-        if states is not None:
-            self._answer_cgtmtiq(pkt, cls, states)
+        if not self._now_cgtmtiq(pkt):
+            await self._inquire_fetched(RciCode.CGtMtIq, MOTOR_CLASS[pkt.sub_code], pkt,
+                                        self._motor_reply)
 
-    def _answer_cgtmtiq(self, pkt: CGtMtIq, cls: str, states) -> None:
-        request = (RciCode.CGtMtIq, pkt.sub_code, pkt.form, tuple(pkt.items))
-        view = self._view(cls)
-        reply = self._replies.get(request, states, view)
-        if reply is None:
-            items = []
-            pservo = pkt.sub_code == MotorType.PSERVO
-            for (i, s), state in zip(pkt.items, states):
-                if s == GetMotorStatus.STATUS:
-                    items.append((i, StatusData(self._statval(state))))
-                else:
-                    items.append((i, MotorData(state.speedval & 0xFFFF,
-                                               (state.mposval & 0xFFFFFFFF) if pservo else None)))
-            what = "status" if pkt.items[0][1] == GetMotorStatus.STATUS else "data"
-            reply = Reply(self.transport.encode(CGtMtRp(pkt.sub_code, items, pkt.form)), what,
-                          None)
-            self._replies.put(request, states, view, reply)
-        self._reply(RciCode.CGtMtIq, reply, cls, states, view[0], pkt.rq_ack)
+    def _motor_reply(self, pkt: CGtMtIq, states):
+        """CGtMtRp for ``states``."""
+        items = []
+        pservo = pkt.sub_code == MotorType.PSERVO
+        for (i, s), state in zip(pkt.items, states):
+            if s == GetMotorStatus.STATUS:
+                items.append((i, StatusData(self._statval(state))))
+            else:
+                items.append((i, MotorData(state.speedval & 0xFFFF,
+                                           (state.mposval & 0xFFFFFFFF) if pservo else None)))
+        what = "status" if pkt.items[0][1] == GetMotorStatus.STATUS else "data"
+        return CGtMtRp(pkt.sub_code, items, pkt.form), what, None

@@ -22,7 +22,7 @@ A mix-in of :class:`~bsal_ros.rci.session.RciSession`.
 
 from __future__ import annotations
 
-from .handlers_base import answers_at_once, Reply, status_of
+from .handlers_base import answers_at_once, status_of
 from .port import SonarTiming
 from ..kinds import kind, rci_item, RCI_SENSOR_CLASS
 from ..protocol.constants import (CStRpStatus, GetSensorStatus, RciCode, SensorCommandCode,
@@ -95,53 +95,38 @@ class SensorHandlers:
     def _now_cgtsniq(self, pkt: CGtSnIq) -> bool:
         """Answer from the cache (or refuse the ids) at once; False: the
         states must be fetched (nothing was sent)."""
-        cls = SENSOR_CLASS[pkt.sub_code]
-        ids = self._inquiry_ids(RciCode.CGtSnIq, cls, pkt)
-        if ids is None:
-            return True
-        states = self.port.cached(cls, ids)
-        if states is None:
-            return False
-        self._answer_cgtsniq(pkt, cls, states)
-        return True
+        return self._inquire_now(RciCode.CGtSnIq, SENSOR_CLASS[pkt.sub_code], pkt,
+                                 self._sensor_reply)
 
     @answers_at_once("_now_cgtsniq")
     async def _h_cgtsniq(self, pkt: CGtSnIq) -> None:
-        if self._now_cgtsniq(pkt):
-            return
-        cls = SENSOR_CLASS[pkt.sub_code]
-        states = await self._states(RciCode.CGtSnIq, cls, [i for i, _ in pkt.items])
-        if states is not None:
-            self._answer_cgtsniq(pkt, cls, states)
+        if not self._now_cgtsniq(pkt):
+            await self._inquire_fetched(RciCode.CGtSnIq, SENSOR_CLASS[pkt.sub_code], pkt,
+                                        self._sensor_reply)
 
-    def _answer_cgtsniq(self, pkt: CGtSnIq, cls: str, states) -> None:
-        request = (RciCode.CGtSnIq, pkt.sub_code, pkt.form, tuple(pkt.items))
-        view = self._view(cls)
-        reply = self._replies.get(request, states, view)
-        if reply is None:
-            items = []
-            append = items.append
-            sent = []       # the DATA item of each state, None for STATUS
-            # the item and its conversions are the kind's (bsal_ros/kinds); a
-            # relative encoder's d_count is the board's change between its two
-            # latest readings (001 5.4.2 pairs it with d_status), the number RDI
-            # sends, whenever and however often this CA asks
-            k = kind(cls)
-            item = self._data_items.item
-            for (i, s), state in zip(pkt.items, states):
-                if s == GetSensorStatus.DATA:
-                    data = item(k, state)
-                    append((i, data))
-                    sent.append(data)
-                elif s == GetSensorStatus.STATUS:
-                    append((i, StatusData(self._statval(state))))
-                    sent.append(None)
-                else:
-                    return self._inquiry_failed(RciCode.CGtSnIq, CStRpStatus.NO_SUPPORT)
-            what = "status" if pkt.items[0][1] == GetSensorStatus.STATUS else "data"
-            # the control-application view (rci/ca_states -> RDI port 7652) gets
-            # the values exactly as they went out
-            reply = Reply(self.transport.encode(CGtSnRp(pkt.sub_code, items, pkt.form)), what,
-                          sent)
-            self._replies.put(request, states, view, reply)
-        self._reply(RciCode.CGtSnIq, reply, cls, states, view[0], pkt.rq_ack)
+    def _sensor_reply(self, pkt: CGtSnIq, states):
+        """CGtSnRp for ``states`` (None: answered NO_SUPPORT)."""
+        items = []
+        append = items.append
+        sent = []       # the DATA item of each state, None for STATUS
+        # the item and its conversions are the kind's (bsal_ros/kinds); a
+        # relative encoder's d_count is the board's change between its two
+        # latest readings (001 5.4.2 pairs it with d_status), the number RDI
+        # sends, whenever and however often this CA asks
+        k = kind(SENSOR_CLASS[pkt.sub_code])
+        item = self._data_items.item
+        for (i, s), state in zip(pkt.items, states):
+            if s == GetSensorStatus.DATA:
+                data = item(k, state)
+                append((i, data))
+                sent.append(data)
+            elif s == GetSensorStatus.STATUS:
+                append((i, StatusData(self._statval(state))))
+                sent.append(None)
+            else:
+                self._inquiry_failed(RciCode.CGtSnIq, CStRpStatus.NO_SUPPORT)
+                return None
+        what = "status" if pkt.items[0][1] == GetSensorStatus.STATUS else "data"
+        # the control-application view (rci/ca_states -> RDI port 7652) gets
+        # the values exactly as they went out
+        return CGtSnRp(pkt.sub_code, items, pkt.form), what, sent

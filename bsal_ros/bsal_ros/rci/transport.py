@@ -106,6 +106,9 @@ class PacketReader(asyncio.StreamReader):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        #: the peer has closed its side (its FIN reached the loop), though
+        #: bytes it sent before may still wait to be read
+        self.peer_closed = False
         self._sink: Callable[[bytes], None] | None = None
         self._on_end: Callable[[], None] | None = None
         self._held = False
@@ -149,6 +152,7 @@ class PacketReader(asyncio.StreamReader):
 
     def feed_eof(self) -> None:
         """The peer closed its side; a diverted reader tells its sink's owner."""
+        self.peer_closed = True
         super().feed_eof()
         if self._on_end is not None:
             self._on_end()
@@ -180,7 +184,7 @@ class RciTransport:
     for it, then stops reading its socket); :meth:`logged_in` lifts that.
     """
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+    def __init__(self, reader: PacketReader, writer: asyncio.StreamWriter,
                  byteorder: str = "big"):
         self.reader = reader
         self.writer = writer
@@ -207,29 +211,22 @@ class RciTransport:
         self._waiter: asyncio.Future | None = None
         self._failure: BaseException | None = None
         self._read_size = IIID_SIZE
-        #: the peer has closed its side (its FIN reached the loop), though
-        #: packets it sent before may still wait to be handed out: a
-        #: program that closes and logs in again at once is let in as soon
-        #: as the loop has read its EOF, whatever those packets still take
-        self.peer_closed = False
-        feed_eof = reader.feed_eof
 
-        def peer_closed() -> None:
-            self.peer_closed = True
-            feed_eof()
-        reader.feed_eof = peer_closed
+    @property
+    def peer_closed(self) -> bool:
+        """The peer has closed its side, though packets it sent before may
+        still wait to be handed out: a program that closes and logs in again
+        at once is let in as soon as the loop has read its EOF, whatever
+        those packets still take."""
+        return self.reader.peer_closed
 
-    def answer_at_once(self, answer: Callable[[object], bool]) -> bool:
+    def answer_at_once(self, answer: Callable[[object], bool]) -> None:
         """Decode in the loop's read callback from now on, and offer each
         packet that arrives while :meth:`next` waits with nothing queued to
         ``answer(pkt)``: True, it was answered; False, :meth:`next` hands it
-        (and every packet after it, in order) to the session. False when the
-        reader is not a :class:`PacketReader` (packets go the usual way)."""
-        if not isinstance(self.reader, PacketReader):
-            return False
+        (and every packet after it, in order) to the session."""
         self._answer = answer
         self.reader.divert(self._on_data, self._wake)
-        return True
 
     def _on_data(self, data: bytes) -> None:
         """Bytes from the read callback (diverted): decode, answer what can be
