@@ -104,12 +104,12 @@ RUNNER = ROOT / "bench" / "rci_latency" / "run_node.py"
 FLOORS = ROOT / "bench" / "rci_latency" / "floors.py"
 SEGMENTS = [
     ("client send -> gateway reads the bytes", "send", "gw_rx"),
-    ("gateway: decode, session, port -> call_async", "gw_rx", "gw_call"),
-    ("gateway: call_async (serialise, publish request)", "gw_call", "gw_sent"),
+    ("gateway: decode, session, port -> request", "gw_rx", "gw_call"),
+    ("gateway: send the request (serialise, publish)", "gw_call", "gw_sent"),
     ("request -> hardware node callback starts", "gw_sent", "hw_cb_start"),
     ("hardware node set_motors callback", "hw_cb_start", "hw_cb_end"),
-    ("callback end -> response on the gateway's future", "hw_cb_end", "gw_resp"),
-    ("future -> asyncio coroutine resumes", "gw_resp", "gw_resumed"),
+    ("callback end -> the gateway has the answer", "hw_cb_end", "gw_resp"),
+    ("answer -> the session's coroutine resumes", "gw_resp", "gw_resumed"),
     ("gateway: finish command, encode reply", "gw_resumed", "gw_tx"),
     ("write reply -> client has decoded it", "gw_tx", "recv"),
 ]

@@ -25,13 +25,17 @@ At exit (atexit or os._exit) the marks go to FILE as JSON.
 Marks (in path order):
   gw_rx        gateway: bytes from the socket handed to the RCI decoder
                (RciTransport.next -> RciDecoder.feed)
-  gw_call      gateway: Client.call_async(set_motors) entered
-  gw_sent      gateway: call_async returned (request published)
+  gw_call      gateway: the set_motors request is about to be sent
+               (DirectCalls._send entered; before issue 31's direct calls:
+               Client.call_async entered)
+  gw_sent      gateway: request published (_send / call_async returned)
   hw_cb_start  hardware node: HardwareNode._srv_set_motors entered
   hw_cb_end    hardware node: callback returned (response not yet sent)
-  gw_resp      gateway: executor thread sets the response on the rclpy future
-               (Future.set_result; FutureBridge's done callback follows)
-  gw_resumed   gateway: FutureBridge.wait returns the response to the coroutine
+  gw_resp      gateway: the asyncio thread has taken the answer
+               (DirectCalls._take returns it; before: the executor thread
+               sets it on the rclpy future, Future.set_result)
+  gw_resumed   gateway: the answer is back in the session's coroutine
+               (DirectCalls.call returns; before: FutureBridge.wait returns)
   gw_tx        gateway: RciTransport.send encoded the reply, about to write it
 Plus totals: the gateway's device_states callbacks (StateCache.on_states:
 count, ns inside), and every garbage collection of the process (generation,
@@ -128,6 +132,13 @@ def install(path: str) -> None:
             return res
         rci_ros_port.FutureBridge.wait = traced_wait
 
+        try:
+            from bsal_ros.nodes import direct_calls
+        except ImportError:      # a tree from before the direct calls (--before-src)
+            direct_calls = None
+        if direct_calls is not None:
+            _patch_direct_calls(direct_calls.DirectCalls)
+
         on_states = rci_ros_port.StateCache.on_states
 
         def traced_on_states(self, msg):
@@ -168,3 +179,38 @@ def install(path: str) -> None:
         finally:
             _mark("hw_cb_end")
     hardware_node.HardwareNode._srv_set_motors = traced_srv
+
+
+def _patch_direct_calls(cls) -> None:
+    """Marks gw_call, gw_sent, gw_resp and gw_resumed for set_motors calls."""
+    def traced(client) -> bool:
+        return client.srv_name.endswith("set_motors")
+
+    send = cls._send
+
+    def traced_send(client, request):
+        if not traced(client):
+            return send(client, request)
+        _mark("gw_call")
+        seq = send(client, request)
+        _mark("gw_sent")
+        return seq
+    cls._send = staticmethod(traced_send)
+
+    take = cls._take
+
+    def traced_take(self, client, key, wait_ns):
+        answer = take(self, client, key, wait_ns)
+        if answer is not None and traced(client):
+            _mark("gw_resp")
+        return answer
+    cls._take = traced_take
+
+    call = cls.call
+
+    async def traced_call(self, client, request, timeout):
+        answer = await call(self, client, request, timeout)
+        if traced(client):
+            _mark("gw_resumed")
+        return answer
+    cls.call = traced_call

@@ -16,9 +16,11 @@
 
 """The RCI gateway's :class:`~bsal_ros.rci.port.RobotPort` over rclpy.
 
-* service/action clients created once at start-up, called with
-  ``call_async`` / ``send_goal_async`` from the asyncio thread and awaited with
-  a timeout (never ``Client.call()``, never from an executor callback);
+* service clients created once at start-up on a node no executor spins,
+  called from the asyncio thread, which takes their answers itself
+  (:mod:`.direct_calls`); the homing action client is called with
+  ``send_goal_async`` and awaited with a timeout (never from an executor
+  callback);
 * a cache of the hardware node's ``device_states`` topic, so Get inquiries are
   answered without a service call when the data is no older than one board
   cycle (otherwise ``get_device_states`` is called);
@@ -26,8 +28,9 @@
   ``rci/ca_states`` (the RDI control-application stream, 001 1.1) by a worker
   thread, and session changes on ``rci/session`` (:class:`CaStatesPublisher`).
 
-Threads: rclpy futures complete on executor threads; :class:`FutureBridge`
-hands their results to the asyncio loop with ``loop.call_soon_threadsafe``.
+Threads: the action's rclpy futures complete on executor threads;
+:class:`FutureBridge` hands their results to the asyncio loop with
+``loop.call_soon_threadsafe``.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from bsal_ros.core.device_state import DeviceState
 from bsal_ros.core.result import Result
 from bsal_ros.kinds import device_classes
 from bsal_ros.nodes.device_state_msg import from_msg, to_msg
+from bsal_ros.nodes.direct_calls import DirectCalls
 from bsal_ros.nodes.gateway_params import namespaced, RciGatewayParams
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
 from bsal_ros.nodes.rci_state_cache import CachedState, StateCache  # noqa: F401
@@ -199,18 +203,18 @@ class RosRobotPort(RobotPort):
         # a control application's stop waits longer (docs/PROTOCOL.md section 10)
         self.stop_timeout = max(params.stop_timeout_s, params.service_timeout_s)
         self.home_timeout = params.home_timeout_s
+        # answers taken on the asyncio thread (:mod:`.direct_calls`, issue 31)
+        self.calls = DirectCalls(node, params.inline_answer_wait_s)
+        client = self.calls.client
         self.cli = {
-            "reset": node.create_client(Reset, hw("reset"), callback_group=cbg),
-            "activate": node.create_client(ActivateDevices, hw("activate_devices"),
-                                           callback_group=cbg),
-            "set_motors": node.create_client(SetMotors, hw("set_motors"), callback_group=cbg),
-            "clear": node.create_client(ClearEncoders, hw("clear_encoders"), callback_group=cbg),
-            "timing": node.create_client(SetSonarTiming, hw("set_sonar_timing"),
-                                         callback_group=cbg),
-            "get": node.create_client(GetDeviceStates, hw("get_device_states"),
-                                      callback_group=cbg),
-            "list": node.create_client(ListDevices, hw("list_devices"), callback_group=cbg),
-            "sim": node.create_client(SimControl, hw("sim_control"), callback_group=cbg),
+            "reset": client(Reset, hw("reset")),
+            "activate": client(ActivateDevices, hw("activate_devices")),
+            "set_motors": client(SetMotors, hw("set_motors")),
+            "clear": client(ClearEncoders, hw("clear_encoders")),
+            "timing": client(SetSonarTiming, hw("set_sonar_timing")),
+            "get": client(GetDeviceStates, hw("get_device_states")),
+            "list": client(ListDevices, hw("list_devices")),
+            "sim": client(SimControl, hw("sim_control")),
         }
         self.home = ActionClient(node, HomeSteering, hw("home_steering"), callback_group=cbg)
         # Motors this gateway set running stop by themselves if the gateway
@@ -247,9 +251,11 @@ class RosRobotPort(RobotPort):
         self._bridge = FutureBridge(loop)
 
     def close(self) -> None:
-        """Stop renewing leases and the publisher thread."""
+        """Stop renewing leases and the publisher thread; destroy the service
+        clients' node (the asyncio thread has ended: no call is running)."""
         self.lease.close()
         self.ca_view.close()
+        self.calls.close()
 
     # ------------------------------------------------------------ device list
     @property
@@ -311,8 +317,7 @@ class RosRobotPort(RobotPort):
         cli = self.cli[name]
         if not cli.service_is_ready():
             raise PortUnavailable(f"service {cli.srv_name} not available")
-        return await self._bridge.wait(cli.call_async(req), timeout or self.timeout,
-                                       cli.srv_name)
+        return await self.calls.call(cli, req, timeout or self.timeout)
 
     @staticmethod
     def _result(res) -> Result:
