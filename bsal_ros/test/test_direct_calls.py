@@ -151,3 +151,25 @@ def test_no_answer_in_time_is_port_unavailable_and_a_late_one_is_dropped(rig):
         return (await calls.call(cli, SetBool.Request(data=False), 2.0)).message
     assert asyncio.run(go()) == "fast"
     assert not calls._kept and not calls._waiting
+
+
+def test_the_gateway_calls_the_hardware_node_through_its_calls_node(ros_context):
+    """Every hardware node service the RCI gateway calls has its client on
+    the hidden calls node; the gateway's own node keeps only the lease
+    renewal's (a timer of the executor calls it)."""
+    from rclpy.parameter import Parameter
+
+    from bsal_ros.nodes.rci_gateway import RciGatewayNode
+    gw = RciGatewayNode(context=ros_context, namespace="/direct_calls_gw",
+                        parameter_overrides=[Parameter("port", value=0)])
+    try:
+        calls = gw.robot.calls
+        assert calls.node.get_fully_qualified_name() == "/direct_calls_gw/_rci_gateway_calls"
+        assert sorted(c.srv_name for c in calls.node.clients) == [
+            f"/direct_calls_gw/{name}" for name in (
+                "activate_devices", "clear_encoders", "get_device_states", "list_devices",
+                "reset", "set_motors", "set_sonar_timing", "sim_control")]
+        assert [c.srv_name for c in gw.clients] == ["renew_lease"]
+    finally:
+        gw.destroy_node()
+    assert not list(calls.node.clients)      # destroyed with the gateway
