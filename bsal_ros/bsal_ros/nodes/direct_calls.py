@@ -28,10 +28,11 @@ takes the answer; one that has not come by then is polled for every
 The price: while it waits inline, the loop serves nobody else (bounded by
 ``inline_wait_s``; 0 turns the inline wait off: every answer is polled for).
 
-A client of the same service spun by an rclpy ``EventsExecutor`` in the same
-process took these clients' answers in a scratch test (rclpy 9.1.2,
-rmw_fastrtps 9.3; a SingleThreadedExecutor did not): such a call then ends
-with "no answer" at its timeout. The gateway's own node has no such client.
+While an rclpy ``EventsExecutor`` in the same process spun another client
+of the same service, these clients received no answers in a scratch test
+(rclpy 9.1.2, rmw_fastrtps 9.3; with a SingleThreadedExecutor they did; the
+cause is not known): such a call ends with "no answer" at its timeout. No
+other node of the bridge has a client of these services.
 """
 
 from __future__ import annotations
@@ -95,31 +96,36 @@ class DirectCalls:
             return client.handle.send_request(request)
 
     def _take(self, client, key, wait_ns: int):
-        """Our answer if it has come (waiting up to ``wait_ns`` for it); the
-        answers of other waiting calls are kept for them, stale ones dropped."""
+        """Our answer if it has come, waiting up to ``wait_ns`` for it; None if not."""
         kept = self._kept.pop(key, None)
         if kept is not None:
             return kept
-        handle = client.handle
-        response_type = client.srv_type.Response
         end = time.monotonic_ns() + wait_ns
-        with handle:
+        with client.handle:
             while True:
-                header, response = handle.take_response(response_type)
-                while header is not None:
-                    other = (key[0], header.request_id.sequence_number)
-                    if other == key:
-                        return response
-                    if other in self._waiting:
-                        self._kept[other] = response
-                    header, response = handle.take_response(response_type)
+                answer = self._drain(client, key)
                 left = end - time.monotonic_ns()
-                if left <= 0:
-                    return None
+                if answer is not None or left <= 0:
+                    return answer
                 ws = self._wait_set
                 ws.clear_entities()
-                ws.add_client(handle)
+                ws.add_client(client.handle)
                 ws.wait(left)
+
+    def _drain(self, client, key):
+        """Take the answers that have come until ours (returned; None when it
+        is not among them); another waiting call's is kept for it, one nobody
+        waits for any more (its call timed out) is dropped."""
+        take, response_type = client.handle.take_response, client.srv_type.Response
+        while True:
+            header, response = take(response_type)
+            if header is None:
+                return None
+            other = (key[0], header.request_id.sequence_number)
+            if other == key:
+                return response
+            if other in self._waiting:
+                self._kept[other] = response
 
     def close(self) -> None:
         """Destroy the node and its clients (no call may be running)."""

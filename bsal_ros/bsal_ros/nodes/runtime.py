@@ -41,7 +41,8 @@ one order (``Composition.close``):
    home_steering goal and lets it answer) while a helper thread keeps the
    executor serving, so those calls are answered in the one-process bring-up;
 3. shut the executor down (its worker threads joined), run every ``close``
-   step (the RCI lease keeper's timer and client destroyed; the hardware
+   step (the RCI lease keeper's timer and client, and the node of the RCI
+   gateway's service clients, destroyed; the hardware
    node: poller joined, every board reset, motors off), destroy the nodes
    (the last one takes the process's DDS participant with it), and shut the
    context down, last.
@@ -80,9 +81,10 @@ those of the signal handlers: :mod:`bsal_ros.nodes.stop_request`):
   ``spin_once(timeout_sec=SPIN_PERIOD_S)`` and looks at the flag after each.
 * ``ExternalShutdownException`` out of ``spin_once`` (other code shut the
   context down; no longer a signal): the spin loop ends as on a signal.
-* Executor shutdown while a future is pending: a gateway's safety stop waits
-  on an rclpy future only the executor completes; stopping the executor
-  first left it unanswered. Fix: step 2 runs while the executor still serves.
+* Executor shutdown while a call is pending: a gateway's safety stop is a
+  service call that, in the one-process bring-up, the hardware node answers
+  from this executor; stopping the executor first left it unanswered. Fix:
+  step 2 runs while the executor still serves.
 * A coroutine callback still pending when its node is destroyed (a
   home_steering goal): the garbage collector closes the coroutine and its
   clean-up uses the destroyed action server ("Exception ignored in
