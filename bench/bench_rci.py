@@ -40,7 +40,11 @@ no rclpy. It starts, as child processes (stopped by PID at the end):
 * the floors: a loopback TCP server that answers each request with a reply of
   the RCI path's own sizes, and a std_srvs/Trigger server and client, each in
   its own rclpy process, with SingleThreadedExecutors (rclpy's default),
-  MultiThreadedExecutors and rclpy's experimental EventsExecutor (the fastest).
+  MultiThreadedExecutors and rclpy's experimental EventsExecutor (the fastest);
+  and the architecture's floor, a relay that turns each Set Motor-sized TCP
+  request into one SetMotors call through the gateway's DirectCalls, to a
+  server that does no work, answering empty or with the states the real
+  answer carries (issue 31: what is left for the bridge's own work).
 
 Paths: (a) a 12-sonar group Get Sensor inquiry CGtSnIq -> CGtSnRp, against
 the TCP floor; (b) Set Motor with RQ_ACK, CStMt -> CCnAc, against the rclpy
@@ -296,6 +300,15 @@ class EchoLink:
         self.sock.close()
 
 
+class RelayLink(EchoLink):
+    """One connection to the relay floor: its SetMotors answer bare (0) or
+    with the drive board's states (1), request and reply of the RCI sizes."""
+
+    def __init__(self, port, req_size, rep_size, which):
+        super().__init__(port, req_size, rep_size)
+        self.sock.sendall(struct.pack("!I", which))   # the header's third word
+
+
 #: CPUs the floors' and the bridge's processes run on (--pin); None: any
 SERVER_CPUS: list | None = None
 
@@ -341,7 +354,12 @@ class Floors:
             self.trigger[kind] = self._start(
                 f"trigger-client-{kind}", [py, str(FLOORS), "trigger-client", "--executor", kind,
                                            "--namespace", fns], logdir, env, pipes=True)
+        self._start("relay-server", [py, str(FLOORS), "relay-server", "--namespace",
+                                     f"{ns}_relay"], logdir, env)
+        relay = self._start("relay", [py, str(FLOORS), "relay", "--namespace", f"{ns}_relay"],
+                            logdir, env)
         self.echo_port = int(self.echo.wait_log(r"ECHO PORT (\d+)", 30).group(1))
+        self.relay_port = int(relay.wait_log(r"RELAY PORT (\d+)", 60).group(1))
         for kind, child in self.trigger.items():
             child.wait_log("TRIGGER CLIENT READY", 60)
 
@@ -501,6 +519,7 @@ def measure_deployment(deployment, a, floors, logdir, env, ns, variant="now"):
         sizes = {"sonar": (len(inq_bytes), client.reply_sizes[CGtSnIq]),
                  "motor": (len(cmd_bytes[0]), client.reply_sizes[CStMt])}
         echo = {k: EchoLink(floors.echo_port, *v) for k, v in sizes.items()}
+        relays = [RelayLink(floors.relay_port, *sizes["motor"], which) for which in (0, 1)]
 
         def sonar(n):
             out = []
@@ -547,7 +566,8 @@ def measure_deployment(deployment, a, floors, logdir, env, ns, variant="now"):
 
         samplers = {"sonar": sonar, "tcp_sonar": echo["sonar"].sample,
                     "motor": motor, "tcp_motor": echo["motor"].sample,
-                    "clear": clear, "clear_read": clear_read}
+                    "clear": clear, "clear_read": clear_read,
+                    "relay_bare": relays[0].sample, "relay_states": relays[1].sample}
         for kind in floors.trigger:
             samplers[f"trigger_{kind}"] = (lambda k: lambda n: floors.trigger_sample(k, n))(kind)
         # idle CPU of the bridge's processes (device_states and timers, no client)
@@ -571,7 +591,7 @@ def measure_deployment(deployment, a, floors, logdir, env, ns, variant="now"):
         sonar_reply = client.raw_reply(inq)
         client.request(CStMt.one(MotorType.DC, 0, MotorCommand(
             MotorCommandKind.SPVAL, speedval_pack(True, 0.0)), rq_ack=True))
-        for e in echo.values():
+        for e in [*echo.values(), *relays]:
             e.close()
         return {"samples": res, "sizes": sizes, "idle_cpu": idle_cpu, "busy_cpu": busy_cpu,
                 "sonar_reply": sonar_reply}
@@ -689,6 +709,7 @@ def print_report(a, codec, runs, breakdowns, load):
     if runs:
         print_figures(codec, runs)
         print_goals(runs)
+        print_architecture_floor(runs)
         print_before_after(runs)
     print_breakdowns(breakdowns)
 
@@ -730,6 +751,28 @@ def print_goals(runs):
             print(f"| {name} | clear + read p50 <= {GOAL_CLEAR_READ:g}x | {f3(cr['p50'])} | "
                   f"acked clear {f3(c['p50'])} | {ratio:.2f}x | "
                   f"{verdict(ratio <= GOAL_CLEAR_READ)} |")
+    print()
+
+
+def print_architecture_floor(runs):
+    """The relay floor against the rclpy floor and the acked Set Motor: how much
+    of the Set Motor goal the architecture leaves for the bridge's own work."""
+    print("The architecture's floor: the relay (bench/rci_latency/floors.py) passes each "
+          "Set Motor-sized request from TCP to one SetMotors call, through the gateway's own "
+          "DirectCalls, to an EventsExecutor server that does no work, and answers; bare = an "
+          "empty answer, states = the drive board's two DeviceState messages in it (the "
+          "answer issue 31's design carries). p50 ms.\n")
+    print("| deployment | rclpy single | relay bare | relay states | acked Set Motor "
+          "| relay bare / rclpy | relay states / rclpy | Set Motor / relay states "
+          "| Set Motor - relay states |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for key, r in runs.items():
+        s = {k: summary(v)["p50"] for k, v in r["samples"].items()}
+        if "relay_states" not in s or "trigger_single" not in s:
+            continue
+        f, b, st, m = s["trigger_single"], s["relay_bare"], s["relay_states"], s["motor"]
+        print(f"| {deploy_name(key)} | {f3(f)} | {f3(b)} | {f3(st)} | {f3(m)} | {b / f:.2f}x "
+              f"| {st / f:.2f}x | {m / st:.2f}x | {f3(m - st)} |")
     print()
 
 
@@ -780,6 +823,10 @@ def print_figures(codec, runs):
                          f"rclpy Trigger, 2 processes, {label}"))
         rows.append(("Set Motor + RQ_ACK (CStMt -> CCnAc)", "motor", "tcp_motor",
                      "TCP echo, same sizes"))
+        for k, label in (("relay_bare", "an empty answer"),
+                         ("relay_states", "the drive board's states in the answer")):
+            rows.append(("Set Motor + RQ_ACK (CStMt -> CCnAc)", "motor", k,
+                         f"relay: TCP -> SetMotors call -> TCP, no work, {label}"))
         rows.append(("clear encoder + RQ_ACK (CStSn -> CCnAc)", "clear", "trigger_single",
                      "rclpy Trigger, 2 processes, single-threaded"))
         rows.append(("clear + Get Sensor DATA in one write (-> CCnAc, CGtSnRp)", "clear_read",

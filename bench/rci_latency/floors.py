@@ -28,6 +28,18 @@ Usage, one process per floor:
     python bench/rci_latency/floors.py trigger-client --executor single|multi
         Client node; reads "<n>" lines on stdin, answers one JSON line with n
         round-trip times (ns), each call_async + spin_until_future_complete.
+    python bench/rci_latency/floors.py relay-server --states N
+        bsal_interfaces/SetMotors servers on an EventsExecutor (as the hardware
+        node on the simulated bus): ``relay_bare`` answers an empty ``states``,
+        ``relay_states`` the N DeviceState messages a drive Set Motor's answer
+        carries (built once: this floor does no work per call). Prints
+        "RELAY SERVER READY".
+    python bench/rci_latency/floors.py relay
+        The architecture's floor: a loopback TCP server (asyncio, as the
+        gateway) that turns every request into one SetMotors call through the
+        gateway's own DirectCalls and answers when the answer is in; nothing
+        else. A connection first sends three big-endian uint32 (request size,
+        reply size, 0 = relay_bare / 1 = relay_states). Prints "RELAY PORT <n>".
 """
 
 from __future__ import annotations
@@ -136,14 +148,110 @@ def trigger(role: str, kind: str, namespace: str) -> int:
         rclpy.try_shutdown()
 
 
+def relay_server(states: int, namespace: str) -> int:
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+    from rclpy.experimental.events_executor import EventsExecutor
+    from bsal_interfaces.msg import DeviceState
+    from bsal_interfaces.srv import SetMotors
+    rclpy.init()
+    node = rclpy.create_node("bench_relay_server", namespace=namespace)
+    answer = []
+    for i in range(states):      # the drive board: its motor and its encoder
+        m = DeviceState()
+        m.header.frame_id = ("drive_motor", "drive_encoder")[i % 2]
+        m.device_class = (DeviceState.CLASS_DC_MOTOR, DeviceState.CLASS_RELATIVE_ENCODER)[i % 2]
+        m.id, m.on, m.up, m.ok, m.statval = 0, True, True, True, 0x2a07
+        answer.append(m)
+
+    def bare(req, resp):
+        resp.result.code = 0
+        return resp
+
+    def with_states(req, resp):
+        resp.result.code = 0
+        resp.states = answer
+        return resp
+    node.create_service(SetMotors, "relay_bare", bare)
+    node.create_service(SetMotors, "relay_states", with_states)
+    ex = EventsExecutor()
+    ex.add_node(node)
+    print("RELAY SERVER READY", flush=True)
+    try:
+        context = rclpy.get_default_context()
+        while context.ok():              # spin_once: see trigger() above
+            ex.spin_once(timeout_sec=0.2)
+        return 0
+    except (KeyboardInterrupt, ExternalShutdownException):
+        return 0
+    finally:
+        ex.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+def relay(namespace: str) -> int:
+    import rclpy
+    from bsal_interfaces.msg import MotorCommand
+    from bsal_interfaces.srv import SetMotors
+    from bsal_ros.nodes.direct_calls import DirectCalls
+    from bsal_ros.nodes.gateway_params import RciGatewayParams
+    from bsal_ros.rci.port import PortUnavailable
+    rclpy.init()
+    node = rclpy.create_node("bench_relay", namespace=namespace)
+    calls = DirectCalls(node, RciGatewayParams().inline_answer_wait_s)
+    clients = [calls.client(SetMotors, name) for name in ("relay_bare", "relay_states")]
+    req = SetMotors.Request(device_class="dc_motor", lease_s=1.0,
+                            commands=[MotorCommand(id=0, mode=1, value=10.0)])
+
+    async def session(reader, writer):
+        writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            req_size, rep_size, which = struct.unpack("!III", await reader.readexactly(12))
+            client, reply = clients[which], b"\x55" * rep_size
+            while True:
+                await reader.readexactly(req_size)
+                await calls.call(client, req, 1.0)
+                writer.write(reply)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.close()
+
+    async def serve():
+        for client in clients:           # a new server's first request can be lost
+            for _ in range(40):
+                try:
+                    await calls.call(client, req, 0.5)
+                    break
+                except PortUnavailable:
+                    pass
+        server = await asyncio.start_server(session, "127.0.0.1", 0)
+        print(f"RELAY PORT {server.sockets[0].getsockname()[1]}", flush=True)
+        await server.serve_forever()
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        calls.close()
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=["echo", "trigger-server", "trigger-client"])
+    ap.add_argument("what", choices=["echo", "trigger-server", "trigger-client",
+                                     "relay-server", "relay"])
     ap.add_argument("--executor", choices=["single", "multi", "events"], default="single")
     ap.add_argument("--namespace", default="/bench_floor")
+    ap.add_argument("--states", type=int, default=2)
     a = ap.parse_args(argv)
     if a.what == "echo":
         return echo()
+    if a.what == "relay-server":
+        return relay_server(a.states, a.namespace)
+    if a.what == "relay":
+        return relay(a.namespace)
     return trigger(a.what.split("-")[1], a.executor, a.namespace)
 
 

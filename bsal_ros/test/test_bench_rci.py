@@ -63,9 +63,9 @@ def test_quick_run_measures_both_deployments_and_breaks_an_acked_command_down(tm
     assert "| 12-sonar group Get (CGtSnIq -> CGtSnRp) | one process" in out
     assert "| Set Motor + RQ_ACK (CStMt -> CCnAc) | a process per node" in out
     data = json.loads(report.read_text())
-    # echo + Trigger server + client, bringup, 3 nodes, the same with the
-    # previous executors, 3 nodes traced
-    assert len(data["child_pids"]) == 3 + 1 + 3 + 1 + 3 + 3
+    # echo + Trigger server + client + relay server + relay, bringup, 3 nodes,
+    # the same with the previous executors, 3 nodes traced
+    assert len(data["child_pids"]) == 5 + 1 + 3 + 1 + 3 + 3
     assert [p for p in data["child_pids"] if _alive(p)] == []
     assert set(data["runs"]) == {"one", "per-node", "one@previous", "per-node@previous"}
     # each variant ran the executor it names (the bring-up says which in its log)
@@ -80,9 +80,16 @@ def test_quick_run_measures_both_deployments_and_breaks_an_acked_command_down(tm
     assert len([ln for ln in out.splitlines() if "| clear + read p50 <= 1.2x |" in ln]) == 4
     assert "| clear + read in one write | a process per node (as the launch file) |" in out
     assert "Garbage collections in the traced processes" in out
+    # the architecture's floor (the relay) is taken and set against each deployment
+    lines = out.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.startswith("| deployment | rclpy single"))
+    floor_rows = lines[head + 2:head + 6]
+    assert [ln.split(" (")[0] for ln in floor_rows] == ["| one process"] * 2 + [
+        "| a process per node"] * 2, floor_rows
+    assert all(ln.count(" | ") == 8 for ln in floor_rows), floor_rows
     for run in data["runs"].values():
         for key in ("sonar", "motor", "tcp_sonar", "tcp_motor", "trigger_single", "clear",
-                    "clear_read"):
+                    "clear_read", "relay_bare", "relay_states"):
             s = run["summary"][key]
             assert s["n"] == 50
             assert 0 < s["p50"] <= s["p99"] <= s["p999"]
