@@ -123,7 +123,9 @@ def to_msg(s: DeviceState, frame_id: str = "") -> DeviceStateMsg:
     m.header.stamp = time_msg(s.stamp)
     m.header.frame_id = frame_id
     for name, conv in FIELDS:
-        setattr(m, name, conv(getattr(s, name)))
+        value = getattr(s, name)
+        if value:       # a new message already holds 0, 0.0, False and "" (-0.0 goes as 0.0)
+            setattr(m, name, conv(value))
     if s.extra:
         m.extra_names = list(s.extra)
         m.extra_values = [float(v) for v in s.extra.values()]
