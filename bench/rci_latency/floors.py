@@ -47,6 +47,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import socket
 import struct
 import sys
@@ -197,12 +198,14 @@ def relay(namespace: str) -> int:
     from bsal_ros.nodes.direct_calls import DirectCalls
     from bsal_ros.nodes.gateway_params import RciGatewayParams
     from bsal_ros.rci.port import PortUnavailable
-    rclpy.init()
+    from rclpy.signals import SignalHandlerOptions
+    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)   # the loop's own, below
     node = rclpy.create_node("bench_relay", namespace=namespace)
     calls = DirectCalls(node, RciGatewayParams().inline_answer_wait_s)
     clients = [calls.client(SetMotors, name) for name in ("relay_bare", "relay_states")]
     req = SetMotors.Request(device_class="dc_motor", lease_s=1.0,
-                            commands=[MotorCommand(id=0, mode=1, value=10.0)])
+                            commands=[MotorCommand(id=0, mode=MotorCommand.MODE_DUTY_CYCLE,
+                                                   value=10.0)])
 
     async def session(reader, writer):
         writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -217,6 +220,9 @@ def relay(namespace: str) -> int:
             writer.close()
 
     async def serve():
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            asyncio.get_running_loop().add_signal_handler(sig, stop.set)
         for client in clients:           # a new server's first request can be lost
             for _ in range(40):
                 try:
@@ -224,18 +230,20 @@ def relay(namespace: str) -> int:
                     break
                 except PortUnavailable:
                     pass
+            else:
+                print(f"relay: {client.srv_name} never answered", file=sys.stderr, flush=True)
+                return 2
         server = await asyncio.start_server(session, "127.0.0.1", 0)
         print(f"RELAY PORT {server.sockets[0].getsockname()[1]}", flush=True)
-        await server.serve_forever()
+        await stop.wait()
+        server.close()
+        return 0
     try:
-        asyncio.run(serve())
-    except KeyboardInterrupt:
-        pass
+        return asyncio.run(serve())
     finally:
         calls.close()
         node.destroy_node()
         rclpy.try_shutdown()
-    return 0
 
 
 def main(argv=None) -> int:
