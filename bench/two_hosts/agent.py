@@ -67,8 +67,16 @@ class RosSide:
             import tf2_ros
             self.buffer = tf2_ros.Buffer()
             self.listener = tf2_ros.TransformListener(self.buffer, self.node, spin_thread=False)
-        self.home_client = None
+        # Made before the executor thread starts: rclpy's ActionClient joins
+        # its node before it has its lock, and a spin in that window dies
+        # (AttributeError '_lock'), after which no answer is ever taken.
+        from rclpy.action import ActionClient
+
+        from bsal_interfaces.action import HomeSteering
+        self.home_client = ActionClient(self.node, HomeSteering, "home_steering")
+        self.home_probed = False
         self.home = {}
+        self.spin_error = None
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self.thread = threading.Thread(target=self._spin, daemon=True)
@@ -78,9 +86,10 @@ class RosSide:
         while self.context.ok():
             try:
                 self.executor.spin_once(timeout_sec=0.1)
-            except Exception:   # noqa: BLE001 - shutting down
+            except Exception as exc:   # noqa: BLE001 - shutting down, or a bug
                 if not self.context.ok():
                     return
+                self.spin_error = f"{type(exc).__name__}: {exc}"   # every op reports it
                 raise
 
     def _count(self, topic):
@@ -153,16 +162,14 @@ class RosSide:
 
     def home_start(self, req):
         """Send a home_steering goal; its outcome is read with ``home_status``."""
-        from rclpy.action import ActionClient
-
         from bsal_interfaces.action import HomeSteering
         from ..first_answer import action_ready, polling
-        if self.home_client is None:
-            self.home_client = ActionClient(self.node, HomeSteering, "home_steering")
+        if not self.home_probed:
             # a probe goal (a motor that does not exist) until it is answered: the
             # goal below cannot lose its acceptance (bench/first_answer.py)
             action_ready(self.home_client, HomeSteering.Goal(id=99), polling(),
                          total_s=float(req.get("wait", 30.0)))
+            self.home_probed = True
         self.home = {"t_sent": time.monotonic()}
         goal = HomeSteering.Goal()
         goal.id = 0
@@ -211,6 +218,8 @@ class Agent:
         op = req["op"]
         if self.ros is not None and op in ("graph", "rates", "tf", "motor_log", "home_start",
                                            "home_status", "board_gaps"):
+            if self.ros.spin_error:      # nothing would be answered: say why at once
+                raise RuntimeError(f"the agent's executor thread died: {self.ros.spin_error}")
             return getattr(self.ros, op)(req)
         if op == "rci_login":
             if self.ca is not None:

@@ -142,7 +142,14 @@ class Probe(Node):
         return fut.result()
 
     def action_client(self, action_type, name):
-        cli = ActionClient(self, action_type, name)
+        # on a node of its own, added to the spinning executor once the client
+        # is whole: rclpy's ActionClient joins its node before it has its lock,
+        # and an executor looking at it in that window fails
+        self._action_nodes = getattr(self, "_action_nodes", 0) + 1
+        node = Node(f"{self.get_name()}_action_{self._action_nodes}",
+                    namespace=self.get_namespace(), context=self.env.context)
+        cli = ActionClient(node, action_type, name)
+        self.env.add(node)
         assert cli.wait_for_server(timeout_sec=TIMEOUT), f"no action server {name}"
         return cli
 

@@ -41,6 +41,9 @@ def wait_for(future, timeout=10.0):
 def two_nodes(ros_context):
     server = rclpy.create_node("iface_server", context=ros_context)
     client = rclpy.create_node("iface_client", context=ros_context)
+    # before the executor spins: rclpy's ActionClient joins its node before
+    # it has its lock, and a spin in that window fails
+    client.home_steering = ActionClient(client, HomeSteering, "home_steering")
     executor = MultiThreadedExecutor(context=ros_context)
     executor.add_node(server)
     executor.add_node(client)
@@ -98,7 +101,7 @@ def test_action_goal_with_feedback_and_result(two_nodes):
     ActionServer(server, HomeSteering, "home_steering", execute,
                  goal_callback=lambda goal: GoalResponse.ACCEPT,
                  cancel_callback=lambda handle: CancelResponse.ACCEPT)
-    action = ActionClient(client, HomeSteering, "home_steering")
+    action = client.home_steering
     assert action.wait_for_server(timeout_sec=10.0)
 
     feedback = []
