@@ -59,6 +59,7 @@ from bsal_ros.nodes.hardware_msgs import device_info_msg, diag_status_msg, resul
 from bsal_ros.nodes.hardware_params import DYNAMIC, PARAMETERS  # noqa: F401
 from bsal_ros.nodes.hardware_publishers import HardwarePublishers, RELIABLE
 from bsal_ros.nodes.homing_action import HomingSupervisor
+from bsal_ros.nodes.startup import destroyed_if_refused
 
 
 class HardwareNode(Node):
@@ -67,6 +68,7 @@ class HardwareNode(Node):
 
     DYNAMIC = DYNAMIC
 
+    @destroyed_if_refused
     def __init__(self, node_name: str = "hardware_node", *, namespace: str | None = None,
                  context=None, parameter_overrides: list | None = None,
                  start: bool = True, **overrides):

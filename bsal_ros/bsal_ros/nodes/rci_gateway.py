@@ -42,6 +42,7 @@ from bsal_ros.nodes import params
 from bsal_ros.nodes.gateway_params import RciGatewayParams
 from bsal_ros.nodes.rci_ros_port import RosRobotPort
 from bsal_ros.nodes.ros_logging import python_logger_for
+from bsal_ros.nodes.startup import destroyed_if_refused
 from bsal_ros.rci.server import RciServer
 from bsal_ros.rci.session import SessionConfig
 from bsal_ros.rci.users import (check_bind_allowed, file_permission_warning, unchecked_key_warning,
@@ -52,6 +53,7 @@ class RciGatewayNode(Node):
     """The RCI gateway. ``start()`` runs the asyncio server in its own thread;
     the caller spins the node in an executor (see ``main``)."""
 
+    @destroyed_if_refused
     def __init__(self, **kwargs):
         # every override is declared, so one that no parameter reads is refused by name
         kwargs.setdefault("automatically_declare_parameters_from_overrides", True)

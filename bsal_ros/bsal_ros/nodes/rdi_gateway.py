@@ -53,6 +53,7 @@ from bsal_ros.nodes import params
 from bsal_ros.nodes.device_state_msg import from_msg
 from bsal_ros.nodes.gateway_params import namespaced, RdiGatewayParams
 from bsal_ros.nodes.ros_logging import python_logger_for
+from bsal_ros.nodes.startup import destroyed_if_refused
 from bsal_ros.protocol import Timeval
 from bsal_ros.rdi import RdiGateway, StreamConfig
 
@@ -86,6 +87,7 @@ class RdiGatewayNode(Node):
     """The RDI gateway. ``start()`` opens both streams (asyncio thread) and
     returns their ports; the caller spins the node in an executor."""
 
+    @destroyed_if_refused
     def __init__(self, node_name: str = "rdi_gateway", **kwargs):
         # every override is declared, so one that no parameter reads is refused by name
         kwargs.setdefault("automatically_declare_parameters_from_overrides", True)

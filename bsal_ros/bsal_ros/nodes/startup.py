@@ -14,17 +14,25 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""An executable's command line to an rclpy context, or one line saying why not.
+"""An executable's command line to an rclpy context, or one line saying why
+not; and a node that refuses to start leaves nothing behind.
 
 rcl reports a missing or malformed params file, a bad ``-p`` or ``-r`` as an
 exception carrying its C source positions, after logging a line of its own;
 an option that is no ROS argument it ignores. Here each becomes one reason
 (:func:`init_rclpy`), which :func:`bsal_ros.nodes.runtime.run` logs as one
 fatal line before exiting with code 2.
+
+A node constructor that raises after rclpy's ``Node.__init__`` (a bad
+parameter, a bad robot description) destroys its node at once through
+``destroy_node`` (:func:`destroyed_if_refused`). Left to the exception, the
+node went when the exception was dropped, from the garbage of its traceback:
+once in CI that destruction never returned (docs/DEVELOPING.md).
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 
 
@@ -55,3 +63,29 @@ def init_rclpy(args: list[str] | None) -> str:
         return (f"unknown option {unknown[0]!r}: this program takes ROS arguments only "
                 "(--ros-args -p name:=value, --params-file FILE, -r ...)")
     return ""
+
+
+def destroyed_if_refused(init):
+    """Decorate a Node subclass's ``__init__``: when it raises once the rclpy
+    node exists, the node is destroyed (rclpy's own ``destroy_node``, not the
+    subclass's, which expects a whole node) before the error goes on."""
+    @functools.wraps(init)
+    def wrapper(self, *args, **kwargs):
+        try:
+            init(self, *args, **kwargs)
+        except BaseException:
+            _destroy_half_built(self)
+            raise
+    return wrapper
+
+
+def _destroy_half_built(node) -> None:
+    from rclpy.node import Node
+    try:
+        node.handle                 # AttributeError: Node.__init__ never made it
+    except Exception:   # noqa: BLE001
+        return
+    try:
+        Node.destroy_node(node)
+    except Exception:   # noqa: BLE001 - the constructor's error is the one to report
+        pass
