@@ -17,7 +17,7 @@
 """A node whose constructor refuses to start (a bad parameter) is destroyed
 there, through rclpy's destroy_node, before the error reaches the caller:
 left to the exception, it went whenever the exception was dropped, and once
-in CI that destruction never returned (docs/DEVELOPING.md)."""
+in CI a process hung right there (docs/DEVELOPING.md)."""
 
 from __future__ import annotations
 

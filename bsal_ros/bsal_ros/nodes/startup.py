@@ -27,7 +27,7 @@ A node constructor that raises after rclpy's ``Node.__init__`` (a bad
 parameter, a bad robot description) destroys its node at once through
 ``destroy_node`` (:func:`destroyed_if_refused`). Left to the exception, the
 node went when the exception was dropped, from the garbage of its traceback:
-once in CI that destruction never returned (docs/DEVELOPING.md).
+once in CI a process hung right there (docs/DEVELOPING.md).
 """
 
 from __future__ import annotations
