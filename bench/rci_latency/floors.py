@@ -98,6 +98,29 @@ def _executor(kind, context):
     return SingleThreadedExecutor(context=context)
 
 
+def _serve(node, kind: str, ready: str) -> int:
+    """Spin ``node``'s servers on an executor of ``kind`` until SIGINT/SIGTERM
+    (rclpy's handlers shut the context down), after printing ``ready``."""
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+    context = rclpy.get_default_context()
+    ex = _executor(kind, context)
+    ex.add_node(node)     # after the entities: an EventsExecutor registers them here
+    print(ready, flush=True)
+    try:
+        # a spin_once loop: EventsExecutor.spin() of rclpy 9.1.2 left requests
+        # from other processes unanswered here (spin_once serves them)
+        while context.ok():
+            ex.spin_once(timeout_sec=0.2)
+        return 0
+    except (KeyboardInterrupt, ExternalShutdownException):
+        return 0
+    finally:
+        ex.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
 def trigger(role: str, kind: str, namespace: str) -> int:
     import rclpy
     from rclpy.executors import ExternalShutdownException
@@ -109,19 +132,11 @@ def trigger(role: str, kind: str, namespace: str) -> int:
             resp.success = True
             return resp
         node.create_service(Trigger, "bench_trigger", answer)
-    else:
-        cli = node.create_client(Trigger, "bench_trigger")
+        return _serve(node, kind, "TRIGGER SERVER READY")
+    cli = node.create_client(Trigger, "bench_trigger")
     ex = _executor(kind, rclpy.get_default_context())
-    ex.add_node(node)     # after the entities: an EventsExecutor registers them here
+    ex.add_node(node)
     try:
-        if role == "server":
-            print("TRIGGER SERVER READY", flush=True)
-            # a spin_once loop: EventsExecutor.spin() of rclpy 9.1.2 left requests
-            # from other processes unanswered here (spin_once serves them)
-            context = rclpy.get_default_context()
-            while context.ok():
-                ex.spin_once(timeout_sec=0.2)
-            return 0
         if not cli.wait_for_service(timeout_sec=20.0):
             print("no trigger server", file=sys.stderr, flush=True)
             return 2
@@ -151,8 +166,6 @@ def trigger(role: str, kind: str, namespace: str) -> int:
 
 def relay_server(states: int, namespace: str) -> int:
     import rclpy
-    from rclpy.executors import ExternalShutdownException
-    from rclpy.experimental.events_executor import EventsExecutor
     from bsal_interfaces.msg import DeviceState
     from bsal_interfaces.srv import SetMotors
     rclpy.init()
@@ -165,30 +178,12 @@ def relay_server(states: int, namespace: str) -> int:
         m.id, m.on, m.up, m.ok, m.statval = 0, True, True, True, 0x2a07
         answer.append(m)
 
-    def bare(req, resp):
-        resp.result.code = 0
-        return resp
-
     def with_states(req, resp):
-        resp.result.code = 0
-        resp.states = answer
+        resp.states = answer        # result: a new response's code is already OK
         return resp
-    node.create_service(SetMotors, "relay_bare", bare)
+    node.create_service(SetMotors, "relay_bare", lambda req, resp: resp)
     node.create_service(SetMotors, "relay_states", with_states)
-    ex = EventsExecutor()
-    ex.add_node(node)
-    print("RELAY SERVER READY", flush=True)
-    try:
-        context = rclpy.get_default_context()
-        while context.ok():              # spin_once: see trigger() above
-            ex.spin_once(timeout_sec=0.2)
-        return 0
-    except (KeyboardInterrupt, ExternalShutdownException):
-        return 0
-    finally:
-        ex.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown()
+    return _serve(node, "events", "RELAY SERVER READY")
 
 
 def relay(namespace: str) -> int:

@@ -42,9 +42,11 @@ class RosSide:
 
     def __init__(self, namespace: str, tf: bool):
         import rclpy
+        from rclpy.action import ActionClient
         from rclpy.executors import SingleThreadedExecutor
         from rclpy.qos import qos_profile_sensor_data
 
+        from bsal_interfaces.action import HomeSteering
         from bsal_interfaces.msg import DeviceStateArray
         from nav_msgs.msg import Odometry
         from sensor_msgs.msg import Range
@@ -70,9 +72,6 @@ class RosSide:
         # Made before the executor thread starts: rclpy's ActionClient joins
         # its node before it has its lock, and a spin in that window dies
         # (AttributeError '_lock'), after which no answer is ever taken.
-        from rclpy.action import ActionClient
-
-        from bsal_interfaces.action import HomeSteering
         self.home_client = ActionClient(self.node, HomeSteering, "home_steering")
         self.home_probed = False
         self.home = {}

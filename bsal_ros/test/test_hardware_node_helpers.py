@@ -97,6 +97,7 @@ class Probe(Node):
         self.msgs: dict[str, list] = {}
         self._lock = threading.Lock()
         self._svc_clients = {}
+        self._action_nodes = 0       # nodes of action_client()
 
     def listen(self, msg_type, topic, qos=10, keep=50):
         self.msgs.setdefault(topic, [])
@@ -145,7 +146,7 @@ class Probe(Node):
         # on a node of its own, added to the spinning executor once the client
         # is whole: rclpy's ActionClient joins its node before it has its lock,
         # and an executor looking at it in that window fails
-        self._action_nodes = getattr(self, "_action_nodes", 0) + 1
+        self._action_nodes += 1
         node = Node(f"{self.get_name()}_action_{self._action_nodes}",
                     namespace=self.get_namespace(), context=self.env.context)
         cli = ActionClient(node, action_type, name)
