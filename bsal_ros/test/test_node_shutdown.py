@@ -227,6 +227,7 @@ def test_gateway_stopped_with_a_driving_client_answers_its_safety_stop(sig, tmp_
     try:
         hw.wait_for(READY["hardware_node"])
         gw.wait_for(r"device list received")
+        gw.wait_for(READY["rci_gateway"])     # logged after the line above, or before it
         port = int(re.search(r"RCI gateway ready on 127\.0\.0\.1:(\d+)", gw.text()).group(1))
         client = RciClient("127.0.0.1", port, timeout=10)
         client.handshake("demo", DEMO_KEY)

@@ -124,6 +124,10 @@ class MotorLeaseKeeper:
         with self._lock:
             return {c: sorted(ids) for c, ids in self._running.items() if ids}
 
+    def service_ready(self) -> bool:
+        """True while the hardware node's renew_lease service is discovered."""
+        return self._client.service_is_ready()
+
     @property
     def failing(self) -> str:
         """Why renewals currently fail ("" while they work)."""

@@ -146,12 +146,13 @@ class RciGatewayNode(Node):
         return self.server.bound_port
 
     async def _device_list_task(self) -> None:
-        """Learn the device list; retry until the hardware node answers, and
-        again whenever it comes back after an outage."""
+        """Learn the device list once every hardware node service is
+        discovered; retry until it answers, and again whenever it comes back
+        after an outage."""
         have = False
         while True:
             try:
-                ready = self.robot.device_list_ready()
+                ready = self.robot.hardware_ready()
             except Exception:   # noqa: BLE001 - re-raised unless we are shutting down
                 # SIGTERM invalidates the context before stop() ends this loop.
                 if not self.context.ok():

@@ -263,9 +263,14 @@ class RosRobotPort(RobotPort):
         """True once list_devices has answered."""
         return bool(self._ids)
 
-    def device_list_ready(self) -> bool:
-        """True while the list_devices service is available."""
-        return self.cli["list"].service_is_ready()
+    def hardware_ready(self) -> bool:
+        """True while every service of the hardware node the gateway calls
+        (renew_lease too) and its homing action are discovered. DDS matches
+        each one on its own: list_devices may answer while activate_devices
+        is still unseen, and a command sent then would be ABORTed
+        (``_request`` does not wait for discovery)."""
+        return (all(c.service_is_ready() for c in self.cli.values())
+                and self.lease.service_ready() and self.home.server_is_ready())
 
     def device_ids(self, device_class: str) -> frozenset[int]:
         """The ids from list_devices, else those seen on device_states."""
