@@ -23,7 +23,8 @@ gateway (measured: the homing action or sim_control late in 6 of 10 starts).
 A control application that connected on "device list received" then had its
 first Activate Motor answered ABORT (CI of 007131e). Here a stand-in hardware
 node offers every service but activate_devices and no action at first: the
-gateway must not ask list_devices until the rest appears.
+gateway must not ask list_devices until the rest appears, and says once
+what it is waiting for.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from rclpy.action import ActionServer  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 
+from bsal_ros.nodes import rci_gateway  # noqa: E402
 from bsal_ros.nodes.rci_gateway import RciGatewayNode  # noqa: E402
 
 #: s the gateway is watched while a service is missing: its discovery loop
@@ -63,7 +65,9 @@ def wait(cond, what, timeout=30.0):
         time.sleep(0.02)
 
 
-def test_the_device_list_is_asked_only_once_every_service_is_discovered(ros_context):
+def test_the_device_list_is_asked_only_once_every_service_is_discovered(ros_context, capfd,
+                                                                         monkeypatch):
+    monkeypatch.setattr(rci_gateway, "PARTIAL_WARN_S", 0.5)
     ns = "/disc_" + uuid.uuid4().hex[:8]
     asked = []
 
@@ -92,6 +96,10 @@ def test_the_device_list_is_asked_only_once_every_service_is_discovered(ros_cont
         time.sleep(WATCH_S)
         assert not asked, "list_devices asked while activate_devices is not discovered"
         assert not gw.robot.device_list_known
+        # named once, with what is missing, after PARTIAL_WARN_S
+        warnings = [ln for ln in capfd.readouterr().err.splitlines() if "seen in part" in ln]
+        assert len(warnings) == 1, warnings
+        assert f"not discovered: {ns}/activate_devices, {ns}/home_steering " in warnings[0]
 
         # the rest of the hardware node, built whole before it is spun
         rest = rclpy.create_node("rest_of_hardware", namespace=ns, context=ros_context)

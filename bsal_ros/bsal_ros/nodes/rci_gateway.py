@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from pathlib import Path
+import time
 
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
@@ -47,6 +48,10 @@ from bsal_ros.rci.server import RciServer
 from bsal_ros.rci.session import SessionConfig
 from bsal_ros.rci.users import (check_bind_allowed, file_permission_warning, unchecked_key_warning,
                                 Users, UsersFileError)
+
+#: s a hardware node may be seen in part (some of its services discovered,
+#: not all) before the gateway names what is missing
+PARTIAL_WARN_S = 5.0
 
 
 class RciGatewayNode(Node):
@@ -148,22 +153,36 @@ class RciGatewayNode(Node):
     async def _device_list_task(self) -> None:
         """Learn the device list once every hardware node service is
         discovered; retry until it answers, and again whenever it comes back
-        after an outage."""
-        have = False
+        after an outage. A hardware node seen only in part for
+        :data:`PARTIAL_WARN_S` is named once, with what is missing."""
+        have = warned = False
+        partial_since = None
         while True:
             try:
-                ready = self.robot.hardware_ready()
+                missing = self.robot.undiscovered()
             except Exception:   # noqa: BLE001 - re-raised unless we are shutting down
                 # SIGTERM invalidates the context before stop() ends this loop.
                 if not self.context.ok():
                     return
                 raise
-            if ready and not have:
-                have = await self.robot.refresh_device_list()
-                if have:
-                    self.get_logger().info("RCI gateway: device list received")
-            elif not ready:
+            if not missing:
+                partial_since, warned = None, False
+                if not have:
+                    have = await self.robot.refresh_device_list()
+                    if have:
+                        self.get_logger().info("RCI gateway: device list received")
+            else:
                 have = False
+                if len(missing) == self.robot.interface_count:     # none seen: not running
+                    partial_since = None
+                elif partial_since is None:
+                    partial_since = time.monotonic()
+                elif not warned and time.monotonic() - partial_since >= PARTIAL_WARN_S:
+                    warned = True
+                    self.get_logger().warning(
+                        f"RCI gateway: the hardware node is seen in part for "
+                        f"{time.monotonic() - partial_since:.1f} s; not discovered: "
+                        f"{', '.join(missing)} (the device list is asked once they are)")
             await asyncio.sleep(0.5 if have else 0.1)
 
     def stop_serving(self, timeout: float = 3.0) -> None:

@@ -25,8 +25,8 @@
   answered without a service call when the data is no older than one board
   cycle (otherwise ``get_device_states`` is called);
 * what was delivered to the control application is republished on
-  ``rci/ca_states`` (the RDI control-application stream, 001 1.1) by a worker
-  thread, and session changes on ``rci/session`` (:class:`CaStatesPublisher`).
+  ``rci/ca_states`` (the RDI control-application stream, 001 1.1), and session
+  changes on ``rci/session`` (:mod:`.ca_states_publisher`).
 
 Threads: the action's rclpy futures complete on executor threads;
 :class:`FutureBridge` hands their results to the asyncio loop with
@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import threading
 import time
 from typing import Sequence
 
@@ -49,24 +48,19 @@ from bsal_interfaces.srv import (ActivateDevices, ClearEncoders, GetDeviceStates
 from builtin_interfaces.msg import Time
 from rclpy.action import ActionClient
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_profile_sensor_data, QoSProfile,
-                       ReliabilityPolicy)
-from std_msgs.msg import String
+from rclpy.qos import DurabilityPolicy, qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
 
 from bsal_ros.core.device_classes import (ABSOLUTE_ENCODER, PSERVO_MOTOR, RELATIVE_ENCODER,
                                           ULTRASONIC)
-from bsal_ros.core.device_state import DeviceState
 from bsal_ros.core.result import Result
 from bsal_ros.kinds import device_classes
-from bsal_ros.nodes.device_state_msg import from_msg, to_msg
+from bsal_ros.nodes.ca_states_publisher import CaStatesPublisher
+from bsal_ros.nodes.device_state_msg import from_msg
 from bsal_ros.nodes.direct_calls import DirectCalls
 from bsal_ros.nodes.gateway_params import namespaced, RciGatewayParams
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
 from bsal_ros.nodes.rci_state_cache import CachedState, StateCache  # noqa: F401
 from bsal_ros.rci.port import MotorSetting, PortUnavailable, RobotPort
-
-#: session notices waiting for the publisher thread, at most
-_SESSION_QUEUE = 64
 
 
 class FutureBridge:
@@ -110,88 +104,6 @@ class FutureBridge:
             raise PortUnavailable(f"{what}: no answer within {timeout:.2f} s") from None
 
 
-class CaStatesPublisher:
-    """Republishes what the control application was told, from a worker thread.
-
-    Newest wins per (class, kind): at most ``max_hz`` batches per second, so a
-    control application polling at kHz rates costs the gateway nothing extra.
-    """
-
-    def __init__(self, node, max_hz: float):
-        reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
-                              history=HistoryPolicy.KEEP_LAST)
-        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        self.node = node
-        self.pub_ca = node.create_publisher(DeviceStateArray, "rci/ca_states", reliable)
-        self.pub_session = node.create_publisher(String, "rci/session", latched)
-        self.period = 1.0 / max(max_hz, 0.1)
-        self._events: collections.deque = collections.deque(maxlen=_SESSION_QUEUE)
-        self._latest: dict = {}
-        self._published: dict = {}
-        self._wake = threading.Event()
-        self._stop = False
-        #: batches replaced by a newer one before they were published
-        self.dropped = 0
-        self._thread = threading.Thread(target=self._loop, name="rci-ca-publisher", daemon=True)
-        self._thread.start()
-
-    def delivered(self, device_class: str, states: Sequence[DeviceState], what: str) -> None:
-        """Queue a batch of states (``what``: "data" or "status")."""
-        key = (device_class, what)
-        if key in self._latest:
-            self.dropped += 1
-        self._latest[key] = states
-        self._wake.set()
-
-    def session_event(self, event: str, detail: str = "") -> None:
-        """Queue a notice for rci/session."""
-        self._events.append(f"{event} {detail}".strip())
-        self._wake.set()
-
-    def close(self) -> None:
-        """Stop the worker thread."""
-        self._stop = True
-        self._wake.set()
-        self._thread.join(2.0)
-
-    def _loop(self) -> None:
-        last = 0.0
-        while not self._stop:
-            self._wake.wait(0.5)
-            self._wake.clear()
-            try:
-                while self._events:
-                    self.pub_session.publish(String(data=self._events.popleft()))
-                if not self._latest:
-                    continue
-                wait = last + self.period - time.monotonic()
-                if wait > 0:
-                    time.sleep(wait)
-                latest, self._latest = self._latest, {}
-                last = time.monotonic()
-                self._publish(latest)
-            except Exception as exc:   # noqa: BLE001 - the thread must outlive one bad array
-                if not self.node.context.ok():
-                    return          # shutting down
-                self.node.get_logger().error(f"rci/ca_states publisher: {exc!r}",
-                                             throttle_duration_sec=10.0)
-
-    def _publish(self, latest: dict) -> None:
-        stamp = self.node.get_clock().now().to_msg()
-        for (cls, what), states in latest.items():
-            # the same readings delivered again change nothing in the view
-            sig = tuple((x.id, x.stamp, x.speedval) for x in states)
-            if self._published.get((cls, what)) == sig:
-                continue
-            self._published[(cls, what)] = sig
-            arr = DeviceStateArray()
-            arr.header.stamp = stamp
-            arr.header.frame_id = what
-            arr.states = [to_msg(x) for x in states]
-            self.pub_ca.publish(arr)
-
-
 class RosRobotPort(RobotPort):
     """RobotPort over the hardware node's ROS interface."""
 
@@ -217,6 +129,7 @@ class RosRobotPort(RobotPort):
             "sim": client(SimControl, hw("sim_control")),
         }
         self.home = ActionClient(node, HomeSteering, hw("home_steering"), callback_group=cbg)
+        self.home_name = node.resolve_service_name(hw("home_steering"))   # for messages
         # Motors this gateway set running stop by themselves if the gateway
         # dies: every speed is leased and the keeper renews it while we live.
         self.lease = MotorLeaseKeeper(node, lease_s=params.motor_lease_s,
@@ -263,14 +176,19 @@ class RosRobotPort(RobotPort):
         """True once list_devices has answered."""
         return bool(self._ids)
 
-    def hardware_ready(self) -> bool:
-        """True while every service of the hardware node the gateway calls
-        (renew_lease too) and its homing action are discovered. DDS matches
-        each one on its own: list_devices may answer while activate_devices
-        is still unseen, and a command sent then would be ABORTed
-        (``_request`` does not wait for discovery)."""
-        return (all(c.service_is_ready() for c in self.cli.values())
-                and self.lease.service_ready() and self.home.server_is_ready())
+    def undiscovered(self) -> list[str]:
+        """The hardware node services the gateway calls (renew_lease too) and
+        its homing action not matched yet. DDS matches each on its own:
+        list_devices may answer while activate_devices is unseen, and a
+        command sent then is ABORTed (``_request`` does not wait for it)."""
+        out = [c.srv_name for c in self.cli.values() if not c.service_is_ready()]
+        out += [] if self.lease.service_ready() else [self.lease.service_name]
+        return out + ([] if self.home.server_is_ready() else [self.home_name])
+
+    @property
+    def interface_count(self) -> int:
+        """How many names :meth:`undiscovered` may return (all: none is seen)."""
+        return len(self.cli) + 2
 
     def device_ids(self, device_class: str) -> frozenset[int]:
         """The ids from list_devices, else those seen on device_states."""
