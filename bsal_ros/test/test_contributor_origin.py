@@ -50,8 +50,8 @@ def adoption(repo: Path) -> str | None:
 
 
 def unsigned(repo: Path) -> list[str]:
-    """"<hash> <subject>" of each non-merge commit from the adoption on whose
-    message has no ``Signed-off-by: <author name> <author email>``."""
+    """The non-merge commits from the adoption on ("<hash> <subject> (author
+    ...)") whose message lacks ``Signed-off-by: <author name> <author email>``."""
     first = adoption(repo)
     if first is None:
         return ["CONTRIBUTING.md never adopted the " + RULE]

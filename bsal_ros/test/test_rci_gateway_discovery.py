@@ -65,8 +65,8 @@ def wait(cond, what, timeout=30.0):
         time.sleep(0.02)
 
 
-def test_the_device_list_is_asked_only_once_every_service_is_discovered(ros_context, capfd,
-                                                                         monkeypatch):
+def test_the_device_list_is_asked_only_once_every_service_is_discovered(
+        ros_context, capfd, monkeypatch):
     monkeypatch.setattr(rci_gateway, "PARTIAL_WARN_S", 0.5)
     ns = "/disc_" + uuid.uuid4().hex[:8]
     asked = []
