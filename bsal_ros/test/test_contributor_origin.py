@@ -73,15 +73,20 @@ def commit(repo: Path, message: str, signed: bool) -> None:
     git(repo, "commit", "-q", "-m", message, *(["-s"] if signed else []))
 
 
-@pytest.fixture
-def toy(tmp_path):
-    """A repository of its own: a commit before the rule, the adoption, one signed."""
-    repo = tmp_path / "toy"
+def new_repo(repo: Path) -> Path:
+    """A repository of its own with a CONTRIBUTING.md without the rule."""
     repo.mkdir()
     git(repo, "init", "-q")
     git(repo, "config", "user.name", "Ada Example")
     git(repo, "config", "user.email", "ada@example.invalid")
     (repo / "CONTRIBUTING.md").write_text("Contributions are welcome.\n")
+    return repo
+
+
+@pytest.fixture
+def toy(tmp_path):
+    """A repository of its own: a commit before the rule, the adoption, one signed."""
+    repo = new_repo(tmp_path / "toy")
     commit(repo, "before the rule", signed=False)
     (repo / "CONTRIBUTING.md").write_text(f"Sign off: the {RULE}.\n")
     commit(repo, "adopt the rule", signed=True)
@@ -109,12 +114,7 @@ def test_the_check_wants_the_authors_own_sign_off(toy):
 
 
 def test_an_unadopted_rule_is_reported(tmp_path):
-    repo = tmp_path / "none"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    git(repo, "config", "user.name", "Ada Example")
-    git(repo, "config", "user.email", "ada@example.invalid")
-    (repo / "CONTRIBUTING.md").write_text("Contributions are welcome.\n")
+    repo = new_repo(tmp_path / "none")
     commit(repo, "no rule", signed=True)
     assert unsigned(repo) == ["CONTRIBUTING.md never adopted the " + RULE]
 
