@@ -71,7 +71,8 @@ class RosSide:
             self.listener = tf2_ros.TransformListener(self.buffer, self.node, spin_thread=False)
         # Made before the executor thread starts: rclpy's ActionClient joins
         # its node before it has its lock, and a spin in that window dies
-        # (AttributeError '_lock'), after which no answer is ever taken.
+        # (AttributeError '_lock'), after which no answer is ever taken
+        # (ros2/rclpy#1589, fixed in rclpy 9.1.5; the wheels here have 9.1.2).
         self.home_client = ActionClient(self.node, HomeSteering, "home_steering")
         self.home_probed = False
         self.home = {}

@@ -145,7 +145,8 @@ class Probe(Node):
     def action_client(self, action_type, name):
         # on a node of its own, added to the spinning executor once the client
         # is whole: rclpy's ActionClient joins its node before it has its lock,
-        # and an executor looking at it in that window fails
+        # and an executor looking at it in that window fails (ros2/rclpy#1589,
+        # fixed in rclpy 9.1.5; the wheels here have 9.1.2)
         self._action_nodes += 1
         node = Node(f"{self.get_name()}_action_{self._action_nodes}",
                     namespace=self.get_namespace(), context=self.env.context)
