@@ -44,23 +44,38 @@ UP = re.compile(r"Brak is up: .*RCI 127\.0\.0\.1:(\d+), "
 
 
 class Bridge:
+    """brak_bringup in a subprocess, its output (stdout and stderr) read line by line."""
 
     def __init__(self, *extra):
         cmd = [sys.executable, "-m", "bsal_ros.nodes.bringup", "--rci-port", "0",
                "--rdi-realtime-port", "0", "--rdi-ca-port", "0", "--duration", "120", *extra]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
+                                     stderr=subprocess.STDOUT, env=os.environ.copy())
         self.lines = []
+        self._partial = b""
+        self._complete: list[str] = []
         self.ports = self.wait_for(UP, timeout=60).groups()
 
     def read_available(self, timeout):
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if ready:
-            line = self.proc.stdout.readline()
-            if line:
-                self.lines.append(line.rstrip())
-                return line
-        return None
+        """The next line, or None when none came within ``timeout``. The pipe is
+        read raw and split here: a buffered readline() after select() keeps the
+        lines that came in the same chunk where select() no longer sees them
+        (they were lost: a wait_for missed them, communicate() never got them)."""
+        if not self._complete:
+            ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+            if not ready:
+                return None
+            chunk = os.read(self.proc.stdout.fileno(), 65536)
+            data = self._partial + chunk
+            *done, self._partial = data.split(b"\n")
+            if not chunk and self._partial:       # EOF: the last line has no newline
+                done, self._partial = [*done, self._partial], b""
+            self._complete += [d.decode(errors="replace") for d in done]
+            if not self._complete:
+                return None
+        line = self._complete.pop(0)
+        self.lines.append(line)
+        return line + "\n"
 
     def wait_for(self, pattern, timeout):
         deadline = time.monotonic() + timeout
@@ -82,7 +97,9 @@ class Bridge:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             out, _ = self.proc.communicate()
-        self.lines += out.splitlines()
+        rest = (self._partial + out).decode(errors="replace")
+        self.lines += self._complete + rest.splitlines()
+        self._complete, self._partial = [], b""
         return self.proc.returncode
 
 
