@@ -274,3 +274,33 @@ def test_a_late_answer_to_a_stop_is_still_an_ack(ros_context):
         c.close()
     finally:
         rig.close()
+
+
+def test_a_second_hardware_node_in_the_namespace_is_named_and_homing_refused(rig, capfd):
+    """Two hardware nodes in one domain and namespace (two robots on one
+    ROS_DOMAIN_ID): both would accept a homing goal with one id, and rclpy's
+    action client then raises in the executor, which ended the bridge's
+    process. The gateway names what is served twice, answers the homing
+    ABORT, and the session goes on."""
+    first = rig.hw
+    rig.start_hardware()
+    second = rig.hw
+    try:
+        robot = rig.gw.robot
+        rig.wait(lambda: robot.home_name in robot.duplicated(), what="the second action server")
+        c = rig.client()
+        reset = MotorCommand(MotorCommandKind.RESET)
+        assert c.request(CStMt.one(MotorType.PSERVO, 0, reset, rq_ack=True)) \
+            == CStRp(RciCode.CStMt, CStRpStatus.ABORT)
+        for hw in (first, second):
+            assert not hw.robot.device("pservo_motor", 0).board.homing
+        assert c.request(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcMt)
+        err = []
+        rig.wait(lambda: err.append(capfd.readouterr().err) or "more than one server offers"
+                 in "".join(err), what="the warning")
+        warning = next(ln for ln in "".join(err).splitlines() if "more than one server" in ln)
+        assert f"{rig.ns}/set_motors" in warning and f"{rig.ns}/home_steering" in warning
+        c.close()
+    finally:
+        rig.stop_hardware()
+        rig.hw = first

@@ -157,6 +157,7 @@ class RciGatewayNode(Node):
         :data:`PARTIAL_WARN_S` is named once, with what is missing."""
         have = warned = False
         partial_since = None
+        doubled: list[str] = []
         while True:
             try:
                 missing = self.robot.undiscovered()
@@ -183,7 +184,18 @@ class RciGatewayNode(Node):
                         f"RCI gateway: the hardware node is seen in part for "
                         f"{time.monotonic() - partial_since:.1f} s; not discovered: "
                         f"{', '.join(missing)} (the device list is asked once they are)")
+            doubled = self._warn_doubled(doubled)
             await asyncio.sleep(0.5 if have else 0.1)
+
+    def _warn_doubled(self, before: list[str]) -> list[str]:
+        """Warn when the set of interfaces served twice changes to a non-empty one."""
+        doubled = self.robot.duplicated()
+        if doubled and doubled != before:
+            self.get_logger().warning(
+                f"RCI gateway: more than one server offers {', '.join(doubled)}: two hardware "
+                f"nodes in one ROS domain and namespace? Each carries out every command; "
+                f"homing is refused (ABORT) while this lasts")
+        return doubled
 
     def stop_serving(self, timeout: float = 3.0) -> None:
         """Close the TCP server and every session within ``timeout`` s and join

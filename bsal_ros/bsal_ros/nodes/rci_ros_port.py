@@ -185,6 +185,18 @@ class RosRobotPort(RobotPort):
         out += [] if self.lease.service_ready() else [self.lease.service_name]
         return out + ([] if self.home.server_is_ready() else [self.home_name])
 
+    def duplicated(self) -> list[str]:
+        """The hardware node services the gateway calls, and its homing action,
+        that more than one server offers: two hardware nodes in one domain and
+        namespace (both carry out every command; see :meth:`home_steering`)."""
+        names = [c.srv_name for c in self.cli.values()] + [self.lease.service_name]
+        out = [n for n in names if self.node.count_services(n) > 1]
+        return out + ([self.home_name] if self._home_servers() > 1 else [])
+
+    def _home_servers(self) -> int:
+        # every action server publishes its goals' status
+        return self.node.count_publishers(f"{self.home_name}/_action/status")
+
     @property
     def interface_count(self) -> int:
         """How many names :meth:`undiscovered` may return (all: none is seen)."""
@@ -320,6 +332,11 @@ class RosRobotPort(RobotPort):
         """Run the home_steering action; cancelled with the awaiting task."""
         if not self.home.server_is_ready():
             raise PortUnavailable("action home_steering not available")
+        if self._home_servers() > 1:
+            # both would accept the goal, with one id: rclpy's action client
+            # then raises in the executor ("Two goals were accepted with the
+            # same ID"), which ends the gateway's process
+            raise PortUnavailable("action home_steering has more than one server")
         goal = HomeSteering.Goal(id=motor_id, timeout_s=float(self.home_timeout))
         handle = await self._bridge.wait(self.home.send_goal_async(goal), self.timeout,
                                          "home_steering goal")
