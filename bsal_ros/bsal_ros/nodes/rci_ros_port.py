@@ -129,7 +129,7 @@ class RosRobotPort(RobotPort):
             "sim": client(SimControl, hw("sim_control")),
         }
         self.home = ActionClient(node, HomeSteering, hw("home_steering"), callback_group=cbg)
-        self.home_name = node.resolve_service_name(hw("home_steering"))   # for messages
+        self.home_name = node.resolve_service_name(hw("home_steering"))   # its graph name
         # Motors this gateway set running stop by themselves if the gateway
         # dies: every speed is leased and the keeper renews it while we live.
         self.lease = MotorLeaseKeeper(node, lease_s=params.motor_lease_s,
