@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import signal
 import socket
@@ -98,32 +99,42 @@ def _executor(kind, context):
     return SingleThreadedExecutor(context=context)
 
 
-def _serve(node, kind: str, ready: str) -> int:
-    """Spin ``node``'s servers on an executor of ``kind`` until SIGINT/SIGTERM
-    (rclpy's handlers shut the context down), after printing ``ready``."""
+@contextlib.contextmanager
+def _spun_by(node, kind: str):
+    """An executor of ``kind`` with ``node`` on it (added after the node's
+    entities: an EventsExecutor registers them then). Ctrl-C or a context shut
+    down elsewhere ends the block quietly; the executor, the node and rclpy
+    are shut down after it."""
     import rclpy
     from rclpy.executors import ExternalShutdownException
-    context = rclpy.get_default_context()
-    ex = _executor(kind, context)
-    ex.add_node(node)     # after the entities: an EventsExecutor registers them here
-    print(ready, flush=True)
+    ex = _executor(kind, rclpy.get_default_context())
+    ex.add_node(node)
     try:
-        # a spin_once loop: EventsExecutor.spin() of rclpy 9.1.2 left requests
-        # from other processes unanswered here (spin_once serves them)
-        while context.ok():
-            ex.spin_once(timeout_sec=0.2)
-        return 0
+        yield ex
     except (KeyboardInterrupt, ExternalShutdownException):
-        return 0
+        pass
     finally:
         ex.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
 
 
+def _serve(node, kind: str, ready: str) -> int:
+    """Spin ``node``'s servers on an executor of ``kind`` until SIGINT/SIGTERM
+    (rclpy's handlers shut the context down), after printing ``ready``."""
+    import rclpy
+    context = rclpy.get_default_context()
+    with _spun_by(node, kind) as ex:
+        print(ready, flush=True)
+        # a spin_once loop: EventsExecutor.spin() of rclpy 9.1.2 left requests
+        # from other processes unanswered here (spin_once serves them)
+        while context.ok():
+            ex.spin_once(timeout_sec=0.2)
+    return 0
+
+
 def trigger(role: str, kind: str, namespace: str) -> int:
     import rclpy
-    from rclpy.executors import ExternalShutdownException
     from std_srvs.srv import Trigger
     rclpy.init()
     node = rclpy.create_node(f"bench_trigger_{role}", namespace=namespace)
@@ -134,9 +145,7 @@ def trigger(role: str, kind: str, namespace: str) -> int:
         node.create_service(Trigger, "bench_trigger", answer)
         return _serve(node, kind, "TRIGGER SERVER READY")
     cli = node.create_client(Trigger, "bench_trigger")
-    ex = _executor(kind, rclpy.get_default_context())
-    ex.add_node(node)
-    try:
+    with _spun_by(node, kind) as ex:
         if not cli.wait_for_service(timeout_sec=20.0):
             print("no trigger server", file=sys.stderr, flush=True)
             return 2
@@ -155,13 +164,7 @@ def trigger(role: str, kind: str, namespace: str) -> int:
                     print("trigger call failed", file=sys.stderr, flush=True)
                     return 2
             print(json.dumps(out), flush=True)
-        return 0
-    except (KeyboardInterrupt, ExternalShutdownException):
-        return 0
-    finally:
-        ex.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown()
+    return 0
 
 
 def relay_server(states: int, namespace: str) -> int:

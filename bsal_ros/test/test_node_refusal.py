@@ -16,8 +16,8 @@
 
 """A node whose constructor refuses to start (a bad parameter) is destroyed
 there, through rclpy's destroy_node, before the error reaches the caller:
-left to the exception, it went whenever the exception was dropped, and once
-in CI a process hung right there (docs/DEVELOPING.md)."""
+left to the exception, it went whenever the exception was dropped, in no
+set order (docs/DEVELOPING.md: the hang seen there is Fast DDS's)."""
 
 from __future__ import annotations
 

@@ -26,8 +26,9 @@ fatal line before exiting with code 2.
 A node constructor that raises after rclpy's ``Node.__init__`` (a bad
 parameter, a bad robot description) destroys its node at once through
 ``destroy_node`` (:func:`destroyed_if_refused`). Left to the exception, the
-node went when the exception was dropped, from the garbage of its traceback:
-once in CI a process hung right there (docs/DEVELOPING.md).
+node went when the exception was dropped, from the garbage of its traceback,
+in no set order. The destruction itself can still meet a deadlock inside
+Fast DDS when the node was its context's last (docs/DEVELOPING.md).
 """
 
 from __future__ import annotations
