@@ -28,14 +28,13 @@ endif
 export ROS_DOMAIN_ID
 
 PYTEST_ARGS ?=
-# pytest-xdist workers of `make test` (0, the default: one process). Each worker
-# runs whole test files (--dist loadfile: a module's fixtures stay in one
-# process; the longest files first, in conftest's order) in a ROS domain of its
-# own (ROS_DOMAIN_ID + worker index, bsal_ros/test/conftest.py). Opt-in: in 2 of
-# 4 full runs with 2 workers one worker ended silently and xdist then hung
-# (docs/DEVELOPING.md), so CI runs the suite in one process.
-PYTEST_WORKERS ?= 0
-XDIST_ARGS := $(if $(filter-out 0,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder,)
+# `make test` runs every test module in a pytest process of its own, in a ROS
+# domain no other running module holds, SUITE_JOBS at once; the tests marked
+# `alone` (they time a bound) run afterwards with nothing beside them
+# (scripts/run_suite.py, docs/DEVELOPING.md). PYTEST_ARGS go to every module's
+# pytest; a test file among them picks that module.
+SUITE_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
+SUITE_ARGS ?=
 
 .PHONY: setup run test coverage-report test-fast bench faults fuzz legacy clean distclean print-domain
 
@@ -59,11 +58,11 @@ COVERAGE_FLOOR_ARG := $(if $(COVERAGE_SUBSET),--fail-under=0,)
 COVERAGE_ENV := COVERAGE_PROCESS_START=$(CURDIR)/bsal_ros/.coveragerc BSAL_COVERAGE_DIR=$(COVERAGE_DIR)
 
 test: setup
-	@echo "[test] ROS_DOMAIN_ID=$(ROS_DOMAIN_ID) ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE)$(if $(XDIST_ARGS), $(PYTEST_WORKERS) workers (domain + worker index),)"
+	@echo "[test] ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE), a ROS domain per test module, $(SUITE_JOBS) at once"
 	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)
-	@cd bsal_ros && status=0; \
-	  $(COVERAGE_ENV) ../$(ENV) python -m pytest $(XDIST_ARGS) $(PYTEST_ARGS) || status=$$?; \
-	  $(MAKE) -s --no-print-directory -C .. coverage-report || { [ $$status -ne 0 ] || status=2; }; \
+	@status=0; \
+	  $(COVERAGE_ENV) $(ENV) python scripts/run_suite.py --jobs $(SUITE_JOBS) $(SUITE_ARGS) $(PYTEST_ARGS) || status=$$?; \
+	  $(MAKE) -s --no-print-directory coverage-report || { [ $$status -ne 0 ] || status=2; }; \
 	  exit $$status
 
 # Combine the data of the last `make test` and print the report (build/coverage/;

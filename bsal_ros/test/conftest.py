@@ -31,36 +31,15 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Before anything imports rclpy: the RMW reads these when a context starts.
+# `make test` (scripts/run_suite.py) gives each module's process a domain of
+# its own; a hand-run pytest draws one.
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 os.environ.setdefault("ROS_DOMAIN_ID", str(random.randint(1, 100)))
 
-
-def _worker_domain(base: int, worker: str) -> int:
-    """The ROS domain of pytest-xdist worker ``gwN``: the run's domain plus N,
-    wrapped into 1..101, so parallel workers never see each other's nodes."""
-    index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
-    return (base - 1 + index) % 101 + 1
-
-
-# the run's domain, kept for the test that checks the workers' own
-os.environ.setdefault("BSAL_RUN_DOMAIN_ID", os.environ["ROS_DOMAIN_ID"])
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    os.environ["ROS_DOMAIN_ID"] = str(_worker_domain(int(os.environ["BSAL_RUN_DOMAIN_ID"]),
-                                                     os.environ["PYTEST_XDIST_WORKER"]))
-
 import pytest  # noqa: E402
 
-
-#: the longest test files (`--durations`: minutes each), started first so that
-#: the parallel workers of make test do not end on one of them alone
-SLOW_FIRST = ("test_ros2_colcon.py", "test_rci_one_truth.py", "test_fault_campaign.py",
-              "test_bench_rci.py", "test_gateway_params_cli.py")
-
-
-def pytest_collection_modifyitems(items):
-    """Run SLOW_FIRST's files first, in that order; the rest keep theirs."""
-    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+#: a test that leaves an rclpy context alive fails, naming it (test/leak_check.py)
+pytest_plugins = ("leak_check",)
 
 
 @pytest.fixture
@@ -99,7 +78,7 @@ def build_legacy() -> Path:
     if missing:
         pytest.skip(f"legacy/ needs {', '.join(missing)}: not installed here "
                     "(make setup installs them; rosdep: libglib-dev, pkg-config)")
-    # pytest-xdist workers may build at the same moment: one make at a time
+    # test modules run in parallel processes (make test): one make at a time
     import fcntl
     (legacy / "build").mkdir(exist_ok=True)
     with open(legacy / "build" / ".make.lock", "w") as lock:
@@ -225,7 +204,7 @@ def hardware_node_env(request):
     """A RosEnv with ``.node`` (HardwareNode) and ``.probe`` (Probe) in ``NS``."""
     from bsal_ros.nodes.hardware_node import HardwareNode
 
-    from test_hardware_node_helpers import Probe, RosEnv
+    from hardware_node_helpers import Probe, RosEnv
     module = request.module
     ns = module.NS
     env = RosEnv()

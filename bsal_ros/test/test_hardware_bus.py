@@ -25,7 +25,7 @@ from bsal_ros.hardware.bus import i2c_wire_bits, i2c_wire_time, SimBus, Smbus2Bu
 from bsal_ros.hardware.description import load_description
 from bsal_ros.hardware.sim import build_sim_bus
 
-from test_hardware_helpers import FakeClock
+from hardware_helpers import FakeClock
 
 
 class Echo:

@@ -28,7 +28,7 @@ from bsal_ros.hardware.bus import Smbus2Bus
 from bsal_ros.hardware.robot import Robot
 from bsal_ros.hardware.sim import build_sim_bus
 
-from test_hardware_helpers import FakeClock, run
+from hardware_helpers import FakeClock, run
 
 
 class FlakyOpener:

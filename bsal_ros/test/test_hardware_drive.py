@@ -25,7 +25,7 @@ from bsal_ros.hardware import diagnostics as D
 from bsal_ros.hardware.kinematics import steering_error_scale
 from bsal_ros.protocol.values import speedval_unpack
 
-from test_hardware_helpers import make_robot, run, run_until
+from hardware_helpers import make_robot, run, run_until
 
 
 def drive_board(robot):

@@ -26,7 +26,7 @@ from bsal_ros.hardware import diagnostics as D
 from bsal_ros.hardware.commands import MODE_VELOCITY
 from bsal_ros.protocol.values import statval_fields
 
-from test_hardware_helpers import make_robot, run
+from hardware_helpers import make_robot, run
 
 
 def diag(robot, name):

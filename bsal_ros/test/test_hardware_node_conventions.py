@@ -34,7 +34,7 @@ from sensor_msgs.msg import Range  # noqa: E402
 
 from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 
-from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
+from hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 FAST = {"rate_scale": 2.0, "diagnostics_period": 0.2, "robot": {"sim": {"homing_speed": 4.0}}}

@@ -27,7 +27,7 @@ from bsal_interfaces.srv import SetMotors, SimControl  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402
 from sensor_msgs.msg import Range  # noqa: E402
 
-from test_hardware_node_helpers import wait_for  # noqa: E402
+from hardware_node_helpers import wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 NS = "hw_faults_test"

@@ -39,8 +39,8 @@ from bsal_ros.nodes.motor_lease import MotorLeaseKeeper  # noqa: E402
 from bsal_ros.protocol.values import speedval_sign  # noqa: E402
 
 from conftest import HARDWARE_NODE_KW  # noqa: E402, I100
-from test_hardware_helpers import speedval_from_duty  # noqa: E402
-from test_hardware_node_helpers import TIMEOUT, wait_for  # noqa: E402
+from hardware_helpers import speedval_from_duty  # noqa: E402
+from hardware_node_helpers import TIMEOUT, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 NS = "hw_lease_test"

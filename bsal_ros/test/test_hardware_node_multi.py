@@ -30,7 +30,7 @@ from sensor_msgs.msg import Range  # noqa: E402
 
 from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 
-from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
+from hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 

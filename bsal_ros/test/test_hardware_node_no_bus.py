@@ -29,7 +29,7 @@ pytest.importorskip("rclpy")
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402, I100
 
-from test_hardware_node_helpers import Probe, RosEnv  # noqa: E402
+from hardware_node_helpers import Probe, RosEnv  # noqa: E402
 
 pytestmark = pytest.mark.ros
 

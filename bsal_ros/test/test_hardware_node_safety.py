@@ -26,8 +26,8 @@ from bsal_interfaces.srv import SetMotors, SimControl  # noqa: E402
 
 from bsal_ros.protocol.values import speedval_sign  # noqa: E402
 
-from test_hardware_helpers import speedval_from_duty  # noqa: E402
-from test_hardware_node_helpers import wait_for  # noqa: E402
+from hardware_helpers import speedval_from_duty  # noqa: E402
+from hardware_node_helpers import wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 NS = "hw_safety_test"

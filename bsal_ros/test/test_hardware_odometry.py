@@ -22,7 +22,7 @@ import pytest
 
 from bsal_ros.hardware.kinematics import tricycle_fk, tricycle_ik, TricycleOdometry
 
-from test_hardware_helpers import make_robot, run, run_until
+from hardware_helpers import make_robot, run, run_until
 
 L, R_, LIM, WMAX = 0.5, 0.1, 1.3, 2.047
 

@@ -17,7 +17,7 @@
 """A motor board's refresh() after a poll (latched-stop re-send or watchdog
 keep-alive) leaves a failed write to the next poll: the board is marked down,
 nothing is raised into the poll loop."""
-from test_hardware_helpers import make_robot, run, run_until
+from hardware_helpers import make_robot, run, run_until
 
 
 def test_a_keepalive_that_fails_marks_the_board_down_and_raises_nothing():

@@ -25,7 +25,7 @@ from bsal_ros.hardware.commands import MODE_DUTY_CYCLE, MODE_VELOCITY
 from bsal_ros.hardware.robot import Robot, scale_rates
 from bsal_ros.protocol.values import statval_fields
 
-from test_hardware_helpers import make_robot, run, run_until
+from hardware_helpers import make_robot, run, run_until
 
 
 def test_one_block_read_per_board_per_poll_at_the_board_rates():
@@ -335,7 +335,7 @@ def test_smbus2_backend_drives_the_same_board_code():
     from bsal_ros.hardware import load_description
     from bsal_ros.hardware.sim import build_sim_bus
 
-    from test_hardware_helpers import FakeClock
+    from hardware_helpers import FakeClock
     clock = FakeClock()
     desc = load_description()["robot"]
     SimBehindSmbus.sim = build_sim_bus(desc, clock)

@@ -28,7 +28,7 @@ from bsal_ros.hardware.robot import scale_rates
 from bsal_ros.hardware.sim import build_sim_bus
 from bsal_ros.protocol.values import speedval_sign
 
-from test_hardware_helpers import FakeClock, make_robot, run, run_until, speedval_from_duty
+from hardware_helpers import FakeClock, make_robot, run, run_until, speedval_from_duty
 
 DRIVE, DRIVE2 = 0x30, 0x32
 ZERO = 0x8000

@@ -36,7 +36,7 @@ from rclpy.duration import Duration  # noqa: E402
 from rclpy.time import Time  # noqa: E402
 
 from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
-from test_hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
+from hardware_node_helpers import Probe, RosEnv, wait_for  # noqa: E402
 
 NS = "/tf_real"
 

@@ -70,6 +70,8 @@ def rosdep_keys(modules):
            # the test tree's own plugin packages (test/plugins/<name>/<module>.py)
            | {f.stem for f in (ROOT / "test" / "plugins").glob("*/*.py")}
            | {f.stem for f in (REPO / "bench").rglob("*.py")}
+           # the repository's scripts (the suite runner's modules, imported by its test)
+           | {f.stem for f in (REPO / "scripts").glob("*.py")}
            # bench scripts import their siblings
            | {d.name for d in (REPO / "bench").iterdir() if d.is_dir()})
     third_party = {m for m in modules
@@ -182,17 +184,19 @@ def test_make_uses_the_domain_it_prints():
     assert out == ["42", "42"]
 
 
-def test_each_xdist_worker_has_a_domain_of_its_own():
-    """make test's workers (pytest-xdist gw0, gw1, ...) each run in the run's
-    domain plus their index, within 1..101; this process is in its own."""
-    from conftest import _worker_domain
-    for base in (1, 47, 100, 101):
-        domains = [_worker_domain(base, f"gw{i}") for i in range(4)]
-        assert domains[0] == base and len(set(domains)) == 4, domains
-        assert all(1 <= d <= 101 for d in domains), domains
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    assert os.environ["ROS_DOMAIN_ID"] == str(
-        _worker_domain(int(os.environ["BSAL_RUN_DOMAIN_ID"]), worker))
+def test_each_test_module_runs_in_a_domain_of_its_own():
+    """make test (scripts/run_suite.py) runs this module in a process of its
+    own with a ROS domain it holds alone: the domain's lock is taken."""
+    import fcntl
+    import tempfile
+    if "BSAL_SUITE_MODULE" not in os.environ:
+        pytest.skip("run by hand, not by make test: no domain was handed out")
+    assert os.environ["BSAL_SUITE_MODULE"] == Path(__file__).name
+    domain = os.environ["ROS_DOMAIN_ID"]
+    lock = Path(tempfile.gettempdir()) / "bsal_ros-test-domains" / f"{domain}.lock"
+    with open(lock) as f:
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def setup_py_data_files():

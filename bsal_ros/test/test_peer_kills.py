@@ -43,7 +43,8 @@ import pytest
 from bench.bench_peer_kills import BOARD_PERIOD_S, churn_window, over, parser, pct, STALL_S
 from bench.two_hosts.rig import Deployment
 
-pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(420)]
+# alone: it times a bound (100 ms), so it runs with no other test module beside it
+pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.alone, pytest.mark.timeout(420)]
 
 KILLS = 50
 #: the self-check's stop of the whole bridge process (s), well over STALL_S

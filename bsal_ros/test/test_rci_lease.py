@@ -37,7 +37,7 @@ from bsal_ros.protocol.values import speedval_sign
 from bsal_ros.rci.client import RciClient
 from bsal_ros.rci.users import DEMO_KEY
 
-from test_hardware_node_helpers import RosEnv, wait_for
+from hardware_node_helpers import RosEnv, wait_for
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 

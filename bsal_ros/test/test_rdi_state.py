@@ -182,7 +182,7 @@ def test_steering_rdi_id_never_collides_with_a_dc_motor():
     pseudo-servo 0: the steering goes out as RDI-Mt DC id 256 (the default
     offset), each id once; with the old offset 1 the real DC motor 1 wins
     and the steering stays only in RDI-Ac STEER."""
-    from test_hardware_helpers import make_robot, run
+    from hardware_helpers import make_robot, run
     two_dc = {"robot": {
         "boards": {"drive2": {"type": "dc_motor", "address": 0x32, "update_hz": 25.0,
                               "poll_hz": 20.0, "command_timeout_ms": 500}},

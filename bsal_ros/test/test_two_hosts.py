@@ -38,7 +38,8 @@ import pytest
 from bench.two_hosts.rig import Deployment, RDI_CA_PORT, RDI_RT_PORT, REPO
 from bsal_ros.protocol.values import speedval_unpack
 
-pytestmark = [pytest.mark.ros, pytest.mark.slow]
+# alone: the lossy link and the link cut time bounds, so no other test module runs beside it
+pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.alone]
 
 PLACEMENTS = ["robot", "split"]
 #: motors stopped after a link cut, at most (s): silence watchdog_s 2.0 + its

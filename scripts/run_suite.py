@@ -1,0 +1,389 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
+"""Run the test suite one module per process, each in a ROS domain of its own.
+
+    python scripts/run_suite.py [--jobs N] [--module-timeout S] [TEST_FILE ...] [-- PYTEST_ARGS]
+
+What `make test` runs (docs/DEVELOPING.md, "Tests"). As ament_cmake_ros'
+``run_test_isolated.py`` and colcon's ctest do, every ``test_*.py`` runs in a
+fresh pytest process with a ROS_DOMAIN_ID no other running module holds
+(:mod:`suite_domains`), several at once; then the modules that hold a test
+marked ``alone`` (it times a bound) run those tests one module at a time with
+nothing else running. A module past ``--module-timeout`` gets the native and
+Python stacks of every thread of every process it started printed
+(:mod:`suite_stacks`, py-spy), is killed, and the run goes on; it fails at the
+end, named. Reported as one run: a line per module, the failures' output, one
+junit file (``build/test-results/junit.xml``) and one closing line
+``N passed, N failed, N skipped``. Exit code 0 when every module passed, 1
+when one failed, 5 when no test ran at all (pytest's own code for that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+from pathlib import Path
+import re
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from suite_domains import DomainPool  # noqa: E402, I100 - the scripts folder
+from suite_stacks import dump_process_tree  # noqa: E402
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+#: modules known to take longest, started first on a machine with no record
+#: of an earlier run (afterwards: the durations of the last run, RESULTS/durations.txt)
+SLOW_FIRST = ("test_rci_one_truth.py", "test_ros2_colcon.py", "test_two_hosts.py",
+              "test_gateway_params_cli.py", "test_ros2_cli.py", "test_fault_campaign.py",
+              "test_bench_rci.py", "test_ros2_launch.py")
+#: a test that times a bound is marked with this and runs with nothing beside it
+ALONE_MARK = "alone"
+#: how many lines of a failed module's output are printed (the whole log is kept)
+FAILURE_LINES = 400
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What one pytest process of one module did."""
+
+    module: str
+    phase: str                  # "parallel" or "alone"
+    returncode: int | None = None
+    seconds: float = 0.0
+    domain: int = 0
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    failures: list[str] = dataclasses.field(default_factory=list)
+    timed_out: bool = False
+    log: Path | None = None
+    junit: Path | None = None
+
+    @property
+    def ok(self) -> bool:
+        """The module passed: pytest's 0, or 5 (nothing selected) with no failure."""
+        return (not self.timed_out and self.failed == 0
+                and self.returncode in (0, 5))
+
+    def summary(self) -> str:
+        """``14 passed, 1 skipped in 3.2 s`` and why it failed, if it did."""
+        parts = [f"{n} {what}" for n, what in ((self.passed, "passed"), (self.failed, "failed"),
+                                               (self.skipped, "skipped")) if n]
+        text = ", ".join(parts) or "no test"
+        text += f" in {self.seconds:.1f} s"
+        if self.timed_out:
+            text += " - TIMED OUT (stacks above), killed"
+        elif self.returncode not in (0, 1, 5) or (self.returncode == 1 and not self.failed):
+            text += f" - pytest exit code {self.returncode}"
+        return text
+
+
+def selected_modules(test_dir: Path, names: list[str]) -> list[Path]:
+    """Every ``test_*.py`` of ``test_dir``, or those ``names`` picks (a path or
+    a file name, ``::test`` parts dropped: those go to pytest)."""
+    every = sorted(test_dir.glob("test_*.py"))
+    if not names:
+        return every
+    wanted = {Path(n.split("::")[0]).name for n in names}
+    unknown = wanted - {m.name for m in every}
+    if unknown:
+        raise SystemExit(f"run_suite: no such test module in {test_dir}: "
+                         f"{', '.join(sorted(unknown))}")
+    return [m for m in every if m.name in wanted]
+
+
+def alone_kind(module: Path) -> str:
+    """How many of the module's tests are marked alone.
+
+    "all": the module's ``pytestmark`` has the mark; "some": a test function
+    or method is decorated with ``@pytest.mark.alone``; "": none.
+    """
+    text = module.read_text()
+    if re.search(rf"^pytestmark\s*=.*\bpytest\.mark\.{ALONE_MARK}\b", text, re.MULTILINE):
+        return "all"
+    if re.search(rf"^( {{4}})?@pytest\.mark\.{ALONE_MARK}\b", text, re.MULTILINE):
+        return "some"
+    return ""
+
+
+def combined_marker(user: str | None, extra: str | None) -> list[str]:
+    """pytest's ``-m`` for a phase: the user's expression and the phase's."""
+    parts = [f"({p})" for p in (user, extra) if p]
+    return ["-m", " and ".join(parts)] if parts else []
+
+
+def split_marker(pytest_args: list[str]) -> tuple[list[str], str | None]:
+    """``pytest_args`` without its ``-m EXPR``, and EXPR (None without one)."""
+    rest, marker, i = [], None, 0
+    while i < len(pytest_args):
+        if pytest_args[i] == "-m" and i + 1 < len(pytest_args):
+            marker = pytest_args[i + 1]
+            i += 2
+            continue
+        rest.append(pytest_args[i])
+        i += 1
+    return rest, marker
+
+
+def read_junit(outcome: Outcome) -> None:
+    """Fill the counts and failed test names of ``outcome`` from its junit file."""
+    if outcome.junit is None or not outcome.junit.exists():
+        return
+    try:
+        root = ET.parse(outcome.junit).getroot()
+    except ET.ParseError:
+        return
+    for case in root.iter("testcase"):
+        name = f"{case.get('classname', '')}::{case.get('name', '')}"
+        if case.find("failure") is not None or case.find("error") is not None:
+            outcome.failed += 1
+            outcome.failures.append(name)
+        elif case.find("skipped") is not None:
+            outcome.skipped += 1
+        else:
+            outcome.passed += 1
+
+
+class Suite:
+    """One run: the modules, the domain pool, the outcomes."""
+
+    def __init__(self, test_dir: Path, results: Path, pytest_args: list[str], jobs: int,
+                 module_timeout: float, pool: DomainPool, out=sys.stdout):
+        #: module file name -> the ``::test`` parts asked for (all tests: none)
+        self.picked: dict[str, list[str]] = {}
+        self.test_dir = test_dir
+        self.results = results
+        self.pytest_args, self.marker = split_marker(pytest_args)
+        self.jobs = max(1, jobs)
+        self.module_timeout = module_timeout
+        self.pool = pool
+        self.out = out
+        self.outcomes: list[Outcome] = []
+        self._lock = threading.Lock()
+        self._done = 0
+        self._total = 0
+
+    # ------------------------------------------------------------------ plan
+    def order(self, modules: list[Path]) -> list[Path]:
+        """Longest first: by the durations of earlier runs (RESULTS/durations.txt),
+        SLOW_FIRST for a module with none recorded."""
+        durations = self._durations()
+        fallback = {name: 1e6 - i for i, name in enumerate(SLOW_FIRST)}
+        return sorted(modules, key=lambda m: -durations.get(m.name, fallback.get(m.name, 0.0)))
+
+    def _durations(self) -> dict[str, float]:
+        durations = {}
+        record = self.results / "durations.txt"
+        if record.exists():
+            for line in record.read_text().splitlines():
+                name, _, secs = line.partition(" ")
+                try:
+                    durations[name] = float(secs)
+                except ValueError:
+                    pass
+        return durations
+
+    # ------------------------------------------------------------------- run
+    def run(self, modules: list[Path]) -> int:
+        """Both phases; returns the exit code."""
+        started = time.monotonic()
+        self.results.mkdir(parents=True, exist_ok=True)
+        for old in [*self.results.glob("*.xml"), *self.results.glob("*.log")]:
+            old.unlink()
+        parallel, alone = [], []
+        for module in self.order(modules):
+            kind = alone_kind(module)
+            if kind != "all":
+                parallel.append((module, "parallel", "not " + ALONE_MARK if kind else None))
+            if kind:
+                alone.append((module, "alone", ALONE_MARK))
+        self._total = len(parallel) + len(alone)
+        self._say(f"{len(modules)} modules: {len(parallel)} in {self.jobs} parallel processes, "
+                  f"then {len(alone)} alone; module timeout {self.module_timeout:g} s")
+        self._run_parallel(parallel)
+        for job in alone:
+            self._run_one(*job)
+        self._record_durations()
+        return self._report(time.monotonic() - started)
+
+    def _run_parallel(self, jobs: list[tuple[Path, str, str | None]]) -> None:
+        queue = list(jobs)
+
+        def worker():
+            while True:
+                with self._lock:
+                    if not queue:
+                        return
+                    job = queue.pop(0)
+                self._run_one(*job)
+        threads = [threading.Thread(target=worker, name=f"suite-{i}")
+                   for i in range(min(self.jobs, len(queue)))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    def _run_one(self, module: Path, phase: str, marker: str | None) -> Outcome:
+        stem = module.stem + ("" if phase == "parallel" else ".alone")
+        outcome = Outcome(module.name, phase, log=self.results / f"{stem}.log",
+                          junit=self.results / f"{stem}.xml")
+        with self.pool.domain() as domain:
+            outcome.domain = domain
+            env = {**os.environ, "ROS_DOMAIN_ID": str(domain),
+                   "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST",
+                   "BSAL_SUITE_MODULE": module.name, "PYTHONUNBUFFERED": "1"}
+            targets = [f"{module}::{p}" for p in self.picked.get(module.name, [])] or [str(module)]
+            cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *targets,
+                   f"--junitxml={outcome.junit}", "-o", "junit_family=xunit1",
+                   *combined_marker(self.marker, marker), *self.pytest_args]
+            began = time.monotonic()
+            with open(outcome.log, "wb") as log:
+                proc = subprocess.Popen(cmd, cwd=self.test_dir.parent, env=env, stdout=log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+                try:
+                    outcome.returncode = proc.wait(self.module_timeout)
+                except subprocess.TimeoutExpired:
+                    outcome.timed_out = True
+                    self._hung(proc, outcome, log)
+            outcome.seconds = time.monotonic() - began
+        read_junit(outcome)
+        with self._lock:
+            self.outcomes.append(outcome)
+            self._done += 1
+            self._say(f"({self._done}/{self._total}) {module.name}"
+                      f"{' [alone]' if phase == 'alone' else ''}: {outcome.summary()} "
+                      f"[domain {outcome.domain}]")
+        return outcome
+
+    def _hung(self, proc: subprocess.Popen, outcome: Outcome, log) -> None:
+        """Print every thread's stacks of the module's processes, then kill them."""
+        stacks = dump_process_tree(proc.pid)
+        banner = (f"\n[suite] {outcome.module}: still running after {self.module_timeout:g} s: "
+                  "the stacks of every thread of its processes, then SIGKILL\n")
+        log.write((banner + stacks).encode(errors="replace"))
+        log.flush()
+        with self._lock:
+            self.out.write(banner + stacks + "\n")
+            self.out.flush()
+        try:
+            os.killpg(proc.pid, 9)
+        except ProcessLookupError:
+            pass
+        outcome.returncode = proc.wait()
+
+    # ---------------------------------------------------------------- report
+    def _record_durations(self) -> None:
+        """Keep each module's time (both phases) for the next run's order."""
+        total = self._durations()
+        ran: dict[str, float] = {}
+        for o in self.outcomes:
+            ran[o.module] = ran.get(o.module, 0.0) + o.seconds
+        total.update(ran)
+        lines = [f"{name} {secs:.1f}" for name, secs in sorted(total.items())]
+        (self.results / "durations.txt").write_text("\n".join(lines) + "\n")
+
+    def _report(self, seconds: float) -> int:
+        failed = [o for o in self.outcomes if not o.ok]
+        for o in sorted(failed, key=lambda o: o.module):
+            self._say(f"==== {o.module} ({o.phase}) failed: {o.summary()}; log {o.log}")
+            lines = o.log.read_text(errors="replace").splitlines() if o.log.exists() else []
+            if len(lines) > FAILURE_LINES:
+                self.out.write(f"... ({len(lines) - FAILURE_LINES} lines above: see the log)\n")
+            self.out.write("\n".join(lines[-FAILURE_LINES:]) + "\n")
+        self._merge_junit()
+        passed = sum(o.passed for o in self.outcomes)
+        skipped = sum(o.skipped for o in self.outcomes)
+        # a module that failed without a failed test (a crash, a time-out, a
+        # collection error) counts as one failure
+        failures = sum(max(o.failed, 0 if o.ok else 1) for o in self.outcomes)
+        for o in sorted(failed, key=lambda o: o.module):
+            for name in o.failures or [f"{o.module} ({o.summary()})"]:
+                self._say(f"FAILED {name}")
+        self._say(f"{len(self.outcomes)} module runs in {seconds / 60:.0f} min "
+                  f"{seconds % 60:.0f} s; junit: {self.results / 'junit.xml'}")
+        self.out.write(f"{passed} passed, {failures} failed, {skipped} skipped\n")
+        self.out.flush()
+        if failures:
+            return 1
+        return 0 if passed else 5
+
+    def _merge_junit(self) -> None:
+        merged = ET.Element("testsuites")
+        for o in sorted(self.outcomes, key=lambda o: (o.module, o.phase)):
+            try:
+                root = ET.parse(o.junit).getroot()
+            except (ET.ParseError, FileNotFoundError, TypeError):
+                suite = ET.SubElement(merged, "testsuite", name=o.module, tests="1",
+                                      failures="0" if o.ok else "1")
+                if not o.ok:
+                    case = ET.SubElement(suite, "testcase", classname=o.module, name="module")
+                    ET.SubElement(case, "failure", message=o.summary())
+                continue
+            merged.extend(root.iter("testsuite"))
+        ET.ElementTree(merged).write(self.results / "junit.xml", encoding="utf-8",
+                                     xml_declaration=True)
+
+    def _say(self, line: str) -> None:
+        self.out.write(f"[suite] {line}\n")
+        self.out.flush()
+
+
+def default_jobs() -> int:
+    """Modules mostly wait (DDS discovery, sockets, subprocesses): one more than the cores."""
+    return (os.cpu_count() or 1) + 1
+
+
+def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str], list[str]]:
+    """Our options, the module names, and the pytest arguments: those after
+    ``--`` and any argument we do not know (``-k EXPR``, ``-q``, ``-x``)."""
+    if "--" in argv:
+        ours, theirs = argv[:argv.index("--")], argv[argv.index("--") + 1:]
+    else:
+        ours, theirs = argv, []
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
+    ap.add_argument("--jobs", "-j", type=int,
+                    default=int(os.environ.get("BSAL_SUITE_JOBS", default_jobs())))
+    ap.add_argument("--module-timeout", type=float,
+                    default=float(os.environ.get("BSAL_SUITE_MODULE_TIMEOUT", 900)))
+    ap.add_argument("--test-dir", type=Path, default=REPOSITORY / "bsal_ros" / "test")
+    ap.add_argument("--results", type=Path, default=REPOSITORY / "build" / "test-results")
+    ap.add_argument("--domains", default=os.environ.get("BSAL_SUITE_DOMAINS", "1-99"),
+                    help="the ROS domains the modules take, one each at a time (default 1-99)")
+    args, unknown = ap.parse_known_args(ours)
+    modules = [a for a in unknown if re.fullmatch(r"(.*/)?test_\w+\.py(::.*)?", a)]
+    return args, modules, [a for a in unknown if a not in modules] + theirs
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the suite; returns the exit code."""
+    args, modules, pytest_args = parse(sys.argv[1:] if argv is None else argv)
+    pool = DomainPool.from_range(args.domains)
+    suite = Suite(args.test_dir, args.results, pytest_args, args.jobs, args.module_timeout, pool)
+    for name in modules:
+        module, _, test = name.partition("::")
+        if test:
+            suite.picked.setdefault(Path(module).name, []).append(test)
+    return suite.run(selected_modules(args.test_dir, modules))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
