@@ -178,6 +178,8 @@ class Suite:
         self.pool = pool
         self.out = out
         self.outcomes: list[Outcome] = []
+        #: each module runs this many times (a soak of flaky modules: --repeat 20 --jobs 1)
+        self.repeat = 1
         self._lock = threading.Lock()
         self._done = 0
         self._total = 0
@@ -210,12 +212,14 @@ class Suite:
         for old in [*self.results.glob("*.xml"), *self.results.glob("*.log")]:
             old.unlink()
         parallel, alone = [], []
-        for module in self.order(modules):
-            kind = alone_kind(module)
-            if kind != "all":
-                parallel.append((module, "parallel", "not " + ALONE_MARK if kind else None))
-            if kind:
-                alone.append((module, "alone", ALONE_MARK))
+        for round_ in range(1, self.repeat + 1):
+            for module in self.order(modules):
+                kind = alone_kind(module)
+                if kind != "all":
+                    parallel.append((module, "parallel", "not " + ALONE_MARK if kind else None,
+                                     round_))
+                if kind:
+                    alone.append((module, "alone", ALONE_MARK, round_))
         self._total = len(parallel) + len(alone)
         self._say(f"{len(modules)} modules: {len(parallel)} in {self.jobs} parallel processes, "
                   f"then {len(alone)} alone; module timeout {self.module_timeout:g} s")
@@ -225,7 +229,7 @@ class Suite:
         self._record_durations()
         return self._report(time.monotonic() - started)
 
-    def _run_parallel(self, jobs: list[tuple[Path, str, str | None]]) -> None:
+    def _run_parallel(self, jobs: list[tuple[Path, str, str | None, int]]) -> None:
         queue = list(jobs)
 
         def worker():
@@ -242,8 +246,9 @@ class Suite:
         for t in threads:
             t.join()
 
-    def _run_one(self, module: Path, phase: str, marker: str | None) -> Outcome:
-        stem = module.stem + ("" if phase == "parallel" else ".alone")
+    def _run_one(self, module: Path, phase: str, marker: str | None, round_: int) -> Outcome:
+        stem = (module.stem + ("" if phase == "parallel" else ".alone")
+                + (f".{round_}" if self.repeat > 1 else ""))
         outcome = Outcome(module.name, phase, log=self.results / f"{stem}.log",
                           junit=self.results / f"{stem}.xml")
         with self.pool.domain() as domain:
@@ -270,6 +275,7 @@ class Suite:
             self.outcomes.append(outcome)
             self._done += 1
             self._say(f"({self._done}/{self._total}) {module.name}"
+                      f"{f' #{round_}' if self.repeat > 1 else ''}"
                       f"{' [alone]' if phase == 'alone' else ''}: {outcome.summary()} "
                       f"[domain {outcome.domain}]")
         return outcome
@@ -296,7 +302,7 @@ class Suite:
         total = self._durations()
         ran: dict[str, float] = {}
         for o in self.outcomes:
-            ran[o.module] = ran.get(o.module, 0.0) + o.seconds
+            ran[o.module] = ran.get(o.module, 0.0) + o.seconds / self.repeat
         total.update(ran)
         lines = [f"{name} {secs:.1f}" for name, secs in sorted(total.items())]
         (self.results / "durations.txt").write_text("\n".join(lines) + "\n")
@@ -366,6 +372,8 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str], list[str]]:
                     default=float(os.environ.get("BSAL_SUITE_MODULE_TIMEOUT", 900)))
     ap.add_argument("--test-dir", type=Path, default=REPOSITORY / "bsal_ros" / "test")
     ap.add_argument("--results", type=Path, default=REPOSITORY / "build" / "test-results")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run each module this many times (with --jobs 1: in a row, on its own)")
     ap.add_argument("--domains", default=os.environ.get("BSAL_SUITE_DOMAINS", "1-99"),
                     help="the ROS domains the modules take, one each at a time (default 1-99)")
     args, unknown = ap.parse_known_args(ours)
@@ -378,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     args, modules, pytest_args = parse(sys.argv[1:] if argv is None else argv)
     pool = DomainPool.from_range(args.domains)
     suite = Suite(args.test_dir, args.results, pytest_args, args.jobs, args.module_timeout, pool)
+    suite.repeat = max(1, args.repeat)
     for name in modules:
         module, _, test = name.partition("::")
         if test:

@@ -106,6 +106,24 @@ def test_one_process_and_one_domain_per_module_and_one_closing_line(tmp_path):
     assert junit.count("<testcase") == 5 and "test_fails" in junit
 
 
+def test_repeat_runs_a_module_again_in_a_fresh_process(tmp_path):
+    """``--repeat 3 --jobs 1``: three runs of the module, one after the other,
+    each in a process of its own (the soak of a module that once failed)."""
+    pids = tmp_path / "pids"
+    test_dir = tree(tmp_path, {"test_once.py": f"""
+        import os
+
+        def test_once():
+            with open({str(pids)!r}, "a") as f:
+                f.write(f"{{os.getpid()}}\\n")
+    """})
+    done = run_suite(test_dir, "--repeat", "3", "--jobs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert closing_line(done.stdout) == "3 passed, 0 failed, 0 skipped"
+    assert len(set(pids.read_text().split())) == 3
+    assert re.search(r"test_once\.py #3: 1 passed", done.stdout), done.stdout
+
+
 def test_no_test_at_all_is_exit_5(tmp_path):
     """A tree whose modules hold no test ends with pytest's code 5, not 0."""
     test_dir = tree(tmp_path, {"test_empty.py": "X = 1\n"})
