@@ -39,6 +39,7 @@ import dataclasses
 import os
 from pathlib import Path
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -52,9 +53,11 @@ from suite_stacks import dump_process_tree  # noqa: E402
 REPOSITORY = Path(__file__).resolve().parents[1]
 #: modules known to take longest, started first on a machine with no record
 #: of an earlier run (afterwards: the durations of the last run, RESULTS/durations.txt)
-SLOW_FIRST = ("test_rci_one_truth.py", "test_ros2_colcon.py", "test_two_hosts.py",
-              "test_gateway_params_cli.py", "test_ros2_cli.py", "test_fault_campaign.py",
-              "test_bench_rci.py", "test_ros2_launch.py")
+SLOW_FIRST = ("test_ros2_colcon.py", "test_rci_one_truth.py", "test_node_shutdown.py",
+              "test_ros2_cli.py", "test_flake8.py", "test_gateway_params_cli.py",
+              "test_ros2_launch.py", "test_pep257.py", "test_bench_rci.py",
+              "test_fault_campaign.py", "test_wire_fuzz.py", "test_registry_removal.py",
+              "test_copyright.py", "test_bringup.py")
 #: a test that times a bound is marked with this and runs with nothing beside it
 ALONE_MARK = "alone"
 #: how many lines of a failed module's output are printed (the whole log is kept)
@@ -183,6 +186,8 @@ class Suite:
         self._lock = threading.Lock()
         self._done = 0
         self._total = 0
+        self._running: set[subprocess.Popen] = set()
+        self._stopping = False
 
     # ------------------------------------------------------------------ plan
     def order(self, modules: list[Path]) -> list[Path]:
@@ -223,9 +228,18 @@ class Suite:
         self._total = len(parallel) + len(alone)
         self._say(f"{len(modules)} modules: {len(parallel)} in {self.jobs} parallel processes, "
                   f"then {len(alone)} alone; module timeout {self.module_timeout:g} s")
-        self._run_parallel(parallel)
-        for job in alone:
-            self._run_one(*job)
+        try:
+            self._run_parallel(parallel)
+            for job in alone:
+                self._run_one(*job)
+        except KeyboardInterrupt:
+            # Ctrl-C: the modules run in sessions of their own (no terminal
+            # signal reaches them): end them, say so, exit as a signal would
+            self._stopping = True
+            for proc in list(self._running):
+                self._kill(proc)
+            self._say("interrupted: the running modules were killed")
+            return 130
         self._record_durations()
         return self._report(time.monotonic() - started)
 
@@ -235,16 +249,17 @@ class Suite:
         def worker():
             while True:
                 with self._lock:
-                    if not queue:
+                    if not queue or self._stopping:
                         return
                     job = queue.pop(0)
                 self._run_one(*job)
-        threads = [threading.Thread(target=worker, name=f"suite-{i}")
+        threads = [threading.Thread(target=worker, name=f"suite-{i}", daemon=True)
                    for i in range(min(self.jobs, len(queue)))]
         for t in threads:
             t.start()
         for t in threads:
-            t.join()
+            while t.is_alive():     # a join with a timeout lets Ctrl-C through
+                t.join(0.5)
 
     def _run_one(self, module: Path, phase: str, marker: str | None, round_: int) -> Outcome:
         stem = (module.stem + ("" if phase == "parallel" else ".alone")
@@ -264,11 +279,17 @@ class Suite:
             with open(outcome.log, "wb") as log:
                 proc = subprocess.Popen(cmd, cwd=self.test_dir.parent, env=env, stdout=log,
                                         stderr=subprocess.STDOUT, start_new_session=True)
+                self._running.add(proc)
                 try:
                     outcome.returncode = proc.wait(self.module_timeout)
                 except subprocess.TimeoutExpired:
                     outcome.timed_out = True
                     self._hung(proc, outcome, log)
+                except KeyboardInterrupt:
+                    self._kill(proc)
+                    raise
+                finally:
+                    self._running.discard(proc)
             outcome.seconds = time.monotonic() - began
         read_junit(outcome)
         with self._lock:
@@ -290,11 +311,16 @@ class Suite:
         with self._lock:
             self.out.write(banner + stacks + "\n")
             self.out.flush()
+        self._kill(proc)
+        outcome.returncode = proc.wait()
+
+    @staticmethod
+    def _kill(proc: subprocess.Popen) -> None:
+        """SIGKILL a module's process group (its pytest and what it started)."""
         try:
             os.killpg(proc.pid, 9)
         except ProcessLookupError:
             pass
-        outcome.returncode = proc.wait()
 
     # ---------------------------------------------------------------- report
     def _record_durations(self) -> None:
@@ -384,6 +410,8 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str], list[str]]:
 def main(argv: list[str] | None = None) -> int:
     """Run the suite; returns the exit code."""
     args, modules, pytest_args = parse(sys.argv[1:] if argv is None else argv)
+    # SIGTERM (a CI job cancelled, kill) ends the run as Ctrl-C does: the modules too
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     pool = DomainPool.from_range(args.domains)
     suite = Suite(args.test_dir, args.results, pytest_args, args.jobs, args.module_timeout, pool)
     suite.repeat = max(1, args.repeat)
