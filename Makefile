@@ -85,7 +85,7 @@ bench: setup
 	@$(ENV) python bench/run_all.py $(BENCH_ARGS)
 
 faults: setup
-	@$(ENV) python bench/fault_campaign.py
+	@$(ENV) python bsal_ros/test/fault_campaign.py
 
 # Coverage-guided fuzzing of the RCI/RDI decoders and of an RCI session
 # (docs/WIRE.md): FUZZ_SECONDS per target; findings go to fuzz-findings/.

@@ -14,8 +14,11 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""Benchmarks and the fault campaign, run from a source checkout (not installed).
+"""Benchmarks, run from a source checkout (not installed): programs that print
+figures next to a floor measured in the same run (docs/BENCHMARKS.md).
 
-A package so that the fault-campaign helpers (:mod:`bench.faults`) can be
-imported by ``bench/fault_campaign.py`` and by the tests.
+A package so that a benchmark's helpers (:mod:`bench.rci_latency`) and
+test/test_bench_rci.py can import it. The pass/fail system tests (the fault
+campaign, the two-host rig, the peer kills) and the helpers they share with the
+benchmarks live in bsal_ros/test/.
 """

@@ -89,9 +89,10 @@ import time
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# child processes: the helper the two-host rig uses too (bsal_ros/test/child_process.py)
+sys.path.insert(0, str(ROOT / "bsal_ros" / "test"))
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
-from bench.rci_latency.procs import Child, STARTED  # noqa: E402
 from bsal_ros.nodes.executors import ENV_VAR as EXECUTOR_ENV  # noqa: E402
 from bsal_ros.paths import shipped  # noqa: E402
 from bsal_ros.protocol.constants import (GetSensorStatus, MotorType, RciCode,  # noqa: E402
@@ -102,6 +103,7 @@ from bsal_ros.protocol.rci import (CAcMt, CBsTm, CCnAc, CGtSnIq, CGtSnRp, CStMt,
 from bsal_ros.protocol.values import speedval_pack  # noqa: E402
 from bsal_ros.rci.client import RciClient  # noqa: E402
 from bsal_ros.rci.users import DEMO_KEY  # noqa: E402
+from child_process import Child, STARTED  # noqa: E402
 
 clock = time.perf_counter_ns       # CLOCK_MONOTONIC on Linux, as in tracemarks.py
 RUNNER = ROOT / "bench" / "rci_latency" / "run_node.py"

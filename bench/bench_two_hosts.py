@@ -20,10 +20,10 @@ clean and over a lossy, narrow link, with the same run's floor.
         [--placements robot,split] [--profiles off,on] [--loss 2] [--rate 10mbit]
         [--cost-seconds 10] [--json FILE]
 
-Needs root (network namespaces; bench/two_hosts/netns.py makes and deletes
+Needs root (network namespaces; test/two_hosts/netns.py makes and deletes
 them). For each placement (``robot``: the whole bridge on the robot;
 ``split``: hardware node on the robot, gateways in the lab) the lab's control
-application (plain sockets, bench/two_hosts/clients.py, in the lab
+application (plain sockets, test/two_hosts/clients.py, in the lab
 namespace) times, in interleaved blocks: (a) a 12-sonar Get Sensor
 CGtSnIq -> CGtSnRp, (b) Set Motor with RQ_ACK CStMt -> CCnAc, and the
 floor: a bare TCP round trip lab -> robot across the veth with the same
@@ -52,10 +52,11 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# the two-host rig is a test helper (bsal_ros/test/two_hosts)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bsal_ros" / "test"))
 
-from bench.two_hosts import netns  # noqa: E402
-from bench.two_hosts.rig import Deployment  # noqa: E402
+from two_hosts import netns  # noqa: E402
+from two_hosts.rig import Deployment  # noqa: E402
 
 REPLY_SIZES = {"sonar": 60, "motor": 8}    # CGtSnRp of 12 sonars, CCnAc (bytes, big endian)
 

@@ -14,6 +14,7 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""Helpers of bench/bench_rci.py: child processes, the two floors
-(TCP echo, two-process rclpy Trigger), a node launcher with opt-in
-experiments, and an opt-in timestamp tracer. No ROS import at package level."""
+"""Helpers of bench/bench_rci.py: the two floors (TCP echo, two-process rclpy
+Trigger), a node launcher with opt-in experiments, and an opt-in timestamp
+tracer (its child processes: test/child_process.py). No ROS import at package
+level."""

@@ -98,7 +98,7 @@ def check_shipped_generator(module: str) -> None:
     assert check.returncode == 0, f"run: python -m {module}\n{check.stdout}{check.stderr}"
 
 
-# the fault-campaign helpers (bench.faults) are imported from the repository,
+# the benchmarks (bench.bench_rci, test_bench_rci.py) are imported from the repository,
 # which holds the bsal_ros package folder (this file's parents[1]) and bench/
 _REPO = str(Path(__file__).resolve().parents[2])
 if _REPO not in sys.path:
@@ -243,7 +243,7 @@ def hosts():
     """Two network namespaces joined by a veth (the robot and the lab PC), per
     module; deleted at the end, whatever happens. Skips with the reason where
     they cannot be made."""
-    from bench.two_hosts import netns
+    from two_hosts import netns
     # the lab agent's tf lookups: tf2_ros comes from ../shared/ros2-tools (make setup)
     pytest.importorskip("tf2_ros", reason="tf2_ros not installed: ../shared/ros2-tools absent")
     h = netns.TwoHosts()

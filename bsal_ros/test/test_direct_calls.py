@@ -78,7 +78,7 @@ def rig(ros_context):
 
 def first_answer(calls, cli):
     """One fast call, resent until answered: a new client's first answer may
-    be dropped while the server has not matched its reader (bench/first_answer.py)."""
+    be dropped while the server has not matched its reader (test/first_answer.py)."""
     async def go():
         for _ in range(20):
             try:

@@ -15,7 +15,7 @@
 # SPDX-License-Identifier: Apache-2.0
 
 """The fault campaign (issue 7): its corpus (pure) and its short version run
-end to end (``bench/fault_campaign.py --quick``: the bridge as separate
+end to end (``test/fault_campaign.py --quick``: the bridge as separate
 processes on the simulated robot, faults injected, clients killed, the
 hardware node killed and restarted).
 
@@ -37,13 +37,13 @@ import sys
 
 import pytest
 
-from bench.faults.corpus import build_corpus, CATEGORIES, CONTROL, INIT
-from bench.faults.stats import leak_check, pct, summary
 from bsal_ros.protocol import encode_rci, ProtocolError, RciDecoder
 from bsal_ros.protocol.rci import IIId, IInCp
+from faults.corpus import build_corpus, CATEGORIES, CONTROL, INIT
+from faults.stats import leak_check, pct, summary
 
 ROOT = Path(__file__).resolve().parents[1]
-REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
+REPO = ROOT.parent  # the repository: legacy/, docs/ beside the packages
 
 
 # ------------------------------------------------------------------ pure parts
@@ -103,7 +103,7 @@ def report(tmp_path_factory):
     assert env["ROS_AUTOMATIC_DISCOVERY_RANGE"] == "LOCALHOST"     # conftest.py
     assert env.get("ROS_DOMAIN_ID")
     proc = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "fault_campaign.py"), "--quick",
+        [sys.executable, str(ROOT / "test" / "fault_campaign.py"), "--quick",
          "--json", str(out / "report.json"), "--logdir", str(out / "logs")],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=280)
     path = out / "report.json"

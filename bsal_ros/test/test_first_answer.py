@@ -14,7 +14,7 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""bench/first_answer.py: a request whose answer was dropped is sent again,
+"""test/first_answer.py: a request whose answer was dropped is sent again,
 the dropped one leaves the client's pending table, and an action client is
 made ready by a probe goal before the goal that matters.
 
@@ -23,7 +23,7 @@ the fakes below stand for a client whose first answers never come."""
 
 import pytest
 
-from bench.first_answer import action_ready, call_answered
+from first_answer import action_ready, call_answered
 
 
 class Future:

@@ -81,7 +81,7 @@ def ros2_param(ros2, *args):
     """`ros2 param ...` (stdout and stderr together), retried while discovery
     has not found the node yet, and when it hangs: ros2param waits without a
     timeout for an answer that rmw_fastrtps can drop for a new client
-    (bench/first_answer.py); a user would Ctrl-C and run it again."""
+    (test/first_answer.py); a user would Ctrl-C and run it again."""
     deadline = time.monotonic() + DISCOVERY_S
     hung = 0
     while True:

@@ -193,7 +193,7 @@ import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from bsal_interfaces.msg import MotorCommand
 from bsal_interfaces.srv import SetMotors
-from bench.first_answer import call_answered, spinning
+from first_answer import call_answered, spinning
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
 
 rclpy.init()
@@ -221,7 +221,7 @@ def test_sigkilled_client_process_leaves_no_running_motor(fresh):
     proc = subprocess.Popen([sys.executable, "-c", CLIENT, "/" + NS], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=dict(os.environ, PYTHONPATH=os.pathsep.join(
-                                filter(None, [os.environ.get("PYTHONPATH"), str(ROOT.parent)]))))
+                                filter(None, [os.environ.get("PYTHONPATH"), str(ROOT / "test")]))))
     lines = []
 
     def reader():

@@ -44,8 +44,8 @@ import uuid
 
 import pytest
 
-from bench.first_answer import action_ready, spinning
 from bsal_ros.nodes.runtime import SHUTDOWN_BOUND_S
+from first_answer import action_ready, spinning
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 

@@ -69,6 +69,8 @@ def rosdep_keys(modules):
     own = ({"bsal_ros", "bench"} | {f.stem for f in (ROOT / "test").glob("*.py")}
            # the test tree's own plugin packages (test/plugins/<name>/<module>.py)
            | {f.stem for f in (ROOT / "test" / "plugins").glob("*/*.py")}
+           # the test tree's helper packages (test/faults, test/two_hosts: the system tests')
+           | {f.parent.name for f in (ROOT / "test").glob("*/__init__.py")}
            | {f.stem for f in (REPO / "bench").rglob("*.py")}
            # the repository's scripts (the suite runner's modules, imported by its test)
            | {f.stem for f in (REPO / "scripts").glob("*.py")}

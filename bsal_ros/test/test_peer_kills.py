@@ -40,8 +40,8 @@ import time
 
 import pytest
 
-from bench.bench_peer_kills import BOARD_PERIOD_S, churn_window, over, parser, pct, STALL_S
-from bench.two_hosts.rig import Deployment
+from two_hosts.churn import BOARD_PERIOD_S, churn_window, over, parser, pct, STALL_S
+from two_hosts.rig import Deployment
 
 # alone: it times a bound (100 ms), so it runs with no other test module beside it
 pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.alone, pytest.mark.timeout(420)]

@@ -64,4 +64,4 @@ def test_fault_campaign_helpers_are_not_installed_with_the_package():
     shipped = find_packages(str(ROOT), exclude=["test", "test.*", "bench", "bench.*"])
     assert "bsal_ros.rci" in shipped
     assert not any("faults" in name for name in shipped)
-    assert (REPO / "bench" / "faults" / "corpus.py").exists()
+    assert (ROOT / "test" / "faults" / "corpus.py").exists()

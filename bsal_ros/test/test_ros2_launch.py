@@ -357,7 +357,7 @@ def sim_time_of(ros_context, node_names):
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
 
-    from bench.first_answer import call_answered, spinning
+    from first_answer import call_answered, spinning
     probe = rclpy.create_node("sim_time_probe", context=ros_context)
     executor = SingleThreadedExecutor(context=ros_context)
     executor.add_node(probe)
@@ -366,7 +366,7 @@ def sim_time_of(ros_context, node_names):
         for name in node_names:
             client = probe.create_client(GetParameters, f"{name}/get_parameters")
             assert client.wait_for_service(timeout_sec=20.0), name
-            # a new client's first answer can be dropped (bench/first_answer.py)
+            # a new client's first answer can be dropped (test/first_answer.py)
             answer = call_answered(client, GetParameters.Request(names=["use_sim_time"]),
                                    spinning(executor))
             out[name] = answer.values[0].bool_value

@@ -35,8 +35,8 @@ import time
 
 import pytest
 
-from bench.two_hosts.rig import Deployment, RDI_CA_PORT, RDI_RT_PORT, REPO
 from bsal_ros.protocol.values import speedval_unpack
+from two_hosts.rig import Deployment, RDI_CA_PORT, RDI_RT_PORT, REPO
 
 # alone: the lossy link and the link cut time bounds, so no other test module runs beside it
 pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.alone]

@@ -18,7 +18,7 @@
 busiest topics and calls its list_devices service in a loop, until it is
 SIGKILLed (or ``--max-seconds`` pass: it never outlives a dead bench).
 
-    ip netns exec <ns> python -m bench.two_hosts.peer [--max-seconds 30]
+    ip netns exec <ns> python -m two_hosts.peer [--max-seconds 30]
 
 Prints ``PEER READY`` once its subscriptions and client exist.
 """

@@ -16,8 +16,8 @@
 
 """A control application as its own OS process, for the fault campaign.
 
-    python -m bench.faults.ca --port 7650 --mode drive  [--duty 30] [--max-seconds 30]
-    python -m bench.faults.ca --port 7650 --mode silent
+    python -m faults.ca --port 7650 --mode drive  [--duty 30] [--max-seconds 30]
+    python -m faults.ca --port 7650 --mode silent
 
 Connects to the RCI gateway (retrying while another session is still being
 released), activates the drive motor and sets it to ``--duty`` percent; then

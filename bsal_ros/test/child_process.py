@@ -14,7 +14,8 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""Child processes of the benchmark: log file, PID, bounded waits, stop by PID."""
+"""Child processes of the two-host rig and the benchmarks: log file, PID, bounded
+waits, stop by PID."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@
 graph, a real tf2_ros Buffer + TransformListener, motor states, the
 home_steering action) and the legacy clients of :mod:`.clients`.
 
-    ip netns exec <ns> python -m bench.two_hosts.agent [--ros-namespace /]
+    ip netns exec <ns> python -m two_hosts.agent [--ros-namespace /]
 
 Reads one JSON request per line on stdin ({"op": ..., ...}) and answers one
 JSON line on stdout ({"ok": true, ...} or {"ok": false, "error": ...}).
@@ -163,10 +163,10 @@ class RosSide:
     def home_start(self, req):
         """Send a home_steering goal; its outcome is read with ``home_status``."""
         from bsal_interfaces.action import HomeSteering
-        from ..first_answer import action_ready, polling
+        from first_answer import action_ready, polling
         if not self.home_probed:
             # a probe goal (a motor that does not exist) until it is answered: the
-            # goal below cannot lose its acceptance (bench/first_answer.py)
+            # goal below cannot lose its acceptance (test/first_answer.py)
             action_ready(self.home_client, HomeSteering.Goal(id=99), polling(),
                          total_s=float(req.get("wait", 30.0)))
             self.home_probed = True

@@ -13,11 +13,18 @@
 # limitations under the License.
 #
 # SPDX-License-Identifier: Apache-2.0
-"""Two hosts on one machine: the robot and the lab PC as network namespaces
-joined by a veth pair (issue 22). Used by test/test_two_hosts.py and
-bench/bench_two_hosts.py; not installed with bsal_ros.
 
-* :mod:`.netns` - make and delete the namespaces, the link, loss, rate, cuts;
-* :mod:`.agent` - a ROS + RCI + RDI probe process run inside one namespace,
-  driven by one JSON line per request on stdin.
+"""Fault-campaign helpers: pure Python, no ROS; used by the campaign and the
+tests only, so they live in test/ and are not installed with bsal_ros.
+
+* :mod:`.corpus` - a seeded corpus of malformed RCI input built from the
+  protocol library with mutations;
+* :mod:`.stats` - p50/max summaries, per-process resource snapshots (psutil),
+  leak checks;
+* :mod:`.ca` - a control application run as its own OS process (so that the
+  campaign can SIGKILL it): ``python -m faults.ca --port N --mode drive``
+  (from test/).
+
+The campaign itself is ``test/fault_campaign.py`` (``make faults``); its
+results are in docs/FAULTS.md.
 """

@@ -41,12 +41,15 @@ import shutil
 import sys
 import threading
 
-from bench.rci_latency.procs import Child
 from bsal_ros.dds_profile import profile_env, PROFILES_VAR
+from child_process import Child
 
 from .netns import TwoHosts
 
-REPO = Path(__file__).resolve().parents[2]
+#: test/, the folder of the helper packages: the probe agents and peers run there
+#: (``python -m two_hosts.agent``)
+TEST = Path(__file__).resolve().parents[1]
+REPO = TEST.parents[1]
 CONFIG = REPO / "bsal_ros" / "config"
 RCI_PORT, RDI_RT_PORT, RDI_CA_PORT = 7650, 7651, 7652
 
@@ -68,11 +71,11 @@ def _exe(name: str) -> str:
 
 
 class Agent:
-    """A probe agent (bench.two_hosts.agent) in one namespace."""
+    """A probe agent (two_hosts.agent) in one namespace."""
 
     def __init__(self, hosts: TwoHosts, side: str, logdir: Path, env: dict, tf: bool = True):
-        argv = [sys.executable, "-m", "bench.two_hosts.agent"] + ([] if tf else ["--no-tf"])
-        self.child = Child(f"agent_{side}", hosts.wrap(side, argv), logdir, REPO,
+        argv = [sys.executable, "-m", "two_hosts.agent"] + ([] if tf else ["--no-tf"])
+        self.child = Child(f"agent_{side}", hosts.wrap(side, argv), logdir, TEST,
                            hosts.ros_env(side, env), pipes=True)
         self._lock = threading.Lock()
         first = self.child.popen.stdout.readline()

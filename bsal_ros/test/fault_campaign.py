@@ -18,14 +18,14 @@
 control applications, under injected faults. Bounded, loopback only, stops
 by itself, cleans up every process it started (by PID).
 
-    scripts/with_env.sh python bench/fault_campaign.py            # long version (make faults)
-    scripts/with_env.sh python bench/fault_campaign.py --quick    # a short version (tests)
+    scripts/with_env.sh python bsal_ros/test/fault_campaign.py            # long (make faults)
+    scripts/with_env.sh python bsal_ros/test/fault_campaign.py --quick    # short (tests)
     ... [--json report.json] [--logdir DIR] [--keep-logs] [--seed 7]
 
 Processes (each its own OS process, in a private namespace /faults_<pid>,
 ROS_DOMAIN_ID from the environment, ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST):
 hardware_node (sim), rci_gateway, rdi_gateway, and control applications
-(``python -m bench.faults.ca``) where killing them is the point; this
+(``python -m faults.ca``) where killing them is the point; this
 process runs a small rclpy monitor (``/diagnostics``, ``device_states``,
 ``sim_control``) and the in-process control applications.
 
@@ -42,7 +42,7 @@ C3. A control application that leaves while the drive board is faulted: is
    the drive stopped once the board is back? (docs/FAULTS.md, known bug)
 D. RDI clients connecting and disconnecting (plain, after the base time,
    with RST, after a frame), a well-behaved client checked periodically.
-E. A seeded corpus of malformed RCI input (bench.faults.corpus), each entry
+E. A seeded corpus of malformed RCI input (faults.corpus), each entry
    followed by a well-behaved client that must be served; then a client that
    floods inquiries and never reads.
 B. SIGKILL of the hardware node while a control application drives through
@@ -75,15 +75,14 @@ import tempfile
 import threading
 import time
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+HERE = Path(__file__).resolve().parent  # test/: the helper packages (faults) beside it
+ROOT = HERE.parents[1]  # the repository: the bridge's processes run there
+sys.path.insert(0, str(HERE))
 
 # Loopback discovery always; the domain is the caller's (with_env.sh / make set it).
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 os.environ.setdefault("ROS_DOMAIN_ID", str(os.getpid() % 100 + 1))
 
-from bench.faults import stats as S  # noqa: E402
-from bench.faults.corpus import build_corpus, CONTROL  # noqa: E402
 from bsal_ros.paths import shipped  # noqa: E402
 from bsal_ros.protocol import ProtocolError, RdiBaseTime, RdiDecoder, RdiSensor  # noqa: E402
 from bsal_ros.protocol.constants import (CStRpStatus, GetSensorStatus, MotorType,  # noqa: E402
@@ -93,6 +92,8 @@ from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStIq, CStMt,
                                    MotorCommandKind, RciDecoder)
 from bsal_ros.protocol.values import speedval_pack  # noqa: E402
 from bsal_ros.rci.client import RciClient  # noqa: E402
+from faults import stats as S  # noqa: E402
+from faults.corpus import build_corpus, CONTROL  # noqa: E402
 
 DEMO_KEY = bytes.fromhex("0123456789abcdef0123456789abcdef")
 HOST = "127.0.0.1"
@@ -127,7 +128,7 @@ class Child:
     """A process we started: log file, PID, bounded waits, clean stop."""
 
     def __init__(self, name: str, cmd: list[str], logdir: Path, env: dict,
-                 json_stdout: bool = False):
+                 json_stdout: bool = False, cwd: Path = ROOT):
         self.name = name
         self.cmd = cmd
         self.log_path = logdir / f"{name}.log"
@@ -135,7 +136,7 @@ class Child:
         self.events: list[dict] = []
         self._ev_cond = threading.Condition()
         self.popen = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+            cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE if json_stdout else self._logf, stderr=self._logf,
             preexec_fn=_die_with_parent)
         self.pid = self.popen.pid
@@ -520,8 +521,8 @@ class Campaign:
     def log(self, msg: str):
         print(f"[faults {now() - self.t_start:6.1f}s] {msg}", file=sys.stderr, flush=True)
 
-    def spawn(self, name, cmd, json_stdout=False) -> Child:
-        c = Child(name, cmd, self.logdir, self.env, json_stdout)
+    def spawn(self, name, cmd, json_stdout=False, cwd=ROOT) -> Child:
+        c = Child(name, cmd, self.logdir, self.env, json_stdout, cwd)
         self.children.append(c)
         return c
 
@@ -773,8 +774,9 @@ class Campaign:
     # ============================================================== step C
     def ca_process(self, mode, i, duty=30.0):
         return self.spawn(f"ca_{mode}_{i}", [
-            sys.executable, "-m", "bench.faults.ca", "--port", str(self.rci_port),
-            "--mode", mode, "--duty", str(duty), "--max-seconds", "40"], json_stdout=True)
+            sys.executable, "-m", "faults.ca", "--port", str(self.rci_port),
+            "--mode", mode, "--duty", str(duty), "--max-seconds", "40"], json_stdout=True,
+            cwd=HERE)  # python -m faults.ca: the package is in test/
 
     def step_kill_ca(self):
         a = self.a
@@ -1215,7 +1217,7 @@ class Campaign:
             "max_seconds": a.max_seconds, "namespace": self.ns,
             "ros_domain_id": os.environ["ROS_DOMAIN_ID"],
             "discovery_range": os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"],
-            "command": "scripts/with_env.sh python bench/fault_campaign.py"
+            "command": "scripts/with_env.sh python bsal_ros/test/fault_campaign.py"
                        + (" --quick" if self.quick else ""),
             "machine": machine()}
         try:

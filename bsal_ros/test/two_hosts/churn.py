@@ -1,0 +1,164 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+"""ROS peers SIGKILLed at random instants next to the bridge (issue 28): the
+churn and its measuring window, shared by test/test_peer_kills.py (a verdict)
+and bench/bench_peer_kills.py (the figures next to a quiet window's).
+
+In the robot namespace, ``--peers`` peer processes (:mod:`.peer`, Fast DDS's
+default transports: shared memory + UDP) subscribe to the bridge's topics and
+call ``list_devices``; one of the peers that are up is SIGKILLed every 0.1-0.8
+s (random) and replaced, until ``--kills`` were killed. Meanwhile the lab's
+control application times Get Sensor (12 sonars) and acked Set Motor requests
+back to back, and the robot's probe records the drive board's reading stamps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+import random
+import signal
+import sys
+import threading
+import time
+
+from child_process import Child
+
+from .rig import Deployment, TEST
+
+#: the drive board's poll period (s) on the simulated bus (config/brak.yaml)
+BOARD_PERIOD_S = 0.05
+PEER_TRANSPORTS = {"default": "Fast DDS's default transports (shared memory + UDP)",
+                   "udp": "UDPv4 only"}
+#: a delay beyond this (s) counts as a stall
+STALL_S = 0.1
+
+
+class Churn(threading.Thread):
+    """Start peers, SIGKILL one that is up at random instants, replace it."""
+
+    def __init__(self, hosts, env, logdir: Path, a):
+        super().__init__(daemon=True)
+        self.hosts, self.env, self.logdir, self.a = hosts, env, logdir, a
+        self.rng = random.Random(a.seed)
+        self.kills = 0
+        self.started = 0
+        self.error = ""
+
+    def _spawn(self) -> Child:
+        self.started += 1
+        argv = [sys.executable, "-m", "two_hosts.peer", "--max-seconds",
+                str(self.a.max_seconds)]
+        if self.a.peer_nice:
+            # a peer's start-up (importing rclpy, ~1 s of CPU) at the lowest
+            # priority: on two cores it would otherwise take CPU time from the
+            # bridge, which is load, not a middleware stall; a lock held or a
+            # blocking call in the bridge does not depend on its CPU share
+            argv = ["nice", "-n", str(self.a.peer_nice)] + argv
+        return Child(f"peer{self.started}", self.hosts.wrap("robot", argv), self.logdir, TEST,
+                     self.hosts.ros_env("robot", self.env,
+                                        udp_only=self.a.peer_transports == "udp"))
+
+    def run(self):
+        peers: list[Child] = []
+        deadline = time.monotonic() + self.a.max_seconds
+        try:
+            while self.kills < self.a.kills and time.monotonic() < deadline:
+                peers = [p for p in peers if p.alive()]
+                while len(peers) < self.a.peers:
+                    peers.append(self._spawn())
+                time.sleep(self.rng.uniform(0.1, 0.8))
+                up = [p for p in peers if "PEER READY" in p.text()]
+                if not up:
+                    continue
+                victim = self.rng.choice(up)
+                os.kill(victim.pid, signal.SIGKILL)
+                victim.popen.wait(10)
+                victim.stop()
+                self.kills += 1
+        except Exception as exc:   # noqa: BLE001 - reported with the figures
+            self.error = repr(exc)
+        finally:
+            for p in peers:
+                p.stop(timeout=2.0)
+
+
+def pct(xs, q):
+    """Nearest-rank percentile."""
+    s = sorted(xs)
+    return s[min(len(s) - 1, max(0, round(q / 100 * len(s)) - 1))] if s else float("nan")
+
+
+def window(dep: Deployment, churn: Churn | None, seconds: float) -> dict:
+    """RCI round trips (ms) and board poll gaps (ms) while ``churn`` runs, or
+    for ``seconds`` when it is None."""
+    t0 = time.monotonic()
+    rtt, bad = [], []
+    if churn is not None:
+        churn.start()
+
+    def going():
+        return churn.is_alive() if churn is not None else time.monotonic() - t0 < seconds
+    while going():
+        r = dep.lab.ask("rci_bench", n=20)
+        rtt += [ns / 1e6 for ns in r["sonar"] + r["motor"]]
+        bad += r["bad"]["sonar"] + r["bad"]["motor"]
+    took = time.monotonic() - t0
+    gaps = [g * 1e3 for g in dep.robot.ask("board_gaps", since=t0)["gaps"]]
+    return {"seconds": took, "rtt": rtt, "bad": bad, "gaps": gaps}
+
+
+def over(w) -> tuple[int, int]:
+    """(RCI answers over STALL_S, board gaps over BOARD_PERIOD_S + STALL_S)."""
+    return (sum(1 for x in w["rtt"] if x > STALL_S * 1e3),
+            sum(1 for g in w["gaps"] if g > (BOARD_PERIOD_S + STALL_S) * 1e3))
+
+
+def churn_window(hosts, dep: Deployment, env: dict, logdir: Path, a,
+                 on_start=None) -> tuple[dict, Churn]:
+    """Log the lab's control application in, then time RCI answers and board
+    gaps while ``a.kills`` peers are SIGKILLed (options of ``parser()``);
+    ``on_start()`` is called as the window opens."""
+    deadline = time.monotonic() + 60
+    while "/hardware_node" not in dep.lab.ask("graph")["nodes"]:
+        if time.monotonic() > deadline:
+            raise RuntimeError("graph not complete from the lab")
+        time.sleep(0.5)
+    if dep.login()["activate"] != "ack":
+        raise RuntimeError("DC motor 0 not switched on")
+    dep.lab.ask("rci_bench", n=30)
+    churn = Churn(hosts, env, logdir, a)
+    if on_start is not None:
+        on_start()
+    return window(dep, churn, 0.0), churn
+
+
+def parser() -> argparse.ArgumentParser:
+    """The options of bench_peer_kills; test_peer_kills.py takes its defaults."""
+    ap = argparse.ArgumentParser(description="ROS peers SIGKILLed at random instants next "
+                                             "to the bridge (issue 28)")
+    ap.add_argument("--kills", type=int, default=50)
+    ap.add_argument("--peers", type=int, default=4)
+    ap.add_argument("--max-seconds", type=float, default=240.0)
+    ap.add_argument("--seed", type=int, default=28)
+    ap.add_argument("--peer-transports", choices=["default", "udp"], default="default",
+                    help="the peers' Fast DDS transports: default (shared memory + UDP) or "
+                         "udp (FASTDDS_BUILTIN_TRANSPORTS=UDPv4: tells shared memory's part "
+                         "from the rest)")
+    ap.add_argument("--peer-nice", type=int, default=10,
+                    help="the peers' nice value (0: the bridge's priority)")
+    return ap
