@@ -138,6 +138,8 @@ class RosRobotPort(RobotPort):
                                       hardware_namespace=params.hardware_namespace)
         self.cache = StateCache(params.cache_max_age_cycles, params.cache_min_age_s)
         self._ids: dict[str, frozenset[int]] = {}
+        #: set (asyncio thread) once the device list is received: :meth:`ready`
+        self._known = asyncio.Event()
         self._base_ns: int | None = None
         latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -175,6 +177,21 @@ class RosRobotPort(RobotPort):
     def device_list_known(self) -> bool:
         """True once list_devices has answered."""
         return bool(self._ids)
+
+    def waiting_for(self) -> str:
+        """What a new session waits for before its control phase ("": the
+        device list has been received, which is asked only once every
+        interface of :meth:`undiscovered` is matched)."""
+        if self._ids:
+            return ""
+        missing = self.undiscovered()
+        if missing:
+            return "not discovered: " + ", ".join(missing)
+        return "its device list (list_devices) not received yet"
+
+    async def ready(self) -> None:
+        """Return once the device list has been received (asyncio thread)."""
+        await self._known.wait()
 
     def undiscovered(self) -> list[str]:
         """The hardware node services the gateway calls (renew_lease too) and
@@ -224,6 +241,7 @@ class RosRobotPort(RobotPort):
         self._ids = {k: frozenset(v) for k, v in ids.items()}
         for cls in device_classes():       # every registered kind, a plugin's too
             self._ids.setdefault(cls, frozenset())
+        self._known.set()                  # sessions held in their init phase go on
         return True
 
     # ------------------------------------------------------------------ state
