@@ -42,7 +42,7 @@ no rclpy. It starts, as child processes (stopped by PID at the end):
   its own rclpy process, with SingleThreadedExecutors (rclpy's default),
   MultiThreadedExecutors and rclpy's experimental EventsExecutor (the fastest);
   and the architecture's floor, a relay that turns each Set Motor-sized TCP
-  request into one SetMotors call through the gateway's DirectCalls, to a
+  request into one SetMotors call as the gateway makes it (call_async), to a
   server that does no work, answering empty or with the states the real
   answer carries (issue 31: what is left for the bridge's own work).
 
@@ -760,10 +760,10 @@ def print_architecture_floor(runs):
     """The relay floor against the rclpy floor and the acked Set Motor: how much
     of the Set Motor goal the architecture leaves for the bridge's own work."""
     print("The architecture's floor: the relay (bench/rci_latency/floors.py) passes each "
-          "Set Motor-sized request from TCP to one SetMotors call, through the gateway's own "
-          "DirectCalls, to an EventsExecutor server that does no work, and answers; bare = an "
-          "empty answer, states = the drive board's two DeviceState messages in it (the "
-          "answer issue 31's design carries). p50 ms.\n")
+          "Set Motor-sized request from TCP to one SetMotors call, made as the gateway makes "
+          "it (call_async awaited through FutureBridge), to an EventsExecutor server that "
+          "does no work, and answers; bare = an empty answer, states = the drive board's "
+          "two DeviceState messages in it (the answer issue 31's design carries). p50 ms.\n")
     print("| deployment | rclpy single | relay bare | relay states | acked Set Motor "
           "| relay bare / rclpy | relay states / rclpy | Set Motor / relay states "
           "| Set Motor - relay states |")

@@ -36,10 +36,12 @@ Usage, one process per floor:
         "RELAY SERVER READY".
     python bench/rci_latency/floors.py relay
         The architecture's floor: a loopback TCP server (asyncio, as the
-        gateway) that turns every request into one SetMotors call through the
-        gateway's own DirectCalls and answers when the answer is in; nothing
-        else. A connection first sends three big-endian uint32 (request size,
-        reply size, 0 = relay_bare / 1 = relay_states). Prints "RELAY PORT <n>".
+        gateway) that turns every request into one SetMotors call as the
+        gateway makes it (``call_async`` on a node an EventsExecutor spins in
+        another thread, awaited through ``FutureBridge``) and answers when
+        the answer is in; nothing else. A connection first sends three
+        big-endian uint32 (request size, reply size, 0 = relay_bare /
+        1 = relay_states). Prints "RELAY PORT <n>".
 """
 
 from __future__ import annotations
@@ -190,41 +192,53 @@ def relay_server(states: int, namespace: str) -> int:
 
 
 def relay(namespace: str) -> int:
+    import threading
+
     import rclpy
     from bsal_interfaces.msg import MotorCommand
     from bsal_interfaces.srv import SetMotors
-    from bsal_ros.nodes.direct_calls import DirectCalls
-    from bsal_ros.nodes.gateway_params import RciGatewayParams
+    from bsal_ros.nodes.rci_ros_port import FutureBridge
     from bsal_ros.rci.port import PortUnavailable
+    from rclpy.callback_groups import ReentrantCallbackGroup
     from rclpy.signals import SignalHandlerOptions
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)   # the loop's own, below
     node = rclpy.create_node("bench_relay", namespace=namespace)
-    calls = DirectCalls(node, RciGatewayParams().inline_answer_wait_s)
-    clients = [calls.client(SetMotors, name) for name in ("relay_bare", "relay_states")]
+    # as the gateway: clients on a node an EventsExecutor spins in another
+    # thread, call_async awaited through FutureBridge (issue 40)
+    cbg = ReentrantCallbackGroup()
+    clients = [node.create_client(SetMotors, name, callback_group=cbg)
+               for name in ("relay_bare", "relay_states")]
     req = SetMotors.Request(device_class="dc_motor", lease_s=1.0,
                             commands=[MotorCommand(id=0, mode=MotorCommand.MODE_DUTY_CYCLE,
                                                    value=10.0)])
-
-    async def session(reader, writer):
-        writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        try:
-            req_size, rep_size, which = struct.unpack("!III", await reader.readexactly(12))
-            client, reply = clients[which], b"\x55" * rep_size
-            while True:
-                await reader.readexactly(req_size)
-                await calls.call(client, req, 1.0)
-                writer.write(reply)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            writer.close()
+    done = threading.Event()
 
     async def serve():
+        bridge = FutureBridge(asyncio.get_running_loop())
+
+        async def call(client, timeout):
+            return await bridge.wait(client.call_async(req), timeout, client.srv_name)
+
+        async def session(reader, writer):
+            writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY,
+                                                       1)
+            try:
+                req_size, rep_size, which = struct.unpack("!III", await reader.readexactly(12))
+                client, reply = clients[which], b"\x55" * rep_size
+                while True:
+                    await reader.readexactly(req_size)
+                    await call(client, 1.0)
+                    writer.write(reply)
+            except (asyncio.IncompleteReadError, ConnectionError):
+                writer.close()
+
         stop = asyncio.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             asyncio.get_running_loop().add_signal_handler(sig, stop.set)
         for client in clients:           # a new server's first request can be lost
             for _ in range(40):
                 try:
-                    await calls.call(client, req, 0.5)
+                    await call(client, 0.5)
                     break
                 except PortUnavailable:
                     pass
@@ -236,12 +250,18 @@ def relay(namespace: str) -> int:
         await stop.wait()
         server.close()
         return 0
-    try:
-        return asyncio.run(serve())
-    finally:
-        calls.close()
-        node.destroy_node()
-        rclpy.try_shutdown()
+
+    with _spun_by(node, "events") as ex:
+        def spin():
+            while not done.is_set():
+                ex.spin_once(timeout_sec=0.1)
+        spinner = threading.Thread(target=spin, name="relay-executor")
+        spinner.start()
+        try:
+            return asyncio.run(serve())
+        finally:
+            done.set()
+            spinner.join(5.0)
 
 
 def main(argv=None) -> int:

@@ -26,16 +26,16 @@ Marks (in path order):
   gw_rx        gateway: bytes from the socket handed to the RCI decoder
                (RciTransport.next -> RciDecoder.feed)
   gw_call      gateway: the set_motors request is about to be sent
-               (DirectCalls._send entered; before issue 31's direct calls:
-               Client.call_async entered)
+               (Client.call_async entered; issue 31's direct calls, until
+               issue 40: DirectCalls._send entered)
   gw_sent      gateway: request published (_send / call_async returned)
   hw_cb_start  hardware node: HardwareNode._srv_set_motors entered
   hw_cb_end    hardware node: callback returned (response not yet sent)
-  gw_resp      gateway: the asyncio thread has taken the answer
-               (DirectCalls._take returns it; before: the executor thread
-               sets it on the rclpy future, Future.set_result)
+  gw_resp      gateway: the answer is in (the executor thread sets it on
+               the rclpy future, Future.set_result; direct calls:
+               DirectCalls._take returns it)
   gw_resumed   gateway: the answer is back in the session's coroutine
-               (DirectCalls.call returns; before: FutureBridge.wait returns)
+               (FutureBridge.wait returns; direct calls: DirectCalls.call)
   gw_tx        gateway: RciTransport.send encoded the reply, about to write it
 Plus totals: the gateway's device_states callbacks (StateCache.on_states:
 count, ns inside), and every garbage collection of the process (generation,
@@ -134,7 +134,7 @@ def install(path: str) -> None:
 
         try:
             from bsal_ros.nodes import direct_calls
-        except ImportError:      # a tree from before the direct calls (--before-src)
+        except ImportError:      # a tree without the direct calls (before issue 31, after 40)
             direct_calls = None
         if direct_calls is not None:
             _patch_direct_calls(direct_calls.DirectCalls)

@@ -54,11 +54,12 @@ class RciGatewayParams(ParamRecord):
     hardware_gone_s: float = param(0.0, "s the hardware node may stay unreachable before a "
                                    "session ends with CSvTm ERROR (meanwhile: ABORT); 0: never",
                                    0.0, HOUR_S)
+    hardware_wait_s: float = param(20.0, "s a session's initialization phase waits for the "
+                                   "hardware node to be known (its interfaces discovered, its "
+                                   "device list received; our IInCp is held meanwhile) before "
+                                   "the session is refused with CSvTm ERROR", 0.01, HOUR_S)
     service_timeout_s: float = param(1.0, "s to wait for a hardware node service answer",
                                      0.01, HOUR_S)
-    inline_answer_wait_s: float = param(0.002, "s the asyncio thread waits for a hardware "
-                                        "node service answer before serving other sessions "
-                                        "meanwhile (0: it never waits inline)", 0.0, 1.0)
     stop_timeout_s: float = param(4.0, "s to wait for the answer to a Set Motor that stops "
                                   "every motor it names (a stop the robot carried out must not "
                                   "be answered ABORT because DDS repaired a lost sample late)",

@@ -136,6 +136,7 @@ class RciGatewayNode(Node):
         cfg = SessionConfig(byteorder=p["byteorder"], watchdog_s=p["watchdog_s"],
                             init_timeout_s=p["init_timeout_s"],
                             hardware_gone_s=p["hardware_gone_s"],
+                            hardware_wait_s=float(p["hardware_wait_s"]),
                             login_max_failures=int(p["login_max_failures"]),
                             login_window_s=float(p["login_window_s"]),
                             login_delay_s=float(p["login_delay_s"]),

@@ -16,11 +16,12 @@
 
 """The RCI gateway's :class:`~bsal_ros.rci.port.RobotPort` over rclpy.
 
-* service clients created once at start-up on a node no executor spins,
-  called from the asyncio thread, which takes their answers itself
-  (:mod:`.direct_calls`); the homing action client is called with
-  ``send_goal_async`` and awaited with a timeout (never from an executor
-  callback);
+* service clients created once at start-up on the gateway's node, called
+  from the asyncio thread with ``call_async`` and the homing action client
+  with ``send_goal_async``; both awaited with a timeout through
+  :class:`FutureBridge` (never from an executor callback), so the loop
+  serves other connections while an answer is awaited (issue 40: public
+  rclpy calls only);
 * a cache of the hardware node's ``device_states`` topic, so Get inquiries are
   answered without a service call when the data is no older than one board
   cycle (otherwise ``get_device_states`` is called);
@@ -28,7 +29,7 @@
   ``rci/ca_states`` (the RDI control-application stream, 001 1.1), and session
   changes on ``rci/session`` (:mod:`.ca_states_publisher`).
 
-Threads: the action's rclpy futures complete on executor threads;
+Threads: the rclpy futures complete on executor threads;
 :class:`FutureBridge` hands their results to the asyncio loop with
 ``loop.call_soon_threadsafe``.
 """
@@ -56,7 +57,6 @@ from bsal_ros.core.result import Result
 from bsal_ros.kinds import device_classes
 from bsal_ros.nodes.ca_states_publisher import CaStatesPublisher
 from bsal_ros.nodes.device_state_msg import from_msg
-from bsal_ros.nodes.direct_calls import DirectCalls
 from bsal_ros.nodes.gateway_params import namespaced, RciGatewayParams
 from bsal_ros.nodes.motor_lease import MotorLeaseKeeper
 from bsal_ros.nodes.rci_state_cache import CachedState, StateCache  # noqa: F401
@@ -115,9 +115,11 @@ class RosRobotPort(RobotPort):
         # a control application's stop waits longer (docs/PROTOCOL.md section 10)
         self.stop_timeout = max(params.stop_timeout_s, params.service_timeout_s)
         self.home_timeout = params.home_timeout_s
-        # answers taken on the asyncio thread (:mod:`.direct_calls`, issue 31)
-        self.calls = DirectCalls(node, params.inline_answer_wait_s)
-        client = self.calls.client
+
+        def client(srv_type, name):
+            # named by its graph name, as the logs and count_services read it
+            return node.create_client(srv_type, node.resolve_service_name(hw(name)),
+                                      callback_group=cbg)
         self.cli = {
             "reset": client(Reset, hw("reset")),
             "activate": client(ActivateDevices, hw("activate_devices")),
@@ -138,6 +140,8 @@ class RosRobotPort(RobotPort):
                                       hardware_namespace=params.hardware_namespace)
         self.cache = StateCache(params.cache_max_age_cycles, params.cache_min_age_s)
         self._ids: dict[str, frozenset[int]] = {}
+        #: set (asyncio thread) once the device list is received: :meth:`ready`
+        self._known = asyncio.Event()
         self._base_ns: int | None = None
         latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -164,17 +168,31 @@ class RosRobotPort(RobotPort):
         self._bridge = FutureBridge(loop)
 
     def close(self) -> None:
-        """Stop renewing leases and the publisher thread; destroy the service
-        clients' node (the asyncio thread has ended: no call is running)."""
+        """Stop renewing leases and the publisher thread (the service
+        clients go with the gateway's node)."""
         self.lease.close()
         self.ca_view.close()
-        self.calls.close()
 
     # ------------------------------------------------------------ device list
     @property
     def device_list_known(self) -> bool:
         """True once list_devices has answered."""
         return bool(self._ids)
+
+    def waiting_for(self) -> str:
+        """What a new session waits for before its control phase ("": the
+        device list has been received, which is asked only once every
+        interface of :meth:`undiscovered` is matched)."""
+        if self._ids:
+            return ""
+        missing = self.undiscovered()
+        if missing:
+            return "not discovered: " + ", ".join(missing)
+        return "its device list (list_devices) not received yet"
+
+    async def ready(self) -> None:
+        """Return once the device list has been received (asyncio thread)."""
+        await self._known.wait()
 
     def undiscovered(self) -> list[str]:
         """The hardware node services the gateway calls (renew_lease too) and
@@ -224,6 +242,7 @@ class RosRobotPort(RobotPort):
         self._ids = {k: frozenset(v) for k, v in ids.items()}
         for cls in device_classes():       # every registered kind, a plugin's too
             self._ids.setdefault(cls, frozenset())
+        self._known.set()                  # sessions held in their init phase go on
         return True
 
     # ------------------------------------------------------------------ state
@@ -252,7 +271,8 @@ class RosRobotPort(RobotPort):
         cli = self.cli[name]
         if not cli.service_is_ready():
             raise PortUnavailable(f"service {cli.srv_name} not available")
-        return await self.calls.call(cli, req, timeout or self.timeout)
+        return await self._bridge.wait(cli.call_async(req), timeout or self.timeout,
+                                       cli.srv_name)
 
     @staticmethod
     def _result(res) -> Result:

@@ -49,6 +49,44 @@ _RESULT_STATUS = {Result.OK: CStRpStatus.IDLE, Result.INVALID_ID: CStRpStatus.IN
                   Result.NOT_SUPPORTED: CStRpStatus.NO_SUPPORT}
 
 
+#: s between two log lines of one kind of refusal (the first is logged at once)
+REFUSAL_LOG_EVERY_S = 10.0
+
+
+class RefusalLog:
+    """Which refusals to log: the first of a kind (command, status, reason)
+    at once, the same again at most every :data:`REFUSAL_LOG_EVERY_S` with
+    how many were not logged meanwhile, so a CA polling a refused command
+    does not flood the log."""
+
+    __slots__ = ("_last",)
+    #: kinds remembered (all forgotten when full)
+    SIZE = 64
+
+    def __init__(self):
+        self._last: dict = {}
+
+    def note(self, kind: tuple, now: float) -> int | None:
+        """None: not logged now; else how many of this kind were not logged
+        since its last line."""
+        hit = self._last.get(kind)
+        if hit is not None and now - hit[0] < REFUSAL_LOG_EVERY_S:
+            hit[1] += 1
+            return None
+        if hit is None and len(self._last) >= self.SIZE:
+            self._last.clear()
+        self._last[kind] = [now, 0]
+        return 0 if hit is None else hit[1]
+
+
+def code_name(base: int) -> str:
+    """The book's name of an RCI code (its hex value when unknown)."""
+    try:
+        return RciCode(base).name
+    except ValueError:
+        return f"0x{base:04x}"
+
+
 def answers_at_once(name: str):
     """Mark an async handler whose command can often be answered without
     waiting: the session method ``name`` answers it and returns True, or
@@ -125,7 +163,8 @@ class BaseHandlers:
         before); None when an id is invalid (then answered: INVALID_ID)."""
         ids = [i for i, _ in pkt.items]
         if self._invalid(device_class, ids):
-            self._finish_command(base, CStRpStatus.INVALID_ID, pkt.rq_ack)
+            self._finish_command(base, CStRpStatus.INVALID_ID, pkt.rq_ack,
+                                 f"no {device_class} among ids {sorted(set(ids))}")
             return None
         return ids
 
@@ -134,20 +173,30 @@ class BaseHandlers:
         CStRp INVALID_ID)."""
         ids = [i for i, _ in pkt.items]
         if self._invalid(device_class, ids):
-            self._inquiry_failed(base, CStRpStatus.INVALID_ID)
+            self._inquiry_failed(base, CStRpStatus.INVALID_ID,
+                                 f"no {device_class} among ids {sorted(set(ids))}")
             return None
         return ids
 
-    def _finish_command(self, base: int, status: CStRpStatus, rq_ack: bool) -> None:
-        """Remember a command's status; acknowledge it when asked (CCnAc or CStRp)."""
+    def _finish_command(self, base: int, status: CStRpStatus, rq_ack: bool,
+                        why: str = "") -> None:
+        """Remember a command's status; acknowledge it when asked (CCnAc or
+        CStRp); a refusal is logged with ``why`` (:meth:`_log_refusal`)."""
         self._status[base] = status
+        if status not in (CStRpStatus.IDLE, CStRpStatus.BUSY):
+            self._log_refusal(base, status, why)
         if rq_ack:
             self.transport.send(CCnAc(base) if status == CStRpStatus.IDLE
                                 else CStRp(base, status))
 
-    def _inquiry_failed(self, base: int, status: CStRpStatus) -> None:
+    def _finish_result(self, base: int, res: Result, rq_ack: bool) -> None:
+        """:meth:`_finish_command` with the status and reason of a port's result."""
+        self._finish_command(base, status_of(res), rq_ack, res.message)
+
+    def _inquiry_failed(self, base: int, status: CStRpStatus, why: str = "") -> None:
         """An inquiry that cannot be answered gets a CStRp instead of its reply."""
         self._status[base] = status
+        self._log_refusal(base, status, why)
         self.transport.send(CStRp(base, status))
 
     def _reply(self, base: int, reply: Reply, device_class: str,
@@ -159,6 +208,19 @@ class BaseHandlers:
         if rq_ack:
             self.transport.send(CCnAc(base))
         self.port.delivered(device_class, CaView(states, activated, reply.data), reply.what)
+
+    def _log_refusal(self, base: int, status: CStRpStatus, why: str) -> None:
+        """One line saying why a command or inquiry was refused, not one per
+        packet (:class:`RefusalLog`)."""
+        why = why or "no reason given"
+        skipped = self._refusals.note((base, status, why), time.monotonic())
+        if skipped is None:
+            return
+        more = (f" ({skipped} more like it in the last {REFUSAL_LOG_EVERY_S:.0f} s)"
+                if skipped else "")
+        self.log.warning("RCI client %s (%s): %s answered %s: %s%s", self.peer,
+                         self.user.name if self.user else "-", code_name(base),
+                         CStRpStatus(status).name, why, more)
 
     def _view(self, device_class: str) -> tuple:
         """What an inquiry's reply depends on besides the request and the
@@ -194,10 +256,9 @@ class BaseHandlers:
         robot side has been gone longer than hardware_gone_s."""
         try:
             res = await coro
-        except PortUnavailable as exc:
+        except PortUnavailable as exc:     # logged by the command's refusal
             self._robot_unreachable(exc)
-            self.log.warning("RCI client %s: robot not answering (%s): ABORT", self.peer, exc)
-            return Result(Result.HARDWARE_FAULT, str(exc))
+            return Result(Result.HARDWARE_FAULT, f"robot not answering: {exc}")
         self._port_down_since = None
         return res
 
@@ -231,7 +292,7 @@ class BaseHandlers:
             states = await self.port.fetch(device_class, [i for i, _ in pkt.items])
         except PortUnavailable as exc:
             self._robot_unreachable(exc)
-            self._inquiry_failed(base, CStRpStatus.ABORT)
+            self._inquiry_failed(base, CStRpStatus.ABORT, f"robot not answering: {exc}")
             return
         self._port_down_since = None
         self._answer_inquiry(base, device_class, pkt, states, build)
@@ -269,6 +330,7 @@ class BaseHandlers:
         self._robot_unreachable(exc)
         base = int(CODE_OF[type(pkt)])
         self._status[base] = CStRpStatus.ABORT
+        self._log_refusal(base, CStRpStatus.ABORT, f"robot not answering: {exc}")
         if isinstance(pkt, (CGtMtIq, CGtSnIq)) or getattr(pkt, "rq_ack", False):
             self.transport.send(CStRp(base, CStRpStatus.ABORT))
 
@@ -305,7 +367,7 @@ class BaseHandlers:
             on = self._activated.setdefault(cls, set())
             for i, f in zip(ids, flags):
                 (on.add if f else on.discard)(i)
-        self._finish_command(base, status_of(res), pkt.rq_ack)
+        self._finish_result(base, res, pkt.rq_ack)
 
     # ------------------------------------------------------------- handlers
     async def _h_ignore(self, pkt) -> None:
@@ -335,7 +397,7 @@ class BaseHandlers:
         spec = command_of(type(pkt))
         method = getattr(self.port, spec.port_methods[0])
         res = await self._acked_call(method(pkt.sub_code, list(pkt.items)), pkt.rq_ack)
-        self._finish_command(spec.code, status_of(res), pkt.rq_ack)
+        self._finish_result(spec.code, res, pkt.rq_ack)
 
     async def _h_cbstmiq(self, pkt: CBsTmIq) -> None:
         self.transport.send(CBsTm(Timeval.from_ns(self._base_ns)))
@@ -363,7 +425,7 @@ class BaseHandlers:
                                                 True)
                     if not r2.ok:
                         res = r2
-        self._finish_command(RciCode.CRs, status_of(res), pkt.rq_ack)
+        self._finish_result(RciCode.CRs, res, pkt.rq_ack)
 
     async def _cancel_homing(self) -> None:
         task = self._home_task

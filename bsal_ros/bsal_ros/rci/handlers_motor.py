@@ -45,7 +45,8 @@ class MotorHandlers:
         if self._write_ids(RciCode.CAcMt, cls, pkt) is None:
             return
         if cls == PSERVO_MOTOR and self._homing_now():
-            return self._finish_command(RciCode.CAcMt, CStRpStatus.ABORT, pkt.rq_ack)
+            return self._finish_command(RciCode.CAcMt, CStRpStatus.ABORT, pkt.rq_ack,
+                                        "the steering is homing")
         if self.stopper is not None:
             await self.stopper.claim(cls)
         await self._activate(RciCode.CAcMt, cls, pkt)
@@ -58,7 +59,8 @@ class MotorHandlers:
         if resets:
             if len(resets) != len(pkt.items) or self._homing_now():
                 # mixing homing with speeds, or a second homing: protection
-                return self._finish_command(RciCode.CStMt, CStRpStatus.ABORT, pkt.rq_ack)
+                return self._finish_command(RciCode.CStMt, CStRpStatus.ABORT, pkt.rq_ack,
+                                            "a homing mixed with speeds, or a second homing")
             self._status[RciCode.CStMt] = CStRpStatus.BUSY
             self._homing_ids = set(resets)
             if pkt.rq_ack:
@@ -67,7 +69,8 @@ class MotorHandlers:
                 self._home(resets, pkt.rq_ack))
             return
         if cls == PSERVO_MOTOR and self._homing_now():
-            return self._finish_command(RciCode.CStMt, CStRpStatus.ABORT, pkt.rq_ack)
+            return self._finish_command(RciCode.CStMt, CStRpStatus.ABORT, pkt.rq_ack,
+                                        "the steering is homing")
         settings = []
         for i, d in pkt.items:
             duty, value = speedval_unpack(d.speedval)
@@ -75,7 +78,9 @@ class MotorHandlers:
         if any(s.value and not self._ca_on(cls, s.id) for s in settings):
             # not activated by this CA (every device starts deactivated for
             # it, whatever ran before): the CP refuses; a stop never is
-            return self._finish_command(RciCode.CStMt, CStRpStatus.ABORT, pkt.rq_ack)
+            return self._finish_command(RciCode.CStMt, CStRpStatus.ABORT, pkt.rq_ack,
+                                        "a speed for a motor this control application did "
+                                        "not activate")
         if self.stopper is not None:
             await self.stopper.claim(cls)
         res = await self._acked_call(self.port.set_motors(cls, settings), pkt.rq_ack)
@@ -83,11 +88,12 @@ class MotorHandlers:
             running = self._running.setdefault(cls, set())
             for s in settings:
                 (running.add if s.value else running.discard)(s.id)
-        self._finish_command(RciCode.CStMt, status_of(res), pkt.rq_ack)
+        self._finish_result(RciCode.CStMt, res, pkt.rq_ack)
 
     async def _home(self, ids: list[int], rq_ack: bool) -> None:
         """The steering homing task; its CCnAc (or CStRp) is sent when it ends."""
         status = CStRpStatus.ABORT
+        why = "the homing failed"
         end: SessionEnd | None = None
         try:
             # the book's CA homes right after a reset, without activating the
@@ -100,9 +106,10 @@ class MotorHandlers:
                 if not res.ok:
                     break
                 res = await self._call(self.port.home_steering(i))
-            status = status_of(res)
+            status, why = status_of(res), res.message
         except asyncio.CancelledError:
             status = CStRpStatus.ABORT      # reset, session end: the homing was cancelled
+            why = "the homing was cancelled (reset or end of the session)"
             raise
         except SessionEnd as e:
             end = e                         # the robot stayed unreachable while homing
@@ -112,7 +119,7 @@ class MotorHandlers:
             self._homing_ids = set()
             if rq_ack:
                 self._ack_pending -= 1
-            self._finish_command(RciCode.CStMt, status, rq_ack)
+            self._finish_command(RciCode.CStMt, status, rq_ack, why)
             if end is not None:
                 self._force_end(end)
 
@@ -123,7 +130,8 @@ class MotorHandlers:
         if any(s == GetMotorStatus.TIME for _, s in pkt.items):
             # invalid ids first (INVALID_ID), as for any inquiry
             if self._inquiry_ids(RciCode.CGtMtIq, cls, pkt) is not None:
-                self._inquiry_failed(RciCode.CGtMtIq, CStRpStatus.NO_SUPPORT)
+                self._inquiry_failed(RciCode.CGtMtIq, CStRpStatus.NO_SUPPORT,
+                                     "a motor's time is not supported")
             return True
         return self._inquire_now(RciCode.CGtMtIq, cls, pkt, self._motor_reply)
 

@@ -22,7 +22,7 @@ A mix-in of :class:`~bsal_ros.rci.session.RciSession`.
 
 from __future__ import annotations
 
-from .handlers_base import answers_at_once, status_of
+from .handlers_base import answers_at_once
 from .port import SonarTiming
 from ..kinds import kind, rci_item, RCI_SENSOR_CLASS
 from ..protocol.constants import (CStRpStatus, GetSensorStatus, RciCode, SensorCommandCode,
@@ -90,7 +90,7 @@ class SensorHandlers:
                     t.interval_ms = int(d.value)
             res = await self._acked_call(self.port.set_sonar_timing(list(timings.values())),
                                          pkt.rq_ack)
-        self._finish_command(RciCode.CStSn, status_of(res), pkt.rq_ack)
+        self._finish_result(RciCode.CStSn, res, pkt.rq_ack)
 
     def _now_cgtsniq(self, pkt: CGtSnIq) -> bool:
         """Answer from the cache (or refuse the ids) at once; False: the
@@ -124,7 +124,8 @@ class SensorHandlers:
                 append((i, StatusData(self._statval(state))))
                 sent.append(None)
             else:
-                self._inquiry_failed(RciCode.CGtSnIq, CStRpStatus.NO_SUPPORT)
+                self._inquiry_failed(RciCode.CGtSnIq, CStRpStatus.NO_SUPPORT,
+                                     f"status type {int(s)} is not supported")
                 return None
         what = "status" if pkt.items[0][1] == GetSensorStatus.STATUS else "data"
         # the control-application view (rci/ca_states -> RDI port 7652) gets

@@ -21,7 +21,9 @@ login:      CA IIId -> login throttle wait -> user and key checked
             slot; a refusal never touches the robot)
 init phase: our IIId; CA ICaIq* -> ICaRp (every item answered);
             our IInCp when the CA's arrives or after ``init_quiet_s`` of
-            silence, whichever is first (ICaIq still answered after it);
+            silence, whichever is first (ICaIq still answered after it),
+            and never before the robot is known (``hardware_wait_s``, then
+            the CP's refusal: IInCp + CSvTm ERROR);
             CA IInCp -> CBsTm (control phase)
 
 A mix-in of :class:`~bsal_ros.rci.session.RciSession`; it reads and writes the
@@ -128,46 +130,113 @@ class Handshake:
             self.term_sent = int(end.term)
         self.transport.ending = True
 
-    async def _init_phase(self) -> None:
-        """Our IIId, then capability answers until the CA's IInCp.
+    async def _initialize(self) -> None:
+        """The initialization phase within the rest of ``init_timeout_s``
+        (the throttle's wait not counted), CSvTm NOACK past it. While the
+        robot is not known yet the wait for it (bounded by ``hardware_wait_s``)
+        does not count against the CA's time."""
+        left = max(self.cfg.init_timeout_s - self._init_used, 0.05)
+        waiting = self.port.waiting_for()
+        if waiting:
+            left += self.cfg.hardware_wait_s
+        try:
+            await asyncio.wait_for(self._init_phase(waiting), left)
+        except asyncio.TimeoutError:
+            if self._forced_end is not None:
+                raise asyncio.CancelledError from None
+            raise SessionEnd("initialization not completed in time", TermCode.NOACK,
+                             logging.WARNING) from None
+
+    async def _init_phase(self, waiting: str = "") -> None:
+        """Our IIId, then capability answers until both IInCp are exchanged.
 
         001 4.5.3 lets either side send IInCp "at any time following the
         exchange of RCI-IIId packets", so a CA may wait for ours: we send it
         when the CA's arrives or after ``init_quiet_s`` without a packet from
         the CA, whichever comes first, and keep answering ICaIq until the CA's
-        IInCp ends the phase (then CBsTm, 001 4.6.15)."""
+        IInCp ends the phase (then CBsTm, 001 4.6.15).
+
+        ``waiting`` (the port's :meth:`~bsal_ros.rci.port.RobotPort.waiting_for`
+        at the start): the robot is not known yet, so ours is held until it is
+        (a read sent before would be answered ABORT for a device the robot
+        has); past ``hardware_wait_s`` the CP refuses service: IInCp, then
+        CSvTm ERROR (001 4.5: the CP's refusal of service)."""
         user = self.user             # authenticated by login()
         send = self.transport.send
         send(IIId(RCI_VERSION_MAJOR, RCI_VERSION_MINOR, self.cfg.server_name))
         self.log.info("RCI client %s: user %s (%s), protocol %d.%d", self.peer, user.name,
                       user.role, *self.version)
+        loop = asyncio.get_running_loop()
+        robot = loop.create_task(self._robot_known(waiting)) if waiting else None
         quiet = self.cfg.init_quiet_s
-        ours_sent = False
-        while True:
-            if ours_sent or quiet <= 0:
-                pkt = await self.transport.next()
-            else:
-                try:
-                    pkt = await asyncio.wait_for(self.transport.next(), quiet)
-                except asyncio.TimeoutError:
-                    # the CA waits for us (001 4.5.3): ours first
+        quiet_at = loop.time() + quiet if quiet > 0 else None
+        ours_sent = ca_done = False
+        reading = None
+        try:
+            while True:
+                if robot is not None and robot.done():
+                    try:
+                        robot.result()
+                    except SessionEnd:
+                        if not ours_sent:
+                            send(IInCp())      # the CP's refusal of service: IInCp, CSvTm
+                        raise
+                    robot = None
+                if robot is None and not ours_sent and (
+                        ca_done or (quiet_at is not None and loop.time() >= quiet_at)):
                     send(IInCp())
                     ours_sent = True
-                    self.log.debug("RCI client %s: quiet for %.2f s after IIId: IInCp sent "
-                                   "first", self.peer, quiet)
+                    if not ca_done:            # the CA waits for us (001 4.5.3): ours first
+                        self.log.debug("RCI client %s: quiet for %.2f s after IIId: IInCp "
+                                       "sent first", self.peer, quiet)
+                if ca_done and ours_sent:
+                    self.control_phase = True
+                    self._rebase(send=True)
+                    return
+                if reading is None and not ca_done:
+                    # after the CA's IInCp its next packets are the control phase's
+                    reading = loop.create_task(self.transport.next())
+                timeout = None
+                if robot is None and not ours_sent and quiet_at is not None:
+                    timeout = max(quiet_at - loop.time(), 0.0)
+                done, _ = await asyncio.wait([t for t in (reading, robot) if t is not None],
+                                             timeout=timeout,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if reading is None or reading not in done:
                     continue
-            if isinstance(pkt, ICaIq):
-                if pkt.items:
-                    send(ICaRp([(cid, self._capability(cid, t)) for cid, t in pkt.items]))
-            elif isinstance(pkt, IInCp):
-                if not ours_sent:
-                    send(IInCp())
-                self.control_phase = True
-                self._rebase(send=True)
-                return
-            else:
-                raise SessionEnd(f"bad input: {type(pkt).__name__} in the initialization phase",
-                                 TermCode.ERROR, logging.WARNING)
+                pkt, reading = reading.result(), None
+                if quiet_at is not None:
+                    quiet_at = loop.time() + quiet
+                if isinstance(pkt, ICaIq):
+                    if pkt.items:
+                        send(ICaRp([(cid, self._capability(cid, t)) for cid, t in pkt.items]))
+                elif isinstance(pkt, IInCp):
+                    ca_done = True
+                else:
+                    raise SessionEnd(f"bad input: {type(pkt).__name__} in the initialization "
+                                     f"phase", TermCode.ERROR, logging.WARNING)
+        finally:
+            for task in (reading, robot):
+                if task is not None:
+                    task.cancel()
+                    if task.done() and not task.cancelled():
+                        task.exception()       # retrieved: no "never retrieved" warning
+
+    async def _robot_known(self, waiting: str) -> None:
+        """Until the port knows the robot (one log line saying what it waits
+        for); SessionEnd (CSvTm ERROR) when it does not within ``hardware_wait_s``."""
+        bound = self.cfg.hardware_wait_s
+        t0 = asyncio.get_running_loop().time()
+        self.log.info("RCI client %s: waiting for the hardware node: %s (IInCp held, at most "
+                      "%.1f s: hardware_wait_s)", self.peer, waiting, bound)
+        try:
+            await asyncio.wait_for(self.port.ready(), bound)
+        except asyncio.TimeoutError:
+            raise SessionEnd(f"the hardware node is not known after {bound:.1f} s "
+                             f"(hardware_wait_s): {self.port.waiting_for() or waiting}",
+                             TermCode.ERROR, logging.WARNING) from None
+        self.log.info("RCI client %s: hardware node known after %.2f s", self.peer,
+                      asyncio.get_running_loop().time() - t0)
 
     def _capability(self, control_id: int, inq: int):
         """The answer to one capability inquiry item (001 4.5.4)."""

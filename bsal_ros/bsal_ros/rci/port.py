@@ -43,6 +43,10 @@ from ..core.device_state import DeviceState
 from ..core.result import Result
 
 
+#: s between two looks at :meth:`RobotPort.waiting_for` in the default :meth:`RobotPort.ready`
+READY_POLL_S = 0.02
+
+
 class PortUnavailable(Exception):
     """The robot side did not answer (timeout, service gone)."""
 
@@ -72,6 +76,22 @@ class RobotPort(abc.ABC):
     @abc.abstractmethod
     def device_ids(self, device_class: str) -> frozenset[int]:
         """The configured ids of a device class (empty set: class absent)."""
+
+    # ----------------------------------------------------------- readiness
+    def waiting_for(self) -> str:
+        """What the robot side still lacks before a session may leave its
+        initialization phase ("": nothing, the default), e.g. the hardware
+        node's interfaces not discovered yet or its device list not received.
+        Until it is empty a read or command would be answered ABORT for a
+        device the robot has, so the session holds its IInCp (001 4.5.3)."""
+        return ""
+
+    async def ready(self) -> None:
+        """Return once :meth:`waiting_for` is empty (the default polls it
+        every :data:`READY_POLL_S`; a port that knows when it changes may
+        override this). The caller bounds the wait."""
+        while self.waiting_for():
+            await asyncio.sleep(READY_POLL_S)
 
     # ----------------------------------------------------------- commands
     @abc.abstractmethod

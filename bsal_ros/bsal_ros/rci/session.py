@@ -24,7 +24,8 @@ Life of a session::
 
     login:         CA IIId -> login throttle wait -> auth (USER / AUTHENTICATE)
     init phase:    our IIId, ICaIq -> ICaRp, IInCp <-> IInCp (ours first after
-                   init_quiet_s of silence), CBsTm
+                   init_quiet_s of silence; held until the robot is known,
+                   at most hardware_wait_s, then IInCp + CSvTm ERROR), CBsTm
                    (both: :mod:`.handshake`)
     control phase: every packet of 001 4.6 (:mod:`.handlers_base`,
                    :mod:`.handlers_motor`, :mod:`.handlers_sensor`)
@@ -50,7 +51,7 @@ import logging
 import time
 
 from .commands import check_commands, dispatch_table
-from .handlers_base import BaseHandlers, Replies
+from .handlers_base import BaseHandlers, RefusalLog, Replies
 from .handlers_motor import MotorHandlers
 from .handlers_sensor import DataItems, SensorHandlers
 from .handshake import Handshake
@@ -84,6 +85,10 @@ class SessionConfig:
     #: seconds without a packet after our IIId after which we send our IInCp
     #: first, for a CA that waits for it (001 4.5.3); 0: only after the CA's
     init_quiet_s: float = 0.5
+    #: seconds a session's initialization phase waits for the robot to be
+    #: known (:meth:`RobotPort.waiting_for`) before the CP refuses service
+    #: (IInCp, CSvTm ERROR); our IInCp is held meanwhile
+    hardware_wait_s: float = 20.0
     #: seconds the robot side may stay unreachable before CSvTm ERROR
     #: (meanwhile commands are answered with ABORT); 0: never (the default:
     #: the hardware node's command lease stops the motors anyway, and a
@@ -145,6 +150,8 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         self._data_items = DataItems()
         #: the last reply to each inquiry (Get Sensor, Get Motor)
         self._replies = Replies()
+        #: which refusals are logged (one line per kind, not per packet)
+        self._refusals = RefusalLog()
         #: hardware on-state of each device before this session first changed it
         self._hw_orig: dict[str, dict[int, bool]] = {}
         self._home_task: asyncio.Task | None = None
@@ -189,15 +196,7 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         watchdog = asyncio.get_running_loop().create_task(self._watchdog())
         end: SessionEnd | None = None
         try:
-            try:
-                # the rest of init_timeout_s (the throttle's wait not counted)
-                left = max(self.cfg.init_timeout_s - self._init_used, 0.05)
-                await asyncio.wait_for(self._init_phase(), left)
-            except asyncio.TimeoutError:
-                if self._forced_end is not None:
-                    raise asyncio.CancelledError from None
-                raise SessionEnd("initialization not completed in time", TermCode.NOACK,
-                                 logging.WARNING) from None
+            await self._initialize()
             self.port.session_event("connected", self.user.name if self.user else "")
             await self._control_phase()
         except SessionEnd as e:
