@@ -45,11 +45,13 @@ setup(
     # system package python3-tk, not from PyPI).
     extras_require={"test": ["pytest"], "viewer": ["Pillow"]},
     entry_points={
+        # the node executables install their signal handlers before they import
+        # rclpy (bsal_ros/entry_points.py)
         "console_scripts": [
-            "hardware_node = bsal_ros.nodes.hardware_node:main",
-            "rci_gateway = bsal_ros.nodes.rci_gateway:main",
-            "rdi_gateway = bsal_ros.nodes.rdi_gateway:main",
-            "brak_bringup = bsal_ros.nodes.bringup:main",
+            "hardware_node = bsal_ros.entry_points:hardware_node",
+            "rci_gateway = bsal_ros.entry_points:rci_gateway",
+            "rdi_gateway = bsal_ros.entry_points:rdi_gateway",
+            "brak_bringup = bsal_ros.entry_points:brak_bringup",
             "rdi_viewer = bsal_ros.viewer:main",
             "brak_drive = bsal_ros.tools.drive:main",
             "brak_wire = bsal_ros.tools.wire:main",

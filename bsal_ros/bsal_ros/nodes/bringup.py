@@ -95,6 +95,19 @@ def given(args, node):
             for argument, (parameter, _) in override_tables()[node].items()]
 
 
+def refusal(argv, args) -> str:
+    """Why one of the nodes :func:`compose` builds would refuse to start
+    ("" : none), before any is built (:mod:`bsal_ros.nodes.preflight`)."""
+    from bsal_ros.nodes import preflight
+    ns = args.namespace or None
+    pairs = {"hardware_node": given(args, "hardware_node") + [("frame_prefix", args.frame_prefix)],
+             "rci_gateway": given(args, "rci_gateway"), "rdi_gateway": given(args, "rdi_gateway")}
+    built = [node for node, off in (("hardware_node", False), ("rci_gateway", args.no_rci),
+                                    ("rdi_gateway", args.no_rdi)) if not off]
+    return preflight.refusal(argv, [(node, ns, {n: v for n, v in pairs[node] if v is not None})
+                                    for node in built])
+
+
 def overrides(pairs):
     """Parameter overrides for the options the user actually gave."""
     from rclpy.parameter import Parameter  # rclpy only after the runtime's signal handlers
@@ -153,9 +166,10 @@ def compose(nodes, args) -> dict:
     return ports
 
 
-def main(argv=None, hard_exit: bool = True) -> int:
+def main(argv=None, hard_exit: bool = True, stop=None) -> int:
     """Run the composed bridge until SIGINT/SIGTERM or ``--duration``; exit code 0
-    (2: it cannot start). Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
+    (2: it cannot start; every node is checked before the first is built:
+    :func:`refusal`). Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
     from bsal_ros.nodes.runtime import run, StartupError
     ours, extra = split_ros_args(sys.argv[1:] if argv is None else argv)
     args = parse_args(ours)
@@ -174,7 +188,7 @@ def main(argv=None, hard_exit: bool = True) -> int:
                args=["brak_bringup", ROS_ARGS, "--params-file", args.config,
                      "--params-file", args.gateways_config] + extra,
                duration=args.duration, stop_message="stopping: motors off, sockets closed",
-               hard_exit=hard_exit)
+               hard_exit=hard_exit, check=lambda ros_argv: refusal(ros_argv, args), stop=stop)
 
 
 if __name__ == "__main__":

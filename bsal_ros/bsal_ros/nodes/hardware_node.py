@@ -309,9 +309,11 @@ class HardwareNode(Node):
         return self._answer(resp, res, f"sim_control {req.command}")
 
 
-def main(args=None, hard_exit: bool = True) -> int:
+def main(args=None, hard_exit: bool = True, stop=None) -> int:
     """Run the hardware node until SIGINT/SIGTERM; exit code 0 (2: bad parameter).
-    Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
+    Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`. ``stop``: the
+    request the console script's entry point made (:mod:`bsal_ros.entry_points`)."""
+    from bsal_ros.nodes.preflight import one_node
     from bsal_ros.nodes.runtime import run, StartupError
 
     def build(nodes) -> None:
@@ -323,7 +325,8 @@ def main(args=None, hard_exit: bool = True) -> int:
         # On a real bus a command service's register writes can block
         nodes.blocking_callbacks = node.p["bus_backend"] == "smbus2"
 
-    return run("hardware_node", build, args=args, num_threads=4, hard_exit=hard_exit)
+    return run("hardware_node", build, args=args, num_threads=4, hard_exit=hard_exit,
+               check=one_node("hardware_node", "hardware node: "), stop=stop)
 
 
 if __name__ == "__main__":

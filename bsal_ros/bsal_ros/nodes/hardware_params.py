@@ -94,17 +94,25 @@ def declare(node) -> dict:
 
 
 def robot_description(node, p: dict) -> dict:
-    """The robot description: built-in, then robot_description_file, then the
-    node's ``robot.*`` parameters (declared read-only); rates scaled."""
-    try:
-        desc = load_description(p["robot_description_file"] or None)
-    except DescriptionError as exc:
-        raise ValueError(f"parameter robot_description_file: {exc}") from None
+    """The robot description of a node with the values ``p``: its ``robot.*``
+    parameters are declared read-only, then :func:`assemble`."""
     robot_params = {f"robot.{n}": v.value
                     for n, v in node.get_parameters_by_prefix("robot").items()}
     for n in sorted(robot_params):
         declare_one(node, n, robot_params[n], ParameterDescriptor(
             description="robot description entry (docs/HARDWARE.md)", read_only=True))
+    return assemble(p, robot_params)
+
+
+def assemble(p: dict, robot_params: dict) -> dict:
+    """The robot description: built-in, then ``p["robot_description_file"]``,
+    then the ``robot.*`` overrides; rates scaled. ValueError (one line) for a
+    file that cannot be read, a key nothing reads, a wrong value. The node and
+    :mod:`bsal_ros.nodes.preflight` (before any node exists) both call it."""
+    try:
+        desc = load_description(p["robot_description_file"] or None)
+    except DescriptionError as exc:
+        raise ValueError(f"parameter robot_description_file: {exc}") from None
     robot = deep_merge(desc["robot"], unflatten(robot_params))
     try:
         validate(robot)

@@ -61,42 +61,54 @@ def descriptor(spec: Spec, default) -> ParameterDescriptor:
 def declare(record, node, node_label: str | None = None):
     """Declare every field of ``record`` as a parameter of ``node``; returns the
     record of the values. Raises ValueError, naming the parameter, for a value
-    that is refused, and for a name given to the node that no parameter reads."""
-    values = {}
+    that is refused, and for a name given to the node that no parameter reads
+    (:func:`checked`, before anything is declared). ``node`` declares its
+    overrides itself (``automatically_declare_parameters_from_overrides``)."""
+    given = {name: prm.value for name, prm in node.get_parameters_by_prefix("").items()}
+    values = checked(record, given, node_label or node.get_name())
     for f in dataclasses.fields(record):
-        spec = f.metadata["spec"]
-        default = record.default_of(lambda n: node.get_parameter(n).value, f)
-        desc = descriptor(spec, default)
+        default = record.default_of(values.get, f)
+        desc = descriptor(f.metadata["spec"], default)
         try:
             if node.has_parameter(f.name):
                 # declared already from an override (automatically_declare_...)
-                value = node.get_parameter(f.name).value
-                why = spec.check(f.name, default, value)
-                if why:
-                    raise ValueError(f"parameter {why}")
                 if not desc.dynamic_typing:
-                    desc.type = Parameter.Type.from_parameter_value(value).value
+                    desc.type = Parameter.Type.from_parameter_value(given[f.name]).value
                 node.set_descriptor(f.name, desc)
             else:
-                value = node.declare_parameter(f.name, default, desc).value
+                node.declare_parameter(f.name, default, desc)
         except ParameterException as exc:
             raise ValueError(f"parameter {f.name}: {exc}") from exc
+    return record(**values)
+
+
+def checked(record, given: dict, node_label: str) -> dict:
+    """name -> value of every field of ``record`` for a node given the
+    overrides ``given`` (name -> value): a node's own, or what the ROS
+    arguments would give it (:mod:`bsal_ros.nodes.preflight`). ValueError,
+    one line: the first refused value in the record's order, then a name that
+    no parameter reads."""
+    values: dict = {}
+    for f in dataclasses.fields(record):
+        spec = f.metadata["spec"]
+        default = record.default_of(values.get, f)
+        value = given.get(f.name, default)
         why = spec.check(f.name, default, value)
         if why:
             raise ValueError(f"parameter {why}")
         values[f.name] = float(value) if isinstance(default, float) else value
-    refuse_unknown(record, node, node_label or node.get_name())
-    return record(**values)
+    refuse_unknown(record, given, node_label)
+    return values
 
 
-def refuse_unknown(record, node, node_label: str) -> None:
-    """ValueError for a parameter the node holds that no parameter of
-    ``record`` reads. A parameter of another of our nodes passes: one process
-    (brak_bringup) gives a ``-p`` to all of them."""
+def refuse_unknown(record, names, node_label: str) -> None:
+    """ValueError for a name in ``names`` (a node's parameters) that no
+    parameter of ``record`` reads. A parameter of another of our nodes
+    passes: one process (brak_bringup) gives a ``-p`` to all of them."""
     from bsal_ros.nodes.records import NODE_RECORDS
     ours = set(record.specs())
     others = {n for r in NODE_RECORDS.values() for n in r.specs()}
-    for name in sorted(node.get_parameters_by_prefix("")):
+    for name in sorted(names):
         if name in ours or name in others or name in RCLPY_OWN \
                 or name.startswith(OTHER_PREFIXES):
             continue

@@ -224,9 +224,11 @@ class RciGatewayNode(Node):
         return super().destroy_node()
 
 
-def main(args=None, hard_exit: bool = True) -> int:
+def main(args=None, hard_exit: bool = True, stop=None) -> int:
     """Run the RCI gateway until SIGINT/SIGTERM; exit code 0 (2: it cannot start).
-    Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
+    Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`. ``stop``: the
+    request the console script's entry point made (:mod:`bsal_ros.entry_points`)."""
+    from bsal_ros.nodes.preflight import one_node
     from bsal_ros.nodes.runtime import run, StartupError
 
     def build(nodes) -> None:
@@ -241,7 +243,8 @@ def main(args=None, hard_exit: bool = True) -> int:
             raise StartupError(f"cannot open the RCI port: {exc}") from None
         node.get_logger().info(f"RCI gateway ready on {node.p['host']}:{port}")
 
-    return run("rci_gateway", build, args=args, hard_exit=hard_exit)
+    return run("rci_gateway", build, args=args, hard_exit=hard_exit,
+               check=one_node("rci_gateway", ""), stop=stop)
 
 
 if __name__ == "__main__":

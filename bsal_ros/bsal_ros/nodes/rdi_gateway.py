@@ -193,9 +193,11 @@ class RdiGatewayNode(Node):
             self.gateway.call(CA, "clear")
 
 
-def main(args=None, hard_exit: bool = True) -> int:
+def main(args=None, hard_exit: bool = True, stop=None) -> int:
     """Run the RDI gateway until SIGINT/SIGTERM; exit code 0 (2: it cannot start).
-    Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`."""
+    Start-up and the clean stop: :mod:`bsal_ros.nodes.runtime`. ``stop``: the
+    request the console script's entry point made (:mod:`bsal_ros.entry_points`)."""
+    from bsal_ros.nodes.preflight import one_node
     from bsal_ros.nodes.runtime import run, StartupError
 
     def build(nodes) -> None:
@@ -209,7 +211,8 @@ def main(args=None, hard_exit: bool = True) -> int:
         except OSError as exc:
             raise StartupError(f"cannot open the RDI streams: {exc}") from None
 
-    return run("rdi_gateway", build, args=args, hard_exit=hard_exit)
+    return run("rdi_gateway", build, args=args, hard_exit=hard_exit,
+               check=one_node("rdi_gateway", "bad parameter: "), stop=stop)
 
 
 if __name__ == "__main__":

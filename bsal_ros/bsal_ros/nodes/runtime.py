@@ -27,8 +27,9 @@ Which executor spins the nodes: :mod:`bsal_ros.nodes.executors` (``auto``:
 the EventsExecutor, or a thread pool when a node's callbacks block).
 
 What it guarantees: SIGINT (Ctrl-C, ``ros2 launch``) and SIGTERM (systemd,
-``docker stop``, a supervisor) at any moment after ``main()`` starts end the
-process with exit code 0 and no traceback: before the node exists, during its
+``docker stop``, a supervisor) from the program's first instruction on
+(:mod:`bsal_ros.entry_points` installs the handlers before any import)
+end the process with exit code 0 and no traceback: before the node exists, during its
 construction, during the hardware node's start-up homing, while a gateway's
 asyncio thread starts or closes, with a client connected. Stopping follows
 one order (``Composition.close``):
@@ -48,8 +49,7 @@ one order (``Composition.close``):
    context down, last.
 
 Bound: the process exits within ``SHUTDOWN_BOUND_S`` (10 s) of the signal, or
-of the end of start-up when the signal came during it (a node under
-construction finishes constructing; the next ones are not built). Steps 1-3
+of the end of start-up when the signal came during it. Steps 1-3
 up to the motors being off typically take well under a second (0.05 s for
 the stop steps on ``ros2 launch``; a gateway may take up to
 ``GATEWAY_STOP_S``); the rest is DDS deleting the nodes' entities, each of
@@ -69,8 +69,9 @@ code 1 at the bound (a Python thread, backed by faulthandler's C timer for a
 deadlock that holds the GIL; the motors are then stopped by the command
 leases and the boards' own command watchdogs). After the clean stop the
 process ends with ``os._exit``, skipping the interpreter's teardown, where no
-watchdog runs. A signal before ``main()`` runs (while Python imports the
-node's modules) still has Python's default effect.
+watchdog runs. Before the handlers, a signal has Python's own effect
+(docs/DEVELOPING.md). A start a node would refuse is refused before the
+first node exists (``check``: :mod:`.preflight`).
 
 The rclpy shutdown races this answers (each seen in CI or on ``ros2 launch``;
 those of the signal handlers: :mod:`bsal_ros.nodes.stop_request`):
@@ -129,8 +130,7 @@ SLOW_STOP_S = 1.0
 
 
 class Stopping(Exception):
-    """Raised by ``Composition.add`` when a stop was requested during start-up:
-    the nodes not built yet are not built."""
+    """A stop was requested during start-up: the nodes not built yet are not built."""
 
 
 class Composition:
@@ -309,15 +309,17 @@ def _report(line: str) -> None:
 
 
 class StartupError(Exception):
-    """A node cannot start (bad parameter, port in use, users file): logged
-    as one fatal line, exit code 2, no traceback."""
+    """A node cannot start (port in use, users file): one fatal line, exit code 2."""
 
 
 def run(name: str, build: Callable[[Composition], None], *, args: list[str] | None = None,
-        executor: str = "auto", num_threads: int = 2,
-        duration: float = 0.0, stop_message: str = "stopping", hard_exit: bool = True) -> int:
-    """Init rclpy, ``build(nodes)``, spin until SIGINT/SIGTERM (or ``duration``
-    s), stop everything in order; returns the exit code (0; 2 on StartupError).
+        executor: str = "auto", num_threads: int = 2, duration: float = 0.0,
+        stop_message: str = "stopping", hard_exit: bool = True, check=None, stop=None) -> int:
+    """Init rclpy, ``check(argv)`` (:mod:`.preflight`: "" or why a node would
+    refuse to start, before any exists), ``build(nodes)``, spin until
+    SIGINT/SIGTERM (or ``duration`` s), stop everything in order; returns the
+    exit code (0; 2 on a refusal or StartupError). ``stop``: the request the
+    entry point installed first (:mod:`bsal_ros.entry_points`).
 
     ``build`` constructs the nodes with ``context=nodes.context``, registers
     each with ``nodes.add`` as soon as it exists and starts them; it may set
@@ -329,16 +331,14 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
     and stderr flushed, coverage data saved: :mod:`.process_exit`) instead
     of the interpreter's own teardown, where the watchdogs no longer run
     (Python freezes daemon threads and cancels faulthandler's timer there):
-    a hang seen once in about 400 runs, after a clean stop, had no bound.
-    ``hard_exit=False`` returns the code."""
-    stop = StopRequest()
+    a hang seen once in about 400 runs, after a clean stop, had no bound
+    (``hard_exit=False``: the code is returned)."""
+    stop = stop or StopRequest()
     install_signal_handlers(stop)     # first: no signal may find Python's default
     import rclpy.logging              # binds rclpy too
-    code = 0
-    composition = None
-    started_at = None
+    code, composition, started_at = 0, None, None
     log = rclpy.logging.get_logger(name)
-    why = init_rclpy(args)
+    why = init_rclpy(args, check)
     if why:                 # nothing started: nothing to stop
         log.fatal(why)
         return _finish(2, hard_exit)

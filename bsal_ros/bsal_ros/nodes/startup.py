@@ -23,12 +23,10 @@ an option that is no ROS argument it ignores. Here each becomes one reason
 (:func:`init_rclpy`), which :func:`bsal_ros.nodes.runtime.run` logs as one
 fatal line before exiting with code 2.
 
-A node constructor that raises after rclpy's ``Node.__init__`` (a bad
-parameter, a bad robot description) destroys its node at once through
-``destroy_node`` (:func:`destroyed_if_refused`). Left to the exception, the
-node went when the exception was dropped, from the garbage of its traceback,
-in no set order. The destruction itself can still meet a deadlock inside
-Fast DDS when the node was its context's last (docs/DEVELOPING.md).
+The executables refuse a bad parameter before any node exists (``check``:
+:mod:`.preflight`). A node built in code whose constructor raises after
+``Node.__init__`` is destroyed at once (:func:`destroyed_if_refused`), which
+can still meet Fast DDS's deadlock (docs/DEVELOPING.md).
 """
 
 from __future__ import annotations
@@ -37,10 +35,11 @@ import functools
 import sys
 
 
-def init_rclpy(args: list[str] | None) -> str:
+def init_rclpy(args: list[str] | None, check=None) -> str:
     """``rclpy.init`` with our signal handling; returns why it cannot start
     ("" : started): a params file that is missing or malformed, a bad ROS
-    argument, or an option that is not a ROS argument."""
+    argument, an option that is not a ROS argument, or ``check(argv)``'s
+    reason (:mod:`.preflight`); the context is then shut down again."""
     import rclpy
     import rclpy.logging
     from rclpy.signals import SignalHandlerOptions
@@ -59,11 +58,12 @@ def init_rclpy(args: list[str] | None) -> str:
         if not any(a.startswith("rcl:=") for a in argv):
             rclpy.logging.set_logger_level("rcl", rclpy.logging.LoggingSeverity.UNSET)
     unknown = remove_ros_args(argv)[1:]
-    if unknown:
+    why = (f"unknown option {unknown[0]!r}: this program takes ROS arguments only "
+           "(--ros-args -p name:=value, --params-file FILE, -r ...)") if unknown else ""
+    why = why or (check(argv) if check else "")
+    if why:
         rclpy.try_shutdown()
-        return (f"unknown option {unknown[0]!r}: this program takes ROS arguments only "
-                "(--ros-args -p name:=value, --params-file FILE, -r ...)")
-    return ""
+    return why
 
 
 def destroyed_if_refused(init):

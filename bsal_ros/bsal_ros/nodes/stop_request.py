@@ -16,9 +16,9 @@
 
 """How a stop is asked for: SIGINT and SIGTERM, a timer or code set one flag.
 
-:func:`bsal_ros.nodes.runtime.run` installs these handlers before anything
-else, so no signal finds Python's default once ``main()`` runs; the spin
-loop looks at the flag (``StopRequest``) and stops everything in order.
+:mod:`bsal_ros.entry_points` (else :func:`bsal_ros.nodes.runtime.run`) installs
+these handlers first, so no signal finds Python's default from then on; the
+spin loop looks at the flag (``StopRequest``) and stops everything in order.
 ``brak_drive`` uses them too.
 
 The signal races this answers (each seen in CI or on ``ros2 launch``):
@@ -43,9 +43,9 @@ The signal races this answers (each seen in CI or on ``ros2 launch``):
 
 from __future__ import annotations
 
+from collections.abc import Callable   # not typing: imported before the handlers
 import signal
 import time
-from typing import Callable
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 

@@ -1,0 +1,74 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
+"""A start that would be refused is refused before the first node exists.
+
+A node refused in its constructor (a wrong parameter, a params-file key no
+parameter reads, a bad robot description) has built the process's DDS
+participant by then (rmw_fastrtps builds it with the context's first node),
+and destroying it can deadlock inside Fast DDS (docs/DEVELOPING.md). So
+:func:`bsal_ros.nodes.runtime.run` asks :func:`refusal` first, once
+``rclpy.init`` has checked the arguments' syntax and read the params files
+(``rclpy.init`` builds no participant): the overrides each node would get
+(:mod:`bsal_ros.nodes.ros_args`) are checked by the nodes' own rules
+(:func:`bsal_ros.nodes.params.checked`, the hardware node's
+:func:`~bsal_ros.nodes.hardware_params.assemble`), so the line is the one
+the node's constructor would have raised. The constructors keep their
+checks, for nodes built in code.
+
+Not checked here: the RCI gateway's users file (read in its constructor).
+"""
+
+from __future__ import annotations
+
+from bsal_ros.nodes import ros_args
+
+#: how a refusal names each node (its constructor's words)
+LABELS = {"hardware_node": "hardware node", "rci_gateway": "RCI gateway",
+          "rdi_gateway": "RDI gateway"}
+
+
+def checked(node: str, argv: list[str], namespace: str | None = None,
+            in_code: dict | None = None) -> dict:
+    """The parameter values the node ``node`` (its default name: a key of
+    ``NODE_RECORDS``) would declare in a process started with ``argv``;
+    ``in_code``: its ``parameter_overrides`` by name. ValueError (one line)
+    where its constructor would refuse to start."""
+    from bsal_ros.nodes import params
+    from bsal_ros.nodes.records import NODE_RECORDS
+    _, given = ros_args.overrides_for(argv, node, namespace, in_code)
+    values = params.checked(NODE_RECORDS[node], given, LABELS[node])
+    if node == "hardware_node":
+        from bsal_ros.nodes.hardware_params import assemble
+        assemble(values, {n: v for n, v in given.items() if n.startswith("robot.")})
+    return values
+
+
+def refusal(argv: list[str], nodes, prefix: str = "") -> str:
+    """Why the process started with ``argv`` cannot build ``nodes`` (("" : it
+    can), ``prefix`` + the first node's refusal. ``nodes``: (default name,
+    namespace, overrides in code) of each node, in the order they are built."""
+    for node, namespace, in_code in nodes:
+        try:
+            checked(node, argv, namespace, in_code)
+        except ValueError as exc:
+            return prefix + str(exc)
+    return ""
+
+
+def one_node(node: str, prefix: str):
+    """The check of an executable that builds the node ``node`` alone."""
+    return lambda argv: refusal(argv, [(node, None, None)], prefix)
