@@ -29,7 +29,7 @@ and destroying it can deadlock inside Fast DDS (docs/DEVELOPING.md). So
 the node's constructor would have raised. The constructors keep their
 checks, for nodes built in code.
 
-Not checked here: the RCI gateway's users file (read in its constructor).
+The RCI gateway's users file is read here too (and again by the gateway).
 """
 
 from __future__ import annotations
@@ -54,6 +54,13 @@ def checked(node: str, argv: list[str], namespace: str | None = None,
     if node == "hardware_node":
         from bsal_ros.nodes.hardware_params import assemble
         assemble(values, {n: v for n, v in given.items() if n.startswith("robot.")})
+    elif node == "rci_gateway":
+        from bsal_ros.nodes.rci_gateway import load_users, resolve_users_file
+        from bsal_ros.rci.users import UsersFileError
+        try:
+            load_users(resolve_users_file(values["users_file"]), values["host"])
+        except UsersFileError as exc:
+            raise ValueError(str(exc)) from None
     return values
 
 

@@ -65,12 +65,8 @@ class RciGatewayNode(Node):
         super().__init__("rci_gateway", **kwargs)
         self.server: RciServer | None = None   # before anything can fail: destroy_node reads it
         self.p = params.declare(RciGatewayParams, self, "RCI gateway")   # ValueError: no start
-        users_path = self._users_path()
-        try:
-            self.users = Users.load(users_path)
-        except UsersFileError as exc:
-            raise UsersFileError(f"parameter users_file ({users_path!r}): {exc}") from None
-        check_bind_allowed(self.p.host, self.users)    # UsersFileError: refuse to start
+        users_path = resolve_users_file(self.p.users_file)
+        self.users = load_users(users_path, self.p.host)     # UsersFileError: no start
         warning = file_permission_warning(users_path, self.users)
         if warning:
             self.get_logger().warning(warning)
@@ -108,20 +104,6 @@ class RciGatewayNode(Node):
         if self.server is not None:
             for name, value in changes.items():
                 setattr(self.server.cfg, name, value)
-
-    def _users_path(self) -> str:
-        """The users file: the parameter, else the installed or source config/users.yaml."""
-        path = self.p.users_file
-        if path:
-            return path
-        try:
-            from ament_index_python.packages import get_package_share_directory
-            cand = Path(get_package_share_directory("bsal_ros")) / "config" / "users.yaml"
-            if cand.exists():
-                return str(cand)
-        except Exception:   # noqa: BLE001 - not installed with ament: use the source tree
-            pass
-        return str(Path(__file__).resolve().parents[2] / "config" / "users.yaml")
 
     # --------------------------------------------------------------- asyncio side
     def start(self, timeout: float = 10.0) -> int:
@@ -222,6 +204,33 @@ class RciGatewayNode(Node):
         if hasattr(self, "robot"):      # not when the constructor refused to start
             self.stop()
         return super().destroy_node()
+
+
+def resolve_users_file(users_file: str) -> str:
+    """The users file: the parameter, else the installed or source config/users.yaml."""
+    if users_file:
+        return users_file
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        cand = Path(get_package_share_directory("bsal_ros")) / "config" / "users.yaml"
+        if cand.exists():
+            return str(cand)
+    except Exception:   # noqa: BLE001 - not installed with ament: use the source tree
+        pass
+    return str(Path(__file__).resolve().parents[2] / "config" / "users.yaml")
+
+
+def load_users(path: str, host: str) -> Users:
+    """The users of ``path``, allowed on ``host``; UsersFileError (one line) if not.
+
+    :raises UsersFileError: the file is missing or malformed, or its users may
+        not be served on ``host`` (``key_check: none`` off loopback)."""
+    try:
+        users = Users.load(path)
+    except UsersFileError as exc:
+        raise UsersFileError(f"parameter users_file ({path!r}): {exc}") from None
+    check_bind_allowed(host, users)
+    return users
 
 
 def main(args=None, hard_exit: bool = True, stop=None) -> int:
