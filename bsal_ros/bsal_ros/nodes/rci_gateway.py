@@ -221,10 +221,11 @@ def resolve_users_file(users_file: str) -> str:
 
 
 def load_users(path: str, host: str) -> Users:
-    """The users of ``path``, allowed on ``host``; UsersFileError (one line) if not.
+    """The users of ``path``, allowed on ``host``.
 
-    :raises UsersFileError: the file is missing or malformed, or its users may
-        not be served on ``host`` (``key_check: none`` off loopback)."""
+    Raises UsersFileError (one line) when the file is missing or malformed,
+    or when its users may not be served on ``host`` (``key_check: none`` off
+    loopback)."""
     try:
         users = Users.load(path)
     except UsersFileError as exc:
