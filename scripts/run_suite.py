@@ -78,6 +78,8 @@ class Outcome:
     skipped: int = 0
     failures: list[str] = dataclasses.field(default_factory=list)
     timed_out: bool = False
+    #: CPU seconds of the module's pytest and of the processes it waited for
+    cpu_s: float = 0.0
     log: Path | None = None
     junit: Path | None = None
 
@@ -92,12 +94,27 @@ class Outcome:
         parts = [f"{n} {what}" for n, what in ((self.passed, "passed"), (self.failed, "failed"),
                                                (self.skipped, "skipped")) if n]
         text = ", ".join(parts) or "no test"
-        text += f" in {self.seconds:.1f} s"
+        text += f" in {self.seconds:.1f} s ({self.cpu_s:.0f} s CPU)"
         if self.timed_out:
             text += " - TIMED OUT (stacks above), killed"
         elif self.returncode not in (0, 1, 5) or (self.returncode == 1 and not self.failed):
             text += f" - pytest exit code {self.returncode}"
         return text
+
+
+def wait_with_cpu(proc: subprocess.Popen, timeout: float) -> tuple[int, float]:
+    """Wait for ``proc`` (TimeoutExpired past ``timeout``): its exit code and
+    CPU seconds (user + system, the processes it waited for included: the
+    nodes and tools a test started)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid == proc.pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return proc.returncode, usage.ru_utime + usage.ru_stime
+        if time.monotonic() > deadline:
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+        time.sleep(0.05)
 
 
 def selected_modules(test_dir: Path, names: list[str]) -> list[Path]:
@@ -281,7 +298,7 @@ class Suite:
                                         stderr=subprocess.STDOUT, start_new_session=True)
                 self._running.add(proc)
                 try:
-                    outcome.returncode = proc.wait(self.module_timeout)
+                    outcome.returncode, outcome.cpu_s = wait_with_cpu(proc, self.module_timeout)
                 except subprocess.TimeoutExpired:
                     outcome.timed_out = True
                     self._hung(proc, outcome, log)
@@ -350,8 +367,10 @@ class Suite:
         for o in sorted(failed, key=lambda o: o.module):
             for name in o.failures or [f"{o.module} ({o.summary()})"]:
                 self._say(f"FAILED {name}")
-        self._say(f"{len(self.outcomes)} module runs in {seconds / 60:.0f} min "
-                  f"{seconds % 60:.0f} s; junit: {self.results / 'junit.xml'}")
+        cpu = sum(o.cpu_s for o in self.outcomes)
+        self._say(f"{len(self.outcomes)} module runs in {seconds // 60:.0f} min "
+                  f"{seconds % 60:.0f} s, {cpu / 60:.1f} min of CPU; "
+                  f"junit: {self.results / 'junit.xml'}")
         self.out.write(f"{passed} passed, {failures} failed, {skipped} skipped\n")
         self.out.flush()
         if failures:
