@@ -54,7 +54,8 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 #: modules known to take longest, started first on a machine with no record
 #: of an earlier run (afterwards: the durations of the last run, RESULTS/durations.txt)
 SLOW_FIRST = ("test_ros2_colcon.py", "test_rci_one_truth.py", "test_node_shutdown.py",
-              "test_ros2_cli.py", "test_flake8.py", "test_gateway_params_cli.py",
+              "test_ros2_cli.py", "test_start_signals.py", "test_flake8.py",
+              "test_gateway_params_cli.py",
               "test_ros2_launch.py", "test_pep257.py", "test_bench_rci.py",
               "test_fault_campaign.py", "test_wire_fuzz.py", "test_registry_removal.py",
               "test_copyright.py", "test_bringup.py")
