@@ -35,7 +35,6 @@ when one failed, 5 when no test ran at all (pytest's own code for that).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 from pathlib import Path
 import re
@@ -48,7 +47,8 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from suite_domains import DomainPool  # noqa: E402, I100 - the scripts folder
-from suite_stacks import dump_process_tree  # noqa: E402
+from suite_outcome import Outcome, read_junit, wait_with_cpu  # noqa: E402
+from suite_stacks import command_line, dump_process_tree, session_members  # noqa: E402
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 #: modules known to take longest, started first on a machine with no record
@@ -63,59 +63,6 @@ SLOW_FIRST = ("test_ros2_colcon.py", "test_rci_one_truth.py", "test_node_shutdow
 ALONE_MARK = "alone"
 #: how many lines of a failed module's output are printed (the whole log is kept)
 FAILURE_LINES = 400
-
-
-@dataclasses.dataclass
-class Outcome:
-    """What one pytest process of one module did."""
-
-    module: str
-    phase: str                  # "parallel" or "alone"
-    returncode: int | None = None
-    seconds: float = 0.0
-    domain: int = 0
-    passed: int = 0
-    failed: int = 0
-    skipped: int = 0
-    failures: list[str] = dataclasses.field(default_factory=list)
-    timed_out: bool = False
-    #: CPU seconds of the module's pytest and of the processes it waited for
-    cpu_s: float = 0.0
-    log: Path | None = None
-    junit: Path | None = None
-
-    @property
-    def ok(self) -> bool:
-        """The module passed: pytest's 0, or 5 (nothing selected) with no failure."""
-        return (not self.timed_out and self.failed == 0
-                and self.returncode in (0, 5))
-
-    def summary(self) -> str:
-        """``14 passed, 1 skipped in 3.2 s`` and why it failed, if it did."""
-        parts = [f"{n} {what}" for n, what in ((self.passed, "passed"), (self.failed, "failed"),
-                                               (self.skipped, "skipped")) if n]
-        text = ", ".join(parts) or "no test"
-        text += f" in {self.seconds:.1f} s ({self.cpu_s:.0f} s CPU)"
-        if self.timed_out:
-            text += " - TIMED OUT (stacks above), killed"
-        elif self.returncode not in (0, 1, 5) or (self.returncode == 1 and not self.failed):
-            text += f" - pytest exit code {self.returncode}"
-        return text
-
-
-def wait_with_cpu(proc: subprocess.Popen, timeout: float) -> tuple[int, float]:
-    """Wait for ``proc`` (TimeoutExpired past ``timeout``): its exit code and
-    CPU seconds (user + system, the processes it waited for included: the
-    nodes and tools a test started)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid == proc.pid:
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            return proc.returncode, usage.ru_utime + usage.ru_stime
-        if time.monotonic() > deadline:
-            raise subprocess.TimeoutExpired(proc.args, timeout)
-        time.sleep(0.05)
 
 
 def selected_modules(test_dir: Path, names: list[str]) -> list[Path]:
@@ -163,25 +110,6 @@ def split_marker(pytest_args: list[str]) -> tuple[list[str], str | None]:
         rest.append(pytest_args[i])
         i += 1
     return rest, marker
-
-
-def read_junit(outcome: Outcome) -> None:
-    """Fill the counts and failed test names of ``outcome`` from its junit file."""
-    if outcome.junit is None or not outcome.junit.exists():
-        return
-    try:
-        root = ET.parse(outcome.junit).getroot()
-    except ET.ParseError:
-        return
-    for case in root.iter("testcase"):
-        name = f"{case.get('classname', '')}::{case.get('name', '')}"
-        if case.find("failure") is not None or case.find("error") is not None:
-            outcome.failed += 1
-            outcome.failures.append(name)
-        elif case.find("skipped") is not None:
-            outcome.skipped += 1
-        else:
-            outcome.passed += 1
 
 
 class Suite:
@@ -308,6 +236,7 @@ class Suite:
                     raise
                 finally:
                     self._running.discard(proc)
+                self._end_leftovers(proc, outcome)
             outcome.seconds = time.monotonic() - began
         read_junit(outcome)
         with self._lock:
@@ -331,6 +260,21 @@ class Suite:
             self.out.flush()
         self._kill(proc)
         outcome.returncode = proc.wait()
+
+    def _end_leftovers(self, proc: subprocess.Popen, outcome: Outcome) -> None:
+        """Processes the module started and left running are killed (one line
+        names them), so they cannot weigh on the modules after it."""
+        left = [p for p in session_members(proc.pid) if p != proc.pid]
+        if not left:
+            return
+        names = "; ".join(f"{p} {command_line(p)[:120]}" for p in left)
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        with self._lock:
+            self._say(f"{outcome.module}: left {len(left)} process(es) running, killed: {names}")
 
     @staticmethod
     def _kill(proc: subprocess.Popen) -> None:

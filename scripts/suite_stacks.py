@@ -26,6 +26,7 @@ is installed.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 import shutil
 import subprocess
@@ -52,6 +53,19 @@ def descendants(pid: int) -> list[int]:
         order.append(p)
         todo += sorted(children.get(p, []))
     return order
+
+
+def session_members(sid: int) -> list[int]:
+    """The processes still in session ``sid`` (the module's pytest made it:
+    what it started and left running, unless that made a session of its own)."""
+    members = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if os.getsid(int(proc.name)) == sid:
+                members.append(int(proc.name))
+        except OSError:
+            continue
+    return sorted(members)
 
 
 def command_line(pid: int) -> str:

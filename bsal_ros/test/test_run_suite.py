@@ -124,6 +124,29 @@ def test_repeat_runs_a_module_again_in_a_fresh_process(tmp_path):
     assert re.search(r"test_once\.py #3: 1 passed", done.stdout), done.stdout
 
 
+def test_a_process_a_module_left_running_is_killed_and_named(tmp_path):
+    """A test that starts a process and never ends it: once its module is
+    done the runner kills the process and names it."""
+    pid_file = tmp_path / "pid"
+    test_dir = tree(tmp_path, {"test_leaves.py": f"""
+        import subprocess
+
+        def test_starts_and_forgets():
+            child = subprocess.Popen(["sleep", "300"])
+            open({str(pid_file)!r}, "w").write(str(child.pid))
+    """})
+    done = run_suite(test_dir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    pid = int(pid_file.read_text())
+    assert re.search(rf"test_leaves\.py: left 1 process\(es\) running, killed: {pid} sleep 300",
+                     done.stdout), done.stdout
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        state = "gone"
+    assert state in ("gone", "Z"), state      # a zombie is dead, waiting for its reaper
+
+
 def test_no_test_at_all_is_exit_5(tmp_path):
     """A tree whose modules hold no test ends with pytest's code 5, not 0."""
     test_dir = tree(tmp_path, {"test_empty.py": "X = 1\n"})
