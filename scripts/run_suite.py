@@ -116,9 +116,10 @@ class Suite:
     """One run: the modules, the domain pool, the outcomes."""
 
     def __init__(self, test_dir: Path, results: Path, pytest_args: list[str], jobs: int,
-                 module_timeout: float, pool: DomainPool, out=sys.stdout):
+                 module_timeout: float, pool: DomainPool, out=sys.stdout,
+                 picked: dict[str, list[str]] | None = None, repeat: int = 1):
         #: module file name -> the ``::test`` parts asked for (all tests: none)
-        self.picked: dict[str, list[str]] = {}
+        self.picked = picked or {}
         self.test_dir = test_dir
         self.results = results
         self.pytest_args, self.marker = split_marker(pytest_args)
@@ -128,7 +129,7 @@ class Suite:
         self.out = out
         self.outcomes: list[Outcome] = []
         #: each module runs this many times (a soak of flaky modules: --repeat 20 --jobs 1)
-        self.repeat = 1
+        self.repeat = max(1, repeat)
         self._lock = threading.Lock()
         self._done = 0
         self._total = 0
@@ -377,12 +378,13 @@ def main(argv: list[str] | None = None) -> int:
     # SIGTERM (a CI job cancelled, kill) ends the run as Ctrl-C does: the modules too
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     pool = DomainPool.from_range(args.domains)
-    suite = Suite(args.test_dir, args.results, pytest_args, args.jobs, args.module_timeout, pool)
-    suite.repeat = max(1, args.repeat)
+    picked: dict[str, list[str]] = {}
     for name in modules:
         module, _, test = name.partition("::")
         if test:
-            suite.picked.setdefault(Path(module).name, []).append(test)
+            picked.setdefault(Path(module).name, []).append(test)
+    suite = Suite(args.test_dir, args.results, pytest_args, args.jobs, args.module_timeout, pool,
+                  picked=picked, repeat=args.repeat)
     return suite.run(selected_modules(args.test_dir, modules))
 
 
