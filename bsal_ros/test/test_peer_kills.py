@@ -77,6 +77,9 @@ def kill_window(two_hosts, tmp_path, kills, freeze=False):
           f"{pct(w['rtt'], 99):.2f} max {max(w['rtt']):.1f} ms; {len(w['gaps'])} board "
           f"gaps, max {max(w['gaps']):.1f} ms", flush=True)
     assert w["bad"] == [], w["bad"][:5]
+    # the board stamps span the window: a probe that started receiving late
+    # would leave a stall at the window's start unseen
+    assert sum(w["gaps"]) >= 0.9 * w["seconds"] * 1e3, (sum(w["gaps"]), w["seconds"])
     return w
 
 

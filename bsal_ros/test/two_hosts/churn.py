@@ -128,6 +128,21 @@ def over(w) -> tuple[int, int]:
             sum(1 for g in w["gaps"] if g > (BOARD_PERIOD_S + STALL_S) * 1e3))
 
 
+def probe_reads_the_board(dep: Deployment, timeout: float = 60.0) -> None:
+    """Wait until the robot's probe receives the drive board's readings.
+
+    Its motor_states subscription matches the bridge's publisher through
+    discovery, which may end seconds after the lab sees the whole graph
+    (2-3 s under coverage): a window opened before that had no board stamps
+    for its first seconds, and the self-check's stall there went unseen."""
+    deadline = time.monotonic() + timeout
+    while len(dep.robot.ask("board_gaps", since=time.monotonic() - 0.5)["gaps"]) < 3:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no drive-board reading reached the robot's probe in "
+                               f"{timeout:.0f} s")
+        time.sleep(0.1)
+
+
 def churn_window(hosts, dep: Deployment, env: dict, logdir: Path, a,
                  on_start=None) -> tuple[dict, Churn]:
     """Log the lab's control application in, then time RCI answers and board
@@ -141,6 +156,7 @@ def churn_window(hosts, dep: Deployment, env: dict, logdir: Path, a,
     if dep.login()["activate"] != "ack":
         raise RuntimeError("DC motor 0 not switched on")
     dep.lab.ask("rci_bench", n=30)
+    probe_reads_the_board(dep)
     churn = Churn(hosts, env, logdir, a)
     if on_start is not None:
         on_start()
