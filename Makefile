@@ -47,15 +47,15 @@ run: setup
 	@$(ENV) brak_bringup $(RUN_ARGS)
 
 # The whole suite under coverage.py (line + branch, bsal_ros/.coveragerc): every
-# Python process the tests start is measured too (COVERAGE_PROCESS_START and the
-# venv's .pth hook, scripts/setup.sh). Then combine, print the report with its
+# Python process the tests start is measured too, from its first import of
+# bsal_ros (BSAL_COVERAGE_RCFILE and the venv's .pth hook: scripts/coverage_hook.py). Then combine, print the report with its
 # total, and fail when the total is under the floor (fail_under) even if pytest passed.
 COVERAGE_DIR := $(CURDIR)/build/coverage
 # A part of the suite (PYTEST_ARGS with -k, -m or a test file) cannot reach the
 # floor: its total is printed, the floor is not applied.
 COVERAGE_SUBSET := $(strip $(findstring -k,$(PYTEST_ARGS))$(findstring -m,$(PYTEST_ARGS))$(findstring test/,$(PYTEST_ARGS)))
 COVERAGE_FLOOR_ARG := $(if $(COVERAGE_SUBSET),--fail-under=0,)
-COVERAGE_ENV := COVERAGE_PROCESS_START=$(CURDIR)/bsal_ros/.coveragerc BSAL_COVERAGE_DIR=$(COVERAGE_DIR)
+COVERAGE_ENV := BSAL_COVERAGE_RCFILE=$(CURDIR)/bsal_ros/.coveragerc BSAL_COVERAGE_DIR=$(COVERAGE_DIR)
 
 test: setup
 	@echo "[test] ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE), a ROS domain per test module, $(SUITE_JOBS) at once"

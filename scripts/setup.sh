@@ -105,12 +105,13 @@ if ! fresh "$stamps/deps" requirements/; then
 fi
 
 # --- 2a. coverage of the processes the tests start ---------------------------
-# `make test` sets COVERAGE_PROCESS_START (bsal_ros/.coveragerc); this hook
-# starts coverage.py in every Python process of the venv that has it, so nodes,
-# brak_bringup and tools run by the tests are measured too (recent coverage
-# releases install an equivalent hook of their own: starting twice is a no-op).
+# `make test` sets BSAL_COVERAGE_RCFILE (bsal_ros/.coveragerc); this hook runs
+# scripts/coverage_hook.py in every Python process of the venv that has it,
+# which starts coverage.py when the process first imports bsal_ros: nodes,
+# brak_bringup and tools run by the tests are measured, and the processes
+# that never import bsal_ros (the ros2 CLI, colcon) run untraced.
 cov_pth="$venv/lib/python3.11/site-packages/bsal_ros_coverage.pth"
-cov_hook='import os; exec("try:\n import coverage\nexcept ImportError:\n pass\nelse:\n coverage.process_startup()") if os.environ.get("COVERAGE_PROCESS_START") else None'
+cov_hook="import os; os.environ.get('BSAL_COVERAGE_RCFILE') and exec(compile(open('$root/scripts/coverage_hook.py').read(), 'coverage_hook.py', 'exec'), {'__name__': 'bsal_ros_coverage_hook'})"
 if [ "$(cat "$cov_pth" 2>/dev/null)" != "$cov_hook" ]; then
     printf '%s\n' "$cov_hook" > "$cov_pth"
 fi

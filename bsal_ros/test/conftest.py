@@ -38,6 +38,10 @@ os.environ.setdefault("ROS_DOMAIN_ID", str(random.randint(1, 100)))
 
 import pytest  # noqa: E402
 
+# make test's coverage.py starts at a process's first import of bsal_ros
+# (scripts/coverage_hook.py): here, before any test starts a thread
+import bsal_ros  # noqa: E402, F401, I100
+
 #: a test that leaves an rclpy context alive fails, naming it (test/leak_check.py)
 pytest_plugins = ("leak_check",)
 

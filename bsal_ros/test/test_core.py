@@ -36,7 +36,8 @@ def test_core_imports_nothing_from_ros():
             "bad = [m for m in sys.modules if m.split('.')[0] in "
             "('rclpy', 'bsal_interfaces', 'socket', 'asyncio')]; print(bad)")
     # without make test's coverage.py, which imports socket itself
-    env = {k: v for k, v in os.environ.items() if k != "COVERAGE_PROCESS_START"}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("COVERAGE_PROCESS_START", "BSAL_COVERAGE_RCFILE")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env=env)
     assert out.stdout.strip() == "[]"

@@ -20,7 +20,9 @@ The executables end with ``os._exit`` after a clean stop (runtime.run), which
 skips coverage.py's own save at exit: :mod:`bsal_ros.nodes.process_exit` saves
 first. Checked here with a private coverage configuration (its own data
 folder), the way ``make test`` starts coverage in a process: the environment
-variable COVERAGE_PROCESS_START and the .pth hook scripts/setup.sh installs.
+variable BSAL_COVERAGE_RCFILE and the .pth hook scripts/setup.sh installs,
+which starts coverage.py at a process's first import of bsal_ros
+(scripts/coverage_hook.py).
 """
 import signal
 import subprocess
@@ -44,7 +46,8 @@ def private_coverage(tmp_path, monkeypatch):
                   f"source_pkgs = bsal_ros\ndata_file = {data}/.coverage\n"
                   "disable_warnings = module-not-imported, no-data-collected\n",
                   encoding="utf-8")
-    monkeypatch.setenv("COVERAGE_PROCESS_START", str(rc))
+    monkeypatch.setenv("BSAL_COVERAGE_RCFILE", str(rc))
+    monkeypatch.delenv("COVERAGE_PROCESS_START", raising=False)
 
     def measured():
         """{module file name: executed line numbers} of every process so far.
@@ -67,6 +70,26 @@ def lines_of(module, text):
     """The line numbers of ``module``'s source lines that contain ``text``."""
     source = open(module.__file__, encoding="utf-8").read().splitlines()
     return {n for n, line in enumerate(source, 1) if text in line}
+
+
+MEASURING = ("import sys; c = sys.modules.get('coverage'); "
+             "print(bool(c and c.Coverage.current()))")
+
+
+def test_a_process_is_measured_from_its_first_import_of_bsal_ros(private_coverage):
+    """Not before: a process that never imports bsal_ros (the ros2 CLI,
+    colcon) runs without coverage.py; one that does is measured from its
+    package's first line, and does not hand coverage.py's own start-up
+    variable to the processes it starts."""
+    def run(code):
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=60, check=True).stdout.split()
+    assert run(f"import json; {MEASURING}") == ["False"]
+    assert private_coverage() == {}
+    assert run(f"import bsal_ros.core.result, os; {MEASURING}; "
+               "print(os.environ.get('COVERAGE_PROCESS_START'))") == ["True", "None"]
+    from bsal_ros.core import result
+    assert lines_of(result, "OK = 0") <= private_coverage().get("result.py", set())
 
 
 def test_hard_exit_saves_the_coverage_data_first(private_coverage):

@@ -62,7 +62,7 @@ def run_suite(test_dir: Path, *args: str, timeout: float = 120) -> subprocess.Co
     """The runner on ``test_dir``, its modules in domains 90-99 (held through
     the machine's lock folder, as the suite's own modules are)."""
     env = dict(os.environ)
-    env.pop("COVERAGE_PROCESS_START", None)     # the toy trees measure nothing of ours
+    env.pop("BSAL_COVERAGE_RCFILE", None)     # the toy trees measure nothing of ours
     return subprocess.run([sys.executable, str(RUNNER), "--test-dir", str(test_dir),
                            "--results", str(test_dir.parent / "results"), "--domains", "90-99",
                            *args, "--", "-q"],
@@ -104,6 +104,24 @@ def test_one_process_and_one_domain_per_module_and_one_closing_line(tmp_path):
     assert all(90 <= int(domain) <= 99 for _, domain in seen.values()), seen
     junit = (test_dir.parent / "results" / "junit.xml").read_text()
     assert junit.count("<testcase") == 5 and "test_fails" in junit
+
+
+def test_hypothesis_plugin_only_where_a_module_uses_hypothesis(tmp_path):
+    """Its plugin imports all of hypothesis in every pytest process (about 1 s
+    of CPU): left out of the modules that never name it."""
+    body = textwrap.dedent("""
+        def test_plugins(request):
+            # the name in two parts: this module must not name it to the runner
+            loaded = request.config.pluginmanager.has_plugin("hypo" + "thesispytest")
+            print("HYPOTHESIS PLUGIN", loaded, flush=True)
+    """)
+    test_dir = tree(tmp_path, {"test_plain.py": body,
+                               "test_prop.py": "import hypothesis  # noqa: F401\n" + body})
+    done = run_suite(test_dir, "--jobs", "2", "-s")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = test_dir.parent / "results"
+    assert "HYPOTHESIS PLUGIN False" in (results / "test_plain.log").read_text()
+    assert "HYPOTHESIS PLUGIN True" in (results / "test_prop.log").read_text()
 
 
 def test_repeat_runs_a_module_again_in_a_fresh_process(tmp_path):
