@@ -40,7 +40,7 @@ functions interleaved round after round (so load from other processes hits
 them alike); the figure is the best batch (per-call time).
 
 Run:  python3 bench/bench_protocol.py [--seconds 1.0]
-Output: Markdown (figures in a code block), for bench/run_all.py.
+Output: Markdown (figures in a code block), for scripts/run_bench.py.
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ outside the package by rci_latency/run_node.py): every segment of an acked
 command, on one CLOCK_MONOTONIC time line. The experiment options change only
 the bridge's processes (--help).
 
-Prints Markdown (bench/run_all.py collects it into docs/BENCHMARKS.md).
+Prints Markdown (scripts/run_bench.py collects it into docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations

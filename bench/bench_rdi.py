@@ -34,7 +34,7 @@ then with the lag limit off, so the stalled client stays connected and only
 the bounded queues hold memory back).
 
 Run:  python3 bench/bench_rdi.py [--seconds 5] [--memory-seconds 60]
-Output: Markdown (figures in a code block), for bench/run_all.py.
+Output: Markdown (figures in a code block), for scripts/run_bench.py.
 """
 
 from __future__ import annotations

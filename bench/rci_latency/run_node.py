@@ -38,10 +38,7 @@ process only, from outside the package (nothing in bsal_ros is edited):
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 import sys
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 ENTRIES = {
     "hardware_node": "bsal_ros.nodes.hardware_node",
@@ -87,7 +84,7 @@ def main(argv=None) -> int:
             return subscribe(self, msg_type, topic, *args, **kwargs)
         rci_gateway.RciGatewayNode.create_subscription = create_subscription
     if a.trace:
-        from bench.rci_latency.tracemarks import install
+        from tracemarks import install      # this script's folder is on sys.path
         install(a.trace)
     sys.argv = [a.entry] + rest
     return module.main() or 0

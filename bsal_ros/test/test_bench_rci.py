@@ -113,7 +113,8 @@ def test_pin_puts_the_servers_on_their_cpus_and_gives_the_client_its_own(monkeyp
     # the servers' CPUs, and the bench itself keeps its own affinity
     import argparse
 
-    from bench import bench_rci
+    monkeypatch.syspath_prepend(str(REPO / "bench"))
+    import bench_rci
     assert bench_rci.parse_pin("0/1") == ([0], [1])
     assert bench_rci.parse_pin("0,1/1") == ([0, 1], [1])
     with pytest.raises(argparse.ArgumentTypeError, match="CLIENT/SERVERS"):
