@@ -21,7 +21,10 @@
   Python file of the package, its launch files, ``setup.py`` and the
   repository's ``scripts/`` (tests and ``bench/`` are not held to it yet);
 - a docstring on every public class and function (``main()`` and a few
-  functions another branch rewrites are listed below with the reason);
+  functions another branch rewrites are listed below with the reason); in
+  the public modules of ``protocol/``, the docstring names every parameter
+  (``:param x:``), what comes back (``:returns:``) and what it raises
+  (``:raises E:``, where the body raises);
 - one quote style (double quotes), checked with ruff's flake8-quotes rules;
 - ``bench/`` holds benchmarks only: at most 2,500 lines of Python in all, and
   no test module imports it but the benchmarks' own test
@@ -121,6 +124,43 @@ def test_the_docstring_check_sees_a_missing_docstring():
                      "def _h():\n    pass\n")
     names = [d for d, node in public_definitions(tree) if ast.get_docstring(node) is None]
     assert names == ["A", "A.f"]
+
+
+def contract_gaps(tree) -> list[str]:
+    """What the docstrings of the public functions in ``tree`` leave out: a
+    parameter without ``:param:``, a raise without ``:raises``, an annotated
+    return value without ``:returns:`` (properties are left out)."""
+    gaps = []
+    for dotted, node in public_definitions(tree):
+        if isinstance(node, ast.ClassDef) or any(
+                isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list):
+            continue
+        doc = ast.get_docstring(node) or ""
+        params = [a.arg for a in node.args.args + node.args.kwonlyargs
+                  if a.arg not in ("self", "cls")]
+        gaps += [f"{dotted}: :param {p}:" for p in params if f":param {p}:" not in doc]
+        if any(isinstance(n, ast.Raise) for n in ast.walk(node)) and ":raises " not in doc:
+            gaps.append(f"{dotted}: :raises")
+        returns = node.returns
+        no_value = returns is None or (isinstance(returns, ast.Constant) and returns.value is None)
+        if not no_value and ":returns:" not in doc:
+            gaps.append(f"{dotted}: :returns:")
+    return gaps
+
+
+def test_protocol_docstrings_state_the_contract():
+    gaps = []
+    public = [p for p in sorted((PACKAGE / "protocol").glob("*.py")) if not p.stem.startswith("_")]
+    for path in public:
+        gaps += [f"{rel(path)} {g}" for g in contract_gaps(ast.parse(path.read_text("utf-8")))]
+    assert len(public) > 10, public
+    assert not gaps, "protocol/ docstrings without their contract:\n" + "\n".join(gaps)
+
+
+def test_the_contract_check_sees_what_a_docstring_leaves_out():
+    tree = ast.parse('def f(a, b) -> int:\n    """:param a: x"""\n    raise ValueError\n'
+                     'def g(a) -> None:\n    """:param a: x"""\n')
+    assert contract_gaps(tree) == ["f: :param b:", "f: :raises", "f: :returns:"]
 
 
 def test_one_quote_style_in_bsal_ros():
