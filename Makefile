@@ -82,7 +82,7 @@ test-fast: setup
 	@cd bsal_ros && ../$(ENV) python -m pytest -m "not ros" $(PYTEST_ARGS)
 
 bench: setup
-	@$(ENV) python bench/run_all.py $(BENCH_ARGS)
+	@$(ENV) python scripts/run_bench.py $(BENCH_ARGS)
 
 faults: setup
 	@$(ENV) python bsal_ros/test/fault_campaign.py

@@ -14,28 +14,22 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""ROS peers SIGKILLed at random instants next to the bridge (issue 28):
-does any RCI answer or any hardware-node poll period stall meanwhile?
+"""ROS peers SIGKILLed at random instants next to the bridge: does any RCI
+answer or any hardware-node poll period stall meanwhile?
 
     scripts/with_env.sh python bench/bench_peer_kills.py [--kills 50] [--peers 4]
         [--max-seconds 240] [--seed 28]
 
 Needs root (network namespaces, test/two_hosts/netns.py). The whole bridge
-(``brak_bringup``, with the shipped Fast DDS profile) runs in the robot
-namespace on SUBNET discovery. In the same namespace, ``--peers`` peer
-processes (test/two_hosts/peer.py, Fast DDS's default transports: shared
-memory + UDP) subscribe to odom, /tf, motor_states, device_states and the 12
-sonars and call ``list_devices`` every 50 ms; one of the peers that are up is
-SIGKILLed every 0.1-0.8 s (random) and replaced, until ``--kills`` were
-killed. Meanwhile the lab's control application times Get Sensor (12 sonars)
-and acked Set Motor requests back to back, and the robot's probe records the
-drive board's reading stamps of ``motor_states`` (the hardware node polls it
-every 50 ms). The floor is the same measurement in a quiet window of the same
-length, in the same run. The peers run at nice 10 (``--peer-nice``): their
-start-ups would otherwise take the bridge's CPU on two cores, which is load,
-not a stall (at 19 they starved behind two busy processes: 35 kills in 240
-s). test/test_peer_kills.py runs the same churn window as a test; the churn,
-the window and the options are test/two_hosts/churn.py.
+(``brak_bringup``, shipped Fast DDS profile) runs in the robot namespace on
+SUBNET discovery; beside it ``--peers`` peer processes (test/two_hosts/peer.py)
+subscribe to its topics and call ``list_devices``, and one of them is
+SIGKILLed every 0.1-0.8 s and replaced, until ``--kills`` were killed
+(test/two_hosts/churn.py: the churn, the window, the options; the peers run
+at ``--peer-nice``). Meanwhile the lab's control application times Get Sensor
+(12 sonars) and acked Set Motor back to back, and the robot's probe records
+the gaps between the drive board's reading stamps. The floor: the same
+measurement in a quiet window of the same length, in the same run.
 """
 
 from __future__ import annotations

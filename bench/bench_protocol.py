@@ -26,9 +26,7 @@ Encode + decode of
 against floors measured in the same run, interleaved with our code:
 
   floor         one precompiled ``struct.Struct`` packing the flat values of the
-                same bytes and unpacking them again (no objects); the ratio
-                to it is a figure, no longer a goal (issue 15: the codec is
-                a few % of the fastest RCI round trip, see bench_rci);
+                same bytes and unpacking them again (no objects);
   object floor  the least any implementation of this API must do: the same
                 Struct pack from the API's objects (values read straight out of
                 them) and unpack into exactly the objects our decoder returns
@@ -42,7 +40,7 @@ functions interleaved round after round (so load from other processes hits
 them alike); the figure is the best batch (per-call time).
 
 Run:  python3 bench/bench_protocol.py [--seconds 1.0]
-Output: Markdown (figures in a code block), for bench/run_all.py.
+Output: Markdown (figures in a code block), for scripts/run_bench.py.
 """
 
 from __future__ import annotations
@@ -255,8 +253,8 @@ def main(argv=None):
     for name, r, o in (("A", ra, oa), ("B", rb, ob)):
         print(f"- {name}: encode+decode is {r:.2f}x the raw Struct floor and {r / o:.2f}x the "
               f"object floor (the least this API's objects cost: {o:.2f}x the raw floor). "
-              f"Not a goal any more (issue 15, item 4): what it weighs in a round trip is "
-              f"in the bench_rci section (codec share of the fastest round trip).")
+              f"What it weighs in a round trip: the bench_rci section (codec share of the "
+              f"fastest round trip).")
 
 
 if __name__ == "__main__":

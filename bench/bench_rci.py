@@ -44,29 +44,25 @@ no rclpy. It starts, as child processes (stopped by PID at the end):
   and the architecture's floor, a relay that turns each Set Motor-sized TCP
   request into one SetMotors call as the gateway makes it (call_async), to a
   server that does no work, answering empty or with the states the real
-  answer carries (issue 31: what is left for the bridge's own work).
+  answer carries (what is left is the bridge's own work).
 
 Paths: (a) a 12-sonar group Get Sensor inquiry CGtSnIq -> CGtSnRp, against
 the TCP floor; (b) Set Motor with RQ_ACK, CStMt -> CCnAc, against the rclpy
 floor; (c) a relative-encoder clear with RQ_ACK, CStSn -> CCnAc, alone and
 (d) with a Get Sensor DATA of that encoder in the same write (the first read
-after a command, issue 21: until CCnAc and CGtSnRp are both in), against
-(c) and (b). Samples are taken in interleaved blocks (path, floor, path, ...), so
-the machine's load hits both alike. The client's own protocol cost is
-measured apart and printed; the request is encoded before the clock starts,
-the reply decoded before it stops. The report ends with issue 15's goals,
-judged on this run's figures.
+after a command: until CCnAc and CGtSnRp are both in), against (c) and (b).
+Samples are taken in interleaved blocks (path, floor, path, ...), so the
+machine's load hits both alike. The client's own protocol cost is measured
+apart and printed; the request is encoded before the clock starts, the reply
+decoded before it stops. Every figure is printed with its ratio to its floor.
 
 The breakdown (on by default) repeats (b) with timestamps taken inside the
-gateway and the hardware node (bench/rci_latency/tracemarks.py, installed from
-outside the package by bench/rci_latency/run_node.py): every segment of an
-acked command, measured on one CLOCK_MONOTONIC time line.
+gateway and the hardware node (rci_latency/tracemarks.py, installed from
+outside the package by rci_latency/run_node.py): every segment of an acked
+command, on one CLOCK_MONOTONIC time line. The experiment options change only
+the bridge's processes (--help).
 
-Experiment options (each changes only the bridge's processes): --executor
-(both deployments, through BSAL_ROS_EXECUTOR), --hw-executor / --gw-executor
-(per-node only), --switch-interval, --gw-no-states (see run_node.py).
-
-Prints Markdown (bench/run_all.py collects it into docs/BENCHMARKS.md).
+Prints Markdown (scripts/run_bench.py collects it into docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -97,13 +93,12 @@ from bsal_ros.nodes.executors import ENV_VAR as EXECUTOR_ENV  # noqa: E402
 from bsal_ros.paths import shipped  # noqa: E402
 from bsal_ros.protocol.constants import (GetSensorStatus, MotorType, RciCode,  # noqa: E402
                                          SensorCommandCode, SensorType)
-from bsal_ros.protocol.rci import (CAcMt, CBsTm, CCnAc, CGtSnIq, CGtSnRp, CStMt,  # noqa: E402
-                                   CStSn, encode_rci, MotorCommand, MotorCommandKind,
-                                   RciDecoder, SensorCommand)
-from bsal_ros.protocol.values import speedval_pack  # noqa: E402
+from bsal_ros.protocol.rci import (CAcMt, CBsTm, CCnAc, CGtSnIq, CGtSnRp,  # noqa: E402
+                                   CStSn, encode_rci, RciDecoder, SensorCommand)
 from bsal_ros.rci.client import RciClient  # noqa: E402
 from bsal_ros.rci.users import DEMO_KEY  # noqa: E402
-from child_process import Child, STARTED  # noqa: E402
+from child_process import Child, cpu_seconds, STARTED  # noqa: E402
+from two_hosts.clients import set_motor, sized_round_trips, sonar_inquiry  # noqa: E402
 
 clock = time.perf_counter_ns       # CLOCK_MONOTONIC on Linux, as in tracemarks.py
 RUNNER = ROOT / "bench" / "rci_latency" / "run_node.py"
@@ -137,15 +132,6 @@ def f3(x):
     return f"{x:.3f}"
 
 
-def cpu_seconds(pid):
-    """utime + stime of a process, s (Linux /proc)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 # ------------------------------------------------------------------ the client
 class Client:
     """The control application: one RCI session on a plain blocking socket."""
@@ -156,41 +142,18 @@ class Client:
         self.sock = self.rci.sock
         self.sock.settimeout(10)
         self.dec = self.rci.decoder
-        self.reply_sizes = {}
 
     def request(self, pkt, data=None):
         """(t_send_ns, t_recv_ns, reply) of one request; data: pkt pre-encoded."""
-        dec = self.dec
-        if type(pkt) is CGtSnIq:
-            dec.expect_reply(pkt)
-        if data is None:
-            data = encode_rci(pkt)
-        sock = self.sock
-        got = 0
-        t0 = clock()
-        sock.sendall(data)
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                raise EOFError("gateway closed the session")
-            got += len(chunk)
-            # a CBsTm the gateway sends on its own (the base time moved, 001
-            # 4.6.16) is no reply: neither its packet nor its bytes count
-            out = []
-            for p in dec.feed(chunk):
-                if type(p) is CBsTm:
-                    got -= len(encode_rci(p))
-                else:
-                    out.append(p)
-            if out:
-                break
-        t1 = clock()
-        self.reply_sizes[type(pkt)] = got
+        t0, t1, out = self.request_replies(encode_rci(pkt) if data is None else data,
+                                           (pkt,) if type(pkt) is CGtSnIq else (), 1)
         return t0, t1, out[0]
 
     def request_replies(self, data, inquiries, n):
         """(t_send_ns, t_recv_ns, replies) of pre-encoded requests answered by
-        ``n`` packets; ``inquiries``: the Get inquiries among them, in order."""
+        ``n`` packets; ``inquiries``: the Get inquiries among them, in order. A
+        CBsTm the gateway sends on its own (the base time moved, 001 4.6.16)
+        is no reply."""
         dec = self.dec
         for q in inquiries:
             dec.expect_reply(q)
@@ -205,21 +168,8 @@ class Client:
             out += [p for p in dec.feed(chunk) if type(p) is not CBsTm]
         return t0, clock(), out
 
-    def raw_reply(self, pkt):
-        """The bytes of one reply (untimed), to time the client's decoding apart."""
-        self.dec.expect_reply(pkt)
-        self.sock.sendall(encode_rci(pkt))
-        buf = b""
-        while not self.dec.feed(chunk := self.sock.recv(65536)):
-            buf += chunk
-        return buf + chunk
-
     def close(self):
         self.rci.close()
-
-
-def sonar_inquiry():
-    return CGtSnIq.group(SensorType.ULTRASONIC, 0, [GetSensorStatus.DATA] * 12)
 
 
 def encoder_clear():
@@ -235,9 +185,7 @@ def encoder_inquiry():
 
 def motor_commands():
     """The two Set Motor packets the bench alternates (DC 0, duty 10 % / 12 %)."""
-    return [CStMt.one(MotorType.DC, 0, MotorCommand(MotorCommandKind.SPVAL,
-                                                    speedval_pack(True, v)), rq_ack=True)
-            for v in (10.0, 12.0)]
+    return [set_motor(10.0), set_motor(12.0)]
 
 
 def client_codec_cost(n=20000):
@@ -280,23 +228,10 @@ class EchoLink:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock.sendall(struct.pack("!II", req_size, rep_size))
-        self.req = b"\xaa" * req_size
-        self.rep_size = rep_size
+        self.sizes = req_size, rep_size
 
     def sample(self, n):
-        out = []
-        sock, req, size = self.sock, self.req, self.rep_size
-        for _ in range(n):
-            t0 = clock()
-            sock.sendall(req)
-            got = 0
-            while got < size:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    raise EOFError("echo server closed")
-                got += len(chunk)
-            out.append(clock() - t0)
-        return out
+        return sized_round_trips(self.sock, *self.sizes, n)
 
     def close(self):
         self.sock.close()
@@ -398,8 +333,8 @@ def wrapped(entry, opts):
     return [sys.executable, str(RUNNER), entry] + flags + ["--"]
 
 
-#: the executors of the previous release (before issue 15): brak_bringup's
-#: single-threaded executor, a thread pool in every node's own main()
+#: the executors of the previous release: brak_bringup's single-threaded
+#: executor, a thread pool in every node's own main()
 PREVIOUS = {"one": "single", "per-node": "multi"}
 
 
@@ -505,6 +440,21 @@ def wait_ready(client, timeout=60.0):
         time.sleep(0.2)
 
 
+def round_trips(what, ask, answered):
+    """A sampler: ``n`` -> the times (ns) of ``n`` requests, ``ask(i)`` returning
+    (t_send, t_recv, reply) of the i-th; RuntimeError at a reply ``answered``
+    refuses."""
+    def sample(n):
+        out = []
+        for i in range(n):
+            t0, t1, rp = ask(i)
+            if not answered(rp):
+                raise RuntimeError(f"{what} answered {rp!r}")
+            out.append(t1 - t0)
+        return out
+    return sample
+
+
 def measure_deployment(deployment, a, floors, logdir, env, ns, variant="now"):
     """Interleaved blocks of both paths and all floors on one deployment."""
     bridge = Bridge(deployment, a, logdir, env, ns, variant=variant)
@@ -516,56 +466,26 @@ def measure_deployment(deployment, a, floors, logdir, env, ns, variant="now"):
         inq_bytes = encode_rci(inq)
         cmds = motor_commands()
         cmd_bytes = [encode_rci(c) for c in cmds]
-        client.request(inq, inq_bytes)
-        client.request(cmds[0], cmd_bytes[0])
-        sizes = {"sonar": (len(inq_bytes), client.reply_sizes[CGtSnIq]),
-                 "motor": (len(cmd_bytes[0]), client.reply_sizes[CStMt])}
+        sonar_reply = encode_rci(client.request(inq, inq_bytes)[2])
+        sizes = {"sonar": (len(inq_bytes), len(sonar_reply)),
+                 "motor": (len(cmd_bytes[0]), len(encode_rci(client.request(cmds[0])[2])))}
         echo = {k: EchoLink(floors.echo_port, *v) for k, v in sizes.items()}
         relays = [RelayLink(floors.relay_port, *sizes["motor"], which) for which in (0, 1)]
 
-        def sonar(n):
-            out = []
-            for _ in range(n):
-                t0, t1, rp = client.request(inq, inq_bytes)
-                if type(rp) is not CGtSnRp:
-                    raise RuntimeError(f"sonar inquiry answered {rp!r}")
-                out.append(t1 - t0)
-            return out
-
-        ok = CCnAc(RciCode.CStMt)
-
-        def motor(n):
-            out = []
-            for i in range(n):
-                t0, t1, rp = client.request(cmds[i & 1], cmd_bytes[i & 1])
-                if rp != ok:
-                    raise RuntimeError(f"Set Motor answered {rp!r}")
-                out.append(t1 - t0)
-            return out
-
+        ok, clear_ok = CCnAc(RciCode.CStMt), CCnAc(RciCode.CStSn)
         clear_bytes = encode_rci(encoder_clear())
         enc_inq = encoder_inquiry()
         clear_read_bytes = clear_bytes + encode_rci(enc_inq)
-        clear_ok = CCnAc(RciCode.CStSn)
-
-        def clear(n):
-            out = []
-            for _ in range(n):
-                t0, t1, rp = client.request_replies(clear_bytes, (), 1)
-                if rp != [clear_ok]:
-                    raise RuntimeError(f"encoder clear answered {rp!r}")
-                out.append(t1 - t0)
-            return out
-
-        def clear_read(n):
-            out = []
-            for _ in range(n):
-                t0, t1, rp = client.request_replies(clear_read_bytes, (enc_inq,), 2)
-                if rp[0] != clear_ok or type(rp[1]) is not CGtSnRp:
-                    raise RuntimeError(f"encoder clear + read answered {rp!r}")
-                out.append(t1 - t0)
-            return out
-
+        sonar = round_trips("sonar inquiry", lambda i: client.request(inq, inq_bytes),
+                            lambda rp: type(rp) is CGtSnRp)
+        motor = round_trips("Set Motor", lambda i: client.request(cmds[i & 1], cmd_bytes[i & 1]),
+                            lambda rp: rp == ok)
+        clear = round_trips("encoder clear", lambda i: client.request_replies(clear_bytes, (), 1),
+                            lambda rp: rp == [clear_ok])
+        clear_read = round_trips(
+            "encoder clear + read",
+            lambda i: client.request_replies(clear_read_bytes, (enc_inq,), 2),
+            lambda rp: rp[0] == clear_ok and type(rp[1]) is CGtSnRp)
         samplers = {"sonar": sonar, "tcp_sonar": echo["sonar"].sample,
                     "motor": motor, "tcp_motor": echo["motor"].sample,
                     "clear": clear, "clear_read": clear_read,
@@ -590,9 +510,7 @@ def measure_deployment(deployment, a, floors, logdir, env, ns, variant="now"):
                 res[k] += f(per_block)
         dt = time.monotonic() - t0
         busy_cpu = {k: 100.0 * (cpu_seconds(p) - c0[k]) / dt for k, p in pids.items()}
-        sonar_reply = client.raw_reply(inq)
-        client.request(CStMt.one(MotorType.DC, 0, MotorCommand(
-            MotorCommandKind.SPVAL, speedval_pack(True, 0.0)), rq_ack=True))
+        client.request(set_motor(0.0))
         for e in [*echo.values(), *relays]:
             e.close()
         return {"samples": res, "sizes": sizes, "idle_cpu": idle_cpu, "busy_cpu": busy_cpu,
@@ -618,8 +536,7 @@ def measure_breakdown(deployment, a, logdir, env, ns):
             t0, t1, rp = client.request(cmds[i & 1], cmd_bytes[i & 1])
             if i >= a.warmup:
                 windows.append((t0, t1))
-        client.request(CStMt.one(MotorType.DC, 0, MotorCommand(
-            MotorCommandKind.SPVAL, speedval_pack(True, 0.0)), rq_ack=True))
+        client.request(set_motor(0.0))
     finally:
         if client is not None:
             client.close()
@@ -678,12 +595,6 @@ def measure_breakdown(deployment, a, logdir, env, ns):
 # ------------------------------------------------------------------ report
 DEPLOY_NAMES = {"one": "one process (`brak_bringup`)",
                 "per-node": "a process per node (as the launch file)"}
-#: the goals (issues 15 and 31): acked Set Motor p50 / p99 against the
-#: two-process rclpy floor's, 12-sonar group Get p50 against the TCP floor's
-#: (3x in issue 15, 2x in issue 31), its p99 in ms, and the first read after
-#: a command (clear + read in one write) p50 against the acked clear alone
-GOAL_MOTOR_P50, GOAL_MOTOR_P99, GOAL_SONAR_P50, GOAL_SONAR_P99_MS = 1.5, 3.0, 2.0, 0.5
-GOAL_CLEAR_READ = 1.2
 
 
 def deploy_name(key):
@@ -710,60 +621,19 @@ def print_report(a, codec, runs, breakdowns, load):
         print("Experiment: " + ", ".join(f"{k} {v}" for k, v in exp.items()) + ".\n")
     if runs:
         print_figures(codec, runs)
-        print_goals(runs)
         print_architecture_floor(runs)
         print_before_after(runs)
     print_breakdowns(breakdowns)
 
 
-def verdict(ok):
-    return "met" if ok else "**not met**"
-
-
-def print_goals(runs):
-    """Issues 15 and 31's goals, judged on this run's figures and floors."""
-    print("Goals (issues 15 and 31), judged on this run: acked Set Motor p50 <= "
-          f"{GOAL_MOTOR_P50:g}x and p99 <= {GOAL_MOTOR_P99:g}x the two-process rclpy "
-          f"floor's (each floor), 12-sonar group Get p50 <= {GOAL_SONAR_P50:g}x the TCP "
-          f"floor's and p99 <= {GOAL_SONAR_P99_MS:g} ms, encoder clear + read in one "
-          f"write p50 <= {GOAL_CLEAR_READ:g}x the acked clear alone.\n")
-    print("| deployment | goal | figure | floor | ratio | verdict |")
-    print("|---|---|---|---|---|---|")
-    for key, r in runs.items():
-        s = {k: summary(v) for k, v in r["samples"].items()}
-        name = deploy_name(key)
-        m = s["motor"]
-        for kind, label in (("events", "rclpy events"), ("single", "rclpy single")):
-            f = s.get(f"trigger_{kind}")
-            if f is None:
-                continue
-            for q, goal in (("p50", GOAL_MOTOR_P50), ("p99", GOAL_MOTOR_P99)):
-                ratio = m[q] / f[q]
-                print(f"| {name} | Set Motor {q} <= {goal:g}x | {f3(m[q])} | {label} "
-                      f"{f3(f[q])} | {ratio:.2f}x | {verdict(ratio <= goal)} |")
-        sn, t = s["sonar"], s["tcp_sonar"]
-        ratio = sn["p50"] / t["p50"]
-        print(f"| {name} | sonar Get p50 <= {GOAL_SONAR_P50:g}x | {f3(sn['p50'])} | TCP "
-              f"{f3(t['p50'])} | {ratio:.2f}x | {verdict(ratio <= GOAL_SONAR_P50)} |")
-        print(f"| {name} | sonar Get p99 <= {GOAL_SONAR_P99_MS:g} ms | {f3(sn['p99'])} | TCP "
-              f"{f3(t['p99'])} | - | {verdict(sn['p99'] <= GOAL_SONAR_P99_MS)} |")
-        if "clear_read" in s:
-            cr, c = s["clear_read"], s["clear"]
-            ratio = cr["p50"] / c["p50"]
-            print(f"| {name} | clear + read p50 <= {GOAL_CLEAR_READ:g}x | {f3(cr['p50'])} | "
-                  f"acked clear {f3(c['p50'])} | {ratio:.2f}x | "
-                  f"{verdict(ratio <= GOAL_CLEAR_READ)} |")
-    print()
-
-
 def print_architecture_floor(runs):
-    """The relay floor against the rclpy floor and the acked Set Motor: how much
-    of the Set Motor goal the architecture leaves for the bridge's own work."""
+    """The relay floor against the rclpy floor and the acked Set Motor: what
+    the architecture leaves for the bridge's own work."""
     print("The architecture's floor: the relay (bench/rci_latency/floors.py) passes each "
           "Set Motor-sized request from TCP to one SetMotors call, made as the gateway makes "
           "it (call_async awaited through FutureBridge), to an EventsExecutor server that "
           "does no work, and answers; bare = an empty answer, states = the drive board's "
-          "two DeviceState messages in it (the answer issue 31's design carries). p50 ms.\n")
+          "two DeviceState messages in it (as the real answer carries them). p50 ms.\n")
     print("| deployment | rclpy single | relay bare | relay states | acked Set Motor "
           "| relay bare / rclpy | relay states / rclpy | Set Motor / relay states "
           "| Set Motor - relay states |")
@@ -852,7 +722,7 @@ def print_figures(codec, runs):
           f"decode {codec['sonar_decode'] / 1e3:.1f} us (decode inside the timed round trip), "
           f"Set Motor encode {codec['motor_encode'] / 1e3:.1f} us + decode "
           f"{codec['motor_decode'] / 1e3:.1f} us.\n")
-    # Issue 15 item 4: the codec is a figure, not a goal; this is its weight.
+    # the codec's weight in the fastest round trip
     fastest = min(summary(r["samples"]["sonar"])["p50"] for r in runs.values())
     codec_us = (codec["sonar_encode"] + codec["sonar_decode"]) / 1e3
     print(f"Codec share of the fastest round trip (12-sonar group Get p50, {f3(fastest)} ms): "

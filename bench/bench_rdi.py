@@ -34,7 +34,7 @@ then with the lag limit off, so the stalled client stays connected and only
 the bounded queues hold memory back).
 
 Run:  python3 bench/bench_rdi.py [--seconds 5] [--memory-seconds 60]
-Output: Markdown (figures in a code block), for bench/run_all.py.
+Output: Markdown (figures in a code block), for scripts/run_bench.py.
 """
 
 from __future__ import annotations
@@ -49,10 +49,12 @@ import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "bsal_ros", "test"))    # child_process: a test helper
 
 from bsal_ros.core import DeviceState  # noqa: E402
 from bsal_ros.protocol import RdiDecoder, RdiOrientEgo, Statval, Timeval  # noqa: E402
 from bsal_ros.rdi import RdiGateway, StreamConfig, StreamState  # noqa: E402
+from child_process import cpu_seconds  # noqa: E402
 
 
 # ------------------------------------------------------------------ child
@@ -104,13 +106,6 @@ def serve(rate: float, t0: float, max_lag: float, max_clients: int) -> None:
 
 
 # ----------------------------------------------------------------- parent
-def cpu_s(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    tck = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / tck
-
-
 def rss_kb(pid: int) -> int:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -142,14 +137,19 @@ def pct(sorted_vals, q):
     return sorted_vals[min(len(sorted_vals) - 1, int(q * len(sorted_vals)))]
 
 
-def run_clients(child: Child, n: int, seconds: float, warmup: float = 1.0):
+def readers(port: int, n: int, decoder=None):
+    """(selector, sockets) of ``n`` non-blocking connections to ``port``, each
+    registered with a ``decoder()`` of its own when one is given."""
     sel = selectors.DefaultSelector()
-    socks = []
-    for _ in range(n):
-        s = socket.create_connection(("127.0.0.1", child.port))
+    socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
+    for s in socks:
         s.setblocking(False)
-        sel.register(s, selectors.EVENT_READ, RdiDecoder())
-        socks.append(s)
+        sel.register(s, selectors.EVENT_READ, decoder() if decoder else None)
+    return sel, socks
+
+
+def run_clients(child: Child, n: int, seconds: float, warmup: float = 1.0):
+    sel, socks = readers(child.port, n, RdiDecoder)
     lags = {s: [] for s in socks}
     frames = dict.fromkeys(socks, 0)
     nbytes = 0
@@ -159,7 +159,7 @@ def run_clients(child: Child, n: int, seconds: float, warmup: float = 1.0):
     while True:
         now = time.monotonic()
         if cpu0 is None and now >= t_start:
-            cpu0, tc0 = cpu_s(child.p.pid), now
+            cpu0, tc0 = cpu_seconds(child.p.pid), now
         if now >= t_end:
             break
         for key, _ in sel.select(0.05):
@@ -175,7 +175,7 @@ def run_clients(child: Child, n: int, seconds: float, warmup: float = 1.0):
                 if isinstance(p, RdiOrientEgo):
                     lags[key.fileobj].append(t - child.t0 - p.xpos)
                     frames[key.fileobj] += 1
-    cpu = (cpu_s(child.p.pid) - cpu0) / (time.monotonic() - tc0)
+    cpu = (cpu_seconds(child.p.pid) - cpu0) / (time.monotonic() - tc0)
     for s in socks:
         s.close()
     all_l = sorted(v for ls in lags.values() for v in ls)
@@ -190,13 +190,7 @@ def memory_run(seconds: float, max_lag: float, rate: float = 50.0):
     stalled = socket.socket()
     stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     stalled.connect(("127.0.0.1", child.port))
-    readers = []
-    sel = selectors.DefaultSelector()
-    for _ in range(16):
-        s = socket.create_connection(("127.0.0.1", child.port))
-        s.setblocking(False)
-        sel.register(s, selectors.EVENT_READ)
-        readers.append(s)
+    sel, socks = readers(child.port, 16)
     samples = []
     t0 = time.monotonic()
     next_sample = t0
@@ -206,7 +200,7 @@ def memory_run(seconds: float, max_lag: float, rate: float = 50.0):
         if time.monotonic() >= next_sample:
             samples.append(rss_kb(child.p.pid))
             next_sample += 1.0
-    for s in readers + [stalled]:
+    for s in socks + [stalled]:
         s.close()
     child.close()
     return samples

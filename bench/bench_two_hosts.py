@@ -13,8 +13,8 @@
 # limitations under the License.
 #
 # SPDX-License-Identifier: Apache-2.0
-"""RCI latency lab -> robot, on two hosts (issue 22): both placements, over a
-clean and over a lossy, narrow link, with the same run's floor.
+"""RCI latency lab -> robot, on two hosts: both placements, over a clean and
+over a lossy, narrow link, with the same run's floor.
 
     scripts/with_env.sh python bench/bench_two_hosts.py [--samples 400]
         [--placements robot,split] [--profiles off,on] [--loss 2] [--rate 10mbit]
@@ -55,16 +55,12 @@ import time
 # the two-host rig is a test helper (bsal_ros/test/two_hosts)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bsal_ros" / "test"))
 
+from child_process import cpu_seconds  # noqa: E402
 from two_hosts import netns  # noqa: E402
+from two_hosts.churn import pct  # noqa: E402
 from two_hosts.rig import Deployment  # noqa: E402
 
 REPLY_SIZES = {"sonar": 60, "motor": 8}    # CGtSnRp of 12 sonars, CCnAc (bytes, big endian)
-
-
-def pct(xs, q):
-    """Nearest-rank percentile of ns samples, in ms."""
-    s = sorted(xs)
-    return s[min(len(s) - 1, max(0, round(q / 100 * len(s)) - 1))] / 1e6
 
 
 def measure(dep: Deployment, echo_port: int, samples: int, blocks: int) -> dict:
@@ -90,13 +86,7 @@ def measure(dep: Deployment, echo_port: int, samples: int, blocks: int) -> dict:
 
 def _cpu_s(dep: Deployment) -> float:
     """CPU seconds (user + system) used so far by the bridge's processes."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for p in dep.procs:
-        with open(f"/proc/{p.pid}/stat", encoding="ascii") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])      # utime, stime
-    return total / tick
+    return sum(cpu_seconds(p.pid) for p in dep.procs)
 
 
 def _link_bytes(hosts) -> int:
@@ -175,8 +165,8 @@ def report(a, runs) -> None:
                     f"{len(bad)} ({', '.join(sorted({a for _, a in bad}))}, "
                     f"{min(n for n, _ in bad) / 1e6:.0f}..{max(n for n, _ in bad) / 1e6:.0f})")
                 print(f"| {placement} | {profile} | {link} | {names[path]} | "
-                      f"{pct(xs, 50):.2f} | {pct(xs, 99):.2f} | {pct(fl, 50):.3f} | "
-                      f"{pct(fl, 99):.3f} | {failed} |")
+                      f"{pct(xs, 50) / 1e6:.2f} | {pct(xs, 99) / 1e6:.2f} | "
+                      f"{pct(fl, 50) / 1e6:.3f} | {pct(fl, 99) / 1e6:.3f} | {failed} |")
     print(f"\nCost on the clean link, {a.cost_seconds:.0f} s each: CPU of the bridge's "
           f"processes (% of one core) and bytes/s on the link (both directions); driving = "
           f"Set Motor 30 % + 12-sonar Get Sensor every 100 ms from the lab.\n")

@@ -14,34 +14,22 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""The two floors of bench/bench_rci.py, each a process of its own.
+"""The floors of bench/bench_rci.py, one process each (``python floors.py MODE``).
 
-Usage, one process per floor:
-
-    python bench/rci_latency/floors.py echo
-        Loopback TCP server: on each connection the client first sends two
-        big-endian uint32 (request size, reply size); then for every request
-        of that size it answers that many bytes (asyncio, like the gateway).
-        Prints "ECHO PORT <n>".
-    python bench/rci_latency/floors.py trigger-server --executor single|multi
-        std_srvs/Trigger server node. Prints "TRIGGER SERVER READY".
-    python bench/rci_latency/floors.py trigger-client --executor single|multi
-        Client node; reads "<n>" lines on stdin, answers one JSON line with n
-        round-trip times (ns), each call_async + spin_until_future_complete.
-    python bench/rci_latency/floors.py relay-server --states N
-        bsal_interfaces/SetMotors servers on an EventsExecutor (as the hardware
-        node on the simulated bus): ``relay_bare`` answers an empty ``states``,
-        ``relay_states`` the N DeviceState messages a drive Set Motor's answer
-        carries (built once: this floor does no work per call). Prints
-        "RELAY SERVER READY".
-    python bench/rci_latency/floors.py relay
-        The architecture's floor: a loopback TCP server (asyncio, as the
-        gateway) that turns every request into one SetMotors call as the
-        gateway makes it (``call_async`` on a node an EventsExecutor spins in
-        another thread, awaited through ``FutureBridge``) and answers when
-        the answer is in; nothing else. A connection first sends three
-        big-endian uint32 (request size, reply size, 0 = relay_bare /
-        1 = relay_states). Prints "RELAY PORT <n>".
+echo            loopback TCP server (asyncio, like the gateway): a connection
+                sends two big-endian uint32 (request size, reply size), then
+                each request of that size gets that many bytes back; prints
+                "ECHO PORT <n>".
+trigger-server  std_srvs/Trigger server on ``--executor``; "TRIGGER SERVER READY".
+trigger-client  reads "<n>" lines on stdin, answers each with one JSON line of n
+                call_async + spin_until_future_complete round trips (ns).
+relay-server    SetMotors servers that do no work: ``relay_bare`` answers
+                empty, ``relay_states`` with ``--states`` DeviceStates built
+                once; "RELAY SERVER READY".
+relay           the architecture's floor: a TCP server (as echo, with a third
+                uint32: 0 bare, 1 states) that turns each request into one
+                SetMotors call made as the gateway makes it (call_async awaited
+                through FutureBridge); "RELAY PORT <n>".
 """
 
 from __future__ import annotations
@@ -204,7 +192,7 @@ def relay(namespace: str) -> int:
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)   # the loop's own, below
     node = rclpy.create_node("bench_relay", namespace=namespace)
     # as the gateway: clients on a node an EventsExecutor spins in another
-    # thread, call_async awaited through FutureBridge (issue 40)
+    # thread, call_async awaited through FutureBridge
     cbg = ReentrantCallbackGroup()
     clients = [node.create_client(SetMotors, name, callback_group=cbg)
                for name in ("relay_bare", "relay_states")]

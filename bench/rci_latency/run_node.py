@@ -17,15 +17,13 @@
 """Start one of bsal_ros's console entry points with opt-in experiments.
 
     python bench/rci_latency/run_node.py ENTRY [--switch-interval S]
-        [--executor single|multi|events] [--trace FILE]
+        [--trace FILE] [--no-states] [--gc-freeze S]
         -- <the entry point's own arguments>
 
 ENTRY: hardware_node, rci_gateway, rdi_gateway or brak_bringup. Without
 options this is the same as the console script. The options change this
 process only, from outside the package (nothing in bsal_ros is edited):
   --switch-interval S  sys.setswitchinterval(S) (Python's default: 0.005 s)
-  --executor K         the executor main() builds (events, single, multi): sets
-                       BSAL_ROS_EXECUTOR, as a user would
   --trace FILE         timestamps along the acked-command path (tracemarks.py)
   --no-states          the RCI gateway does not subscribe to device_states (its
                        topic is renamed to one nobody publishes): what the
@@ -34,18 +32,13 @@ process only, from outside the package (nothing in bsal_ros is edited):
   --gc-freeze S        S seconds after start (the nodes are up), one full
                        garbage collection, then gc.freeze(): what lives then
                        is never scanned again, so later collections of the
-                       oldest generation are short (issue 31: they paused the
-                       bridge for 50-100 ms)
+                       oldest generation are short
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-from pathlib import Path
 import sys
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 ENTRIES = {
     "hardware_node": "bsal_ros.nodes.hardware_node",
@@ -64,7 +57,6 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("entry", choices=sorted(ENTRIES))
     ap.add_argument("--switch-interval", type=float)
-    ap.add_argument("--executor", choices=["single", "multi", "events"])
     ap.add_argument("--trace")
     ap.add_argument("--no-states", action="store_true")
     ap.add_argument("--gc-freeze", type=float)
@@ -81,9 +73,6 @@ def main(argv=None) -> int:
         sys.setswitchinterval(a.switch_interval)
     import importlib
 
-    if a.executor:
-        from bsal_ros.nodes.executors import ENV_VAR
-        os.environ[ENV_VAR] = a.executor
     module = importlib.import_module(ENTRIES[a.entry])
     if a.no_states:
         from bsal_ros.nodes import rci_gateway
@@ -95,7 +84,7 @@ def main(argv=None) -> int:
             return subscribe(self, msg_type, topic, *args, **kwargs)
         rci_gateway.RciGatewayNode.create_subscription = create_subscription
     if a.trace:
-        from bench.rci_latency.tracemarks import install
+        from tracemarks import install      # this script's folder is on sys.path
         install(a.trace)
     sys.argv = [a.entry] + rest
     return module.main() or 0

@@ -16,26 +16,20 @@
 
 """Opt-in timestamps along the acked-command path, patched in from outside.
 
-Installed only by run_node.py --trace FILE (so the nodes' code is unchanged and
-costs nothing when not traced). Every mark is (perf_counter_ns, name); the
+Installed only by run_node.py --trace FILE (the nodes' code is unchanged and
+pays nothing when not traced). Every mark is (perf_counter_ns, name); the
 clock is CLOCK_MONOTONIC, shared by all processes of the machine, so marks of
-the gateway, the hardware node and the client can be put on one time line.
-At exit (atexit or os._exit) the marks go to FILE as JSON.
+the gateway, the hardware node and the client go on one time line. At exit
+(atexit or os._exit) the marks go to FILE as JSON.
 
 Marks (in path order):
   gw_rx        gateway: bytes from the socket handed to the RCI decoder
-               (RciTransport.next -> RciDecoder.feed)
-  gw_call      gateway: the set_motors request is about to be sent
-               (Client.call_async entered; issue 31's direct calls, until
-               issue 40: DirectCalls._send entered)
-  gw_sent      gateway: request published (_send / call_async returned)
+  gw_call      gateway: Client.call_async entered for set_motors
+  gw_sent      gateway: call_async returned (request published)
   hw_cb_start  hardware node: HardwareNode._srv_set_motors entered
   hw_cb_end    hardware node: callback returned (response not yet sent)
-  gw_resp      gateway: the answer is in (the executor thread sets it on
-               the rclpy future, Future.set_result; direct calls:
-               DirectCalls._take returns it)
-  gw_resumed   gateway: the answer is back in the session's coroutine
-               (FutureBridge.wait returns; direct calls: DirectCalls.call)
+  gw_resp      gateway: the executor thread sets the answer (Future.set_result)
+  gw_resumed   gateway: FutureBridge.wait returns in the session's coroutine
   gw_tx        gateway: RciTransport.send encoded the reply, about to write it
 Plus totals: the gateway's device_states callbacks (StateCache.on_states:
 count, ns inside), and every garbage collection of the process (generation,
@@ -118,56 +112,43 @@ def install(path: str) -> None:
         return set_result(self, result)
     Future.set_result = traced_set_result
 
-    try:
-        from bsal_ros.nodes import rci_ros_port
-    except ImportError:
-        rci_ros_port = None
-    if rci_ros_port is not None:
-        wait = rci_ros_port.FutureBridge.wait
+    from bsal_ros.nodes import rci_ros_port
+    wait = rci_ros_port.FutureBridge.wait
 
-        async def traced_wait(self, rfut, timeout, what):
-            res = await wait(self, rfut, timeout, what)
-            if what.endswith("set_motors"):
-                _mark("gw_resumed")
-            return res
-        rci_ros_port.FutureBridge.wait = traced_wait
+    async def traced_wait(self, rfut, timeout, what):
+        res = await wait(self, rfut, timeout, what)
+        if what.endswith("set_motors"):
+            _mark("gw_resumed")
+        return res
+    rci_ros_port.FutureBridge.wait = traced_wait
 
-        try:
-            from bsal_ros.nodes import direct_calls
-        except ImportError:      # a tree without the direct calls (before issue 31, after 40)
-            direct_calls = None
-        if direct_calls is not None:
-            _patch_direct_calls(direct_calls.DirectCalls)
+    on_states = rci_ros_port.StateCache.on_states
 
-        on_states = rci_ros_port.StateCache.on_states
+    def traced_on_states(self, msg):
+        t0 = _clock()
+        on_states(self, msg)
+        t1 = _clock()
+        s = _states
+        s["n"] += 1
+        s["ns"] += t1 - t0
+        s["items"] += len(msg)      # the cache takes a list of converted states
+        s["first"] = s["first"] or t0
+        s["last"] = t1
+    # RosRobotPort's subscription converts the array, then calls the cache's
+    # on_states, looked up at each call: the conversion is not in this time
+    rci_ros_port.StateCache.on_states = traced_on_states
 
-        def traced_on_states(self, msg):
-            t0 = _clock()
-            on_states(self, msg)
-            t1 = _clock()
-            s = _states
-            s["n"] += 1
-            s["ns"] += t1 - t0
-            # the cache takes converted states since issue 21 (a list)
-            s["items"] += len(getattr(msg, "states", msg))
-            s["first"] = s["first"] or t0
-            s["last"] = t1
-        # RosRobotPort's subscription converts the array and calls its
-        # cache's on_states, looked up at each call (so this patch applies;
-        # the conversion is no longer in the measured time)
-        rci_ros_port.StateCache.on_states = traced_on_states
+    from bsal_ros.rci import transport
 
-        from bsal_ros.rci import transport
-
-        def traced_send(self, pkt):
-            # RciTransport.send with the mark between encoding and the write
-            # (after the write the client may already have the reply)
-            if self.closed or self.ending:
-                return
-            data = transport.encode_rci(pkt, self.byteorder)
-            _mark("gw_tx")
-            self.writer.write(data)
-        transport.RciTransport.send = traced_send
+    def traced_send(self, pkt):
+        # RciTransport.send with the mark between encoding and the write
+        # (after the write the client may already have the reply)
+        if self.closed or self.ending:
+            return
+        data = transport.encode_rci(pkt, self.byteorder)
+        _mark("gw_tx")
+        self.writer.write(data)
+    transport.RciTransport.send = traced_send
 
     from bsal_ros.nodes import hardware_node
     srv = hardware_node.HardwareNode._srv_set_motors
@@ -179,38 +160,3 @@ def install(path: str) -> None:
         finally:
             _mark("hw_cb_end")
     hardware_node.HardwareNode._srv_set_motors = traced_srv
-
-
-def _patch_direct_calls(cls) -> None:
-    """Marks gw_call, gw_sent, gw_resp and gw_resumed for set_motors calls."""
-    def traced(client) -> bool:
-        return client.srv_name.endswith("set_motors")
-
-    send = cls._send
-
-    def traced_send(client, request):
-        if not traced(client):
-            return send(client, request)
-        _mark("gw_call")
-        seq = send(client, request)
-        _mark("gw_sent")
-        return seq
-    cls._send = staticmethod(traced_send)
-
-    take = cls._take
-
-    def traced_take(self, client, key, wait_ns):
-        answer = take(self, client, key, wait_ns)
-        if answer is not None and traced(client):
-            _mark("gw_resp")
-        return answer
-    cls._take = traced_take
-
-    call = cls.call
-
-    async def traced_call(self, client, request, timeout):
-        answer = await call(self, client, request, timeout)
-        if traced(client):
-            _mark("gw_resumed")
-        return answer
-    cls.call = traced_call

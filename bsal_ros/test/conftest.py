@@ -102,13 +102,6 @@ def check_shipped_generator(module: str) -> None:
     assert check.returncode == 0, f"run: python -m {module}\n{check.stdout}{check.stderr}"
 
 
-# the benchmarks (bench.bench_rci, test_bench_rci.py) are imported from the repository,
-# which holds the bsal_ros package folder (this file's parents[1]) and bench/
-_REPO = str(Path(__file__).resolve().parents[2])
-if _REPO not in sys.path:
-    sys.path.append(_REPO)
-
-
 class ThrottleGate:
     """Injectable sleep for the login throttle: records each delay and, while
     ``hold`` is set, waits until the test releases it (no timing involved)."""

@@ -21,8 +21,14 @@
   Python file of the package, its launch files, ``setup.py`` and the
   repository's ``scripts/`` (tests and ``bench/`` are not held to it yet);
 - a docstring on every public class and function (``main()`` and a few
-  functions another branch rewrites are listed below with the reason);
-- one quote style (double quotes), checked with ruff's flake8-quotes rules.
+  functions another branch rewrites are listed below with the reason); in
+  the public modules of ``protocol/``, the docstring names every parameter
+  (``:param x:``), what comes back (``:returns:``) and what it raises
+  (``:raises E:``, where the body raises);
+- one quote style (double quotes), checked with ruff's flake8-quotes rules;
+- ``bench/`` holds benchmarks only: at most 2,500 lines of Python in all, and
+  no test module imports it but the benchmarks' own test
+  (``test_bench_rci.py``).
 """
 import ast
 import importlib.util
@@ -37,6 +43,11 @@ PACKAGE = ROOT / "bsal_ros"
 REPOSITORY = ROOT.parent
 MAX_MODULE_LINES = 450
 MAX_CLASS_LINES = 300
+BENCH = REPOSITORY / "bench"
+#: the one test module that may import a benchmark: the benchmarks' own test
+BENCH_TESTS = {"test_bench_rci.py"}
+#: bench/ holds benchmarks only (issue 40): every line of its Python, together
+MAX_BENCH_LINES = 2500
 
 # (file relative to bsal_ros/, dotted name or "*" for the whole file) -> why no docstring
 NO_DOCSTRING: dict = {}
@@ -115,6 +126,43 @@ def test_the_docstring_check_sees_a_missing_docstring():
     assert names == ["A", "A.f"]
 
 
+def contract_gaps(tree) -> list[str]:
+    """What the docstrings of the public functions in ``tree`` leave out: a
+    parameter without ``:param:``, a raise without ``:raises``, an annotated
+    return value without ``:returns:`` (properties are left out)."""
+    gaps = []
+    for dotted, node in public_definitions(tree):
+        if isinstance(node, ast.ClassDef) or any(
+                isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list):
+            continue
+        doc = ast.get_docstring(node) or ""
+        params = [a.arg for a in node.args.args + node.args.kwonlyargs
+                  if a.arg not in ("self", "cls")]
+        gaps += [f"{dotted}: :param {p}:" for p in params if f":param {p}:" not in doc]
+        if any(isinstance(n, ast.Raise) for n in ast.walk(node)) and ":raises " not in doc:
+            gaps.append(f"{dotted}: :raises")
+        returns = node.returns
+        no_value = returns is None or (isinstance(returns, ast.Constant) and returns.value is None)
+        if not no_value and ":returns:" not in doc:
+            gaps.append(f"{dotted}: :returns:")
+    return gaps
+
+
+def test_protocol_docstrings_state_the_contract():
+    gaps = []
+    public = [p for p in sorted((PACKAGE / "protocol").glob("*.py")) if not p.stem.startswith("_")]
+    for path in public:
+        gaps += [f"{rel(path)} {g}" for g in contract_gaps(ast.parse(path.read_text("utf-8")))]
+    assert len(public) > 10, public
+    assert not gaps, "protocol/ docstrings without their contract:\n" + "\n".join(gaps)
+
+
+def test_the_contract_check_sees_what_a_docstring_leaves_out():
+    tree = ast.parse('def f(a, b) -> int:\n    """:param a: x"""\n    raise ValueError\n'
+                     'def g(a) -> None:\n    """:param a: x"""\n')
+    assert contract_gaps(tree) == ["f: :param b:", "f: :raises", "f: :returns:"]
+
+
 def test_one_quote_style_in_bsal_ros():
     if importlib.util.find_spec("ruff") is None:
         pytest.skip("ruff is not installed (requirements/project.txt; make setup installs it)")
@@ -124,3 +172,51 @@ def test_one_quote_style_in_bsal_ros():
                           "--output-format", "concise", "bsal_ros"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def bench_modules():
+    """The Python files under bench/."""
+    return sorted(BENCH.rglob("*.py"))
+
+
+def bench_imports(source: str) -> list[str]:
+    """The modules of bench/ that ``source`` imports: the name ``bench`` or
+    the name of any script or helper under bench/ (absolute imports)."""
+    names = {"bench"} | {p.stem for p in bench_modules()}
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[0] in names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found += [node.module] if node.module.split(".")[0] in names else []
+    return found
+
+
+def test_no_test_but_the_benchmarks_own_imports_bench():
+    offenders = {}
+    tests = sorted((ROOT / "test").rglob("*.py"))
+    for path in tests:
+        if path.name in BENCH_TESTS:
+            continue
+        found = bench_imports(path.read_text(encoding="utf-8"))
+        if found:
+            offenders[path.relative_to(ROOT).as_posix()] = found
+    assert len(tests) > 100, tests      # the walk found the tests and their helpers
+    assert not offenders, f"tests importing bench/ (move what they need to test/): {offenders}"
+
+
+def test_the_bench_import_check_sees_an_import():
+    assert "bench_rci" in {p.stem for p in bench_modules()}
+    assert bench_imports("import bench_rci\nfrom bench.x import y\nimport os\n"
+                         "from tracemarks import install\n") == [
+        "bench_rci", "bench.x", "tracemarks"]
+    assert bench_imports((ROOT / "test" / "test_bench_rci.py").read_text()) == ["bench_rci"]
+
+
+def test_bench_stays_small():
+    sizes = {p.relative_to(REPOSITORY).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
+             for p in bench_modules()}
+    assert "bench/bench_rci.py" in sizes and sizes["bench/bench_rci.py"] > 100, sizes
+    assert sum(sizes.values()) <= MAX_BENCH_LINES, (
+        f"bench/ has {sum(sizes.values())} lines of Python, over {MAX_BENCH_LINES}: what is "
+        f"not a benchmark goes to bsal_ros/test/ (docs/DEVELOPING.md); {sizes}")

@@ -38,9 +38,8 @@ import time
 
 import pytest
 
-from bsal_ros.protocol.constants import (CStRpStatus, Form, GetSensorStatus, RciCode,
-                                         SensorType, TermCode)
-from bsal_ros.protocol.rci import (CBsTm, CGtSnIq, CGtSnRp, CStRp, CSvTm, ICaIq, ICaRp,
+from bsal_ros.protocol.constants import CStRpStatus, RciCode, TermCode
+from bsal_ros.protocol.rci import (CBsTm, CGtSnRp, CStRp, CSvTm, ICaIq, ICaRp,
                                    IIId, IInCp)
 from bsal_ros.rci.client import all_access_inquiries, RciClient
 from bsal_ros.rci.fake import FakeRobotPort
@@ -48,15 +47,12 @@ from bsal_ros.rci.port import PortUnavailable
 from bsal_ros.rci.users import DEMO_KEY
 
 from conftest import build_legacy, RciServerThread
+from start_race import READS
 from test_bringup import Bridge, ROOT
 from test_rci_gateway import USERS_YAML
 
 pytestmark = pytest.mark.timeout(600)
 
-#: the reads of the issue's control application: the 12 sonars' DATA, the drive encoder's
-READS = (CGtSnIq(SensorType.ULTRASONIC, [(i, GetSensorStatus.DATA) for i in range(12)],
-                 Form.POLY),
-         CGtSnIq(SensorType.RELENCODER, [(0, GetSensorStatus.DATA)]))
 #: fresh bridges per layout (each start is a new race)
 FRESH_BRIDGES = 4
 #: longest a client waits for a packet: the gateway's hardware_wait_s and a margin

@@ -86,13 +86,16 @@ class Bad(Exception):
 
 
 class Layout:
-    """Fixed-size item data: ``fmt`` (struct codes, no prefix), ``k`` values.
+    """Fixed-size item data: ``k`` values, one per struct code of ``fmt``.
 
-    kind ``scalar``: data is the single value itself (int).
-    kind ``named``:  data is a NamedTuple ``cls`` of the k values.
-    kind ``named_pad``: data is ``cls(v, None)`` (one value on the wire, a
-    trailing optional field left ``None``).
-    ``allowed``: optional set of legal values (scalar only), checked on decode.
+    :param fmt: struct codes, no byte-order prefix.
+    :param kind: ``scalar``: the data is the single value itself (int);
+        ``named``: a NamedTuple ``cls`` of the k values; ``named_pad``:
+        ``cls(v, None)`` (one value on the wire, a trailing optional field
+        left ``None``).
+    :param cls: the NamedTuple of ``named`` and ``named_pad``.
+    :param allowed: the legal values (scalar only), checked on decode.
+    :raises struct.error: ``fmt`` is not a struct format.
     """
 
     __slots__ = ("fmt", "k", "kind", "cls", "clsset", "allowed", "size", "gen_enc", "gen_dec",
@@ -209,18 +212,38 @@ class IdPacketForms:
 
     @classmethod
     def one(cls, sub_code: int, ident: int, data, **flags):
-        """General-form packet with a single item."""
+        """A general-form packet with a single item.
+
+        :param sub_code: the packet's id_sub_code (:class:`SensorType` ...).
+        :param ident: the item's id.
+        :param data: the item's data.
+        :param flags: the packet's flags (RCI: ``rq_ack``).
+        :returns: the packet.
+        """
         return cls(sub_code, [(ident, data)], F_GENERAL, **flags)
 
     @classmethod
     def group(cls, sub_code: int, first_id: int, datas, **flags):
-        """Group-form packet: ``datas`` for ids first_id, first_id+1, ..."""
+        """A group-form packet: consecutive ids.
+
+        :param sub_code: the packet's id_sub_code.
+        :param first_id: the first item's id.
+        :param datas: the items' data, for ids first_id, first_id + 1, ...
+        :param flags: the packet's flags (RCI: ``rq_ack``).
+        :returns: the packet.
+        """
         return cls(sub_code, list(zip(range(first_id, first_id + len(datas)), datas)),
                    F_GROUP, **flags)
 
     @classmethod
     def poly(cls, sub_code: int, items, **flags):
-        """Poly-form packet: ``items`` = [(id, data)] in any id order."""
+        """A poly-form packet: ids in any order.
+
+        :param sub_code: the packet's id_sub_code.
+        :param items: (id, data) pairs.
+        :param flags: the packet's flags (RCI: ``rq_ack``).
+        :returns: the packet.
+        """
         return cls(sub_code, list(items), F_POLY, **flags)
 
 # ------------------------------------------------------------------ decoding

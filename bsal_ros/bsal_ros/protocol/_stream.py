@@ -35,7 +35,10 @@ class StreamDecoder:
     and the offending ``data``; the packets decoded earlier in the same call are
     attached as ``error.packets``. After an error the stream has lost its
     framing (001 gives no way to re-synchronise), so the decoder refuses further
-    input until :meth:`reset`.
+    input until :meth:`reset`. Thread: one at a time.
+
+    :param byteorder: ``"big"`` (the wire's default) or ``"little"``.
+    :raises ValueError: another byte order.
     """
 
     def __init__(self, byteorder: str = "big"):
@@ -63,7 +66,14 @@ class StreamDecoder:
         self._failed = None
 
     def feed(self, data) -> list:
-        """Decode what ``data`` completes; returns the packets, keeps the rest buffered."""
+        """Decode what ``data`` completes; keep the rest buffered.
+
+        :param data: the next bytes of the stream (bytes, bytearray, memoryview).
+        :returns: the packets ``data`` completes, possibly none.
+        :raises ProtocolError: bad bytes (the packets decoded before them are
+            its ``packets``), data that is not bytes, or any call after an
+            error until :meth:`reset`.
+        """
         if self._failed is not None:
             raise ProtocolError("decoder stopped after an earlier error: " + self._failed.message,
                                 self._failed.offset, self._failed.data)
@@ -121,7 +131,10 @@ class StreamDecoder:
         return out
 
     def feed_eof(self) -> None:
-        """Declare the end of the stream: leftover bytes are a truncated packet."""
+        """Declare the end of the stream.
+
+        :raises ProtocolError: bytes of an unfinished packet are left.
+        """
         if self._failed is not None:
             return
         if self._buf:

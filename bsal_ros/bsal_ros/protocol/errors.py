@@ -36,6 +36,11 @@ class ProtocolError(ValueError):
             including the bad field, at most 64 bytes).
         packets: whole packets that were decoded by the same ``feed()`` call
             before the error (so nothing already received is lost).
+
+    :param message: what is wrong, for people.
+    :param offset: see above; ``None`` for encoder errors.
+    :param data: the offending bytes (only the first 64 are kept).
+    :param packets: see above.
     """
 
     def __init__(self, message: str, offset: int | None = None, data: bytes = b"",

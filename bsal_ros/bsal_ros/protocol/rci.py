@@ -90,7 +90,18 @@ __all__ = [
 
 def decode_rci(data: bytes, byteorder: str = "big", role: str = "any",
                expect=()) -> list:
-    """Decode a complete byte string (leftover bytes are an error)."""
+    """Decode a complete byte string.
+
+    :param data: whole RCI packets.
+    :param byteorder: ``"big"`` or ``"little"``.
+    :param role: the side that receives them (see :class:`RciDecoder`).
+    :param expect: the inquiries whose replies ``data`` may hold, in order.
+    :returns: the packets.
+    :raises ProtocolError: bad bytes, a packet ``role`` does not receive, or
+        bytes left over after the last packet.
+    :raises ValueError: an unknown ``byteorder`` or ``role``.
+    :raises TypeError: ``expect`` holds a packet that is no inquiry.
+    """
     dec = RciDecoder(byteorder, role)
     for q in expect:
         dec.expect_reply(q)

@@ -67,10 +67,12 @@ def _valid_codes(allowed: frozenset) -> dict:
 class RciDecoder(ReplyMatching, StreamDecoder):
     """Streaming RCI decoder (see the module docstring).
 
-    ``role``: ``"server"`` decodes what a control application sends (the
-    gateway side), ``"client"`` what the control process sends, ``"any"``
-    accepts every packet (for dump tools). A packet not valid in that direction
-    is a :class:`ProtocolError`.
+    :param byteorder: ``"big"`` (the wire's default) or ``"little"``.
+    :param role: ``"server"`` decodes what a control application sends (the
+        gateway side), ``"client"`` what the control process sends, ``"any"``
+        every packet (for dump tools). A packet not valid in that direction is
+        a :class:`ProtocolError` from :meth:`feed`.
+    :raises ValueError: an unknown ``role`` or ``byteorder``.
     """
 
     def __init__(self, byteorder: str = "big", role: str = "server"):

@@ -253,7 +253,10 @@ _ENCODERS: dict = {}
 
 
 def rebuild_encoders() -> None:
-    """Build the encoder table from the registered commands (after a change)."""
+    """Build the encoder table from the registered commands (after a change).
+
+    Thread: not with an encode running in another thread.
+    """
     table = {}
     for spec in rci_registry.commands():
         if spec.unsupported is None:
@@ -272,5 +275,12 @@ rci_registry._listeners.append(rebuild_encoders)
 
 
 def encode_rci(packet, byteorder: str = "big") -> bytes:
-    """Encode one RCI packet. Raises :class:`ProtocolError` if it cannot be encoded."""
+    """Encode one RCI packet.
+
+    :param packet: an RCI packet (:class:`CStMt`, :class:`CGtSnRp` ...).
+    :param byteorder: ``"big"`` (the wire's default) or ``"little"``.
+    :returns: its bytes.
+    :raises ProtocolError: not a supported RCI packet, or a field that does not fit.
+    :raises ValueError: an unknown ``byteorder``.
+    """
     return encode_packet(_ENCODERS, packet, byteorder, "RCI")

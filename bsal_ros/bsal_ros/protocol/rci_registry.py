@@ -85,7 +85,11 @@ MISSING: Any = _Missing()
 
 
 class Code(int):
-    """A base code that knows its acronym (``.name``), as RciCode's members do."""
+    """A base code that knows its acronym (``.name``), as RciCode's members do.
+
+    :param value: the base code.
+    :param name: its acronym, without "RCI-".
+    """
 
     def __new__(cls, value: int, name: str):
         obj = super().__new__(cls, value)
@@ -153,8 +157,11 @@ def _fail(spec: RciCommandSpec, what: str) -> None:
 
 
 def check_spec(s: RciCommandSpec) -> None:
-    """Raise :class:`RciCommandError` naming the code and the field when the
-    declaration is not whole or contradicts itself."""
+    """Check that a declaration is whole and does not contradict itself.
+
+    :param s: the declaration.
+    :raises RciCommandError: naming the code and the field, when it is not.
+    """
     for f in dataclasses.fields(s):
         if getattr(s, f.name) is MISSING:
             _fail(s, f"field '{f.name}' is missing from its declaration")
@@ -244,8 +251,15 @@ _listeners: list = []
 
 
 def register_command(spec: RciCommandSpec) -> RciCommandSpec:
-    """Add a command (again, with the same declaration: no-op). A code, name
-    or packet class another command owns is a :class:`RciCommandError`."""
+    """Add a command; adding the same declaration again is a no-op. The
+    encoder's table is rebuilt. Thread: at start, before any encoder or
+    decoder runs.
+
+    :param spec: the declaration.
+    :returns: ``spec``.
+    :raises RciCommandError: the declaration is not whole, or its code, name
+        or packet class is another command's.
+    """
     check_spec(spec)
     old = _SPECS.get(spec.code)
     if old is not None:
@@ -264,7 +278,10 @@ def register_command(spec: RciCommandSpec) -> RciCommandSpec:
 
 
 def unregister_command(code: int) -> None:
-    """Forget a command (tests)."""
+    """Forget a command (tests); an unknown code is a no-op.
+
+    :param code: its base code.
+    """
     spec = _SPECS.pop(int(code), None)
     if spec is not None:
         _NAMES.pop(spec.name, None)
@@ -297,29 +314,49 @@ def _cached(key, build) -> frozenset:
 
 
 def generation() -> int:
-    """Counts the registry's changes (a table built from it is current while
-    this number is the same)."""
+    """Count the registry's changes.
+
+    :returns: a number that stays the same while a table built from the
+        registry is current.
+    """
     return _generation[0]
 
 
 def command(code: int) -> RciCommandSpec | None:
-    """The spec of base code ``code`` (None: not a registered code)."""
+    """The declaration of a base code.
+
+    :param code: the base code.
+    :returns: its spec, or None when it is not registered.
+    """
     return _SPECS.get(int(code))
 
 
 def command_of(packet_class: type) -> RciCommandSpec:
-    """The spec of a packet class (KeyError: not a registered packet)."""
+    """The declaration of a packet class.
+
+    :param packet_class: e.g. :class:`CStMt`.
+    :returns: its spec.
+    :raises KeyError: not a registered packet class.
+    """
     return _SPECS[CODE_OF[packet_class]]
 
 
 def commands() -> list[RciCommandSpec]:
-    """Every registered spec, by code."""
+    """Every registered declaration.
+
+    :returns: the specs, by code.
+    """
     return [s for _, s in sorted(_SPECS.items())]
 
 
 def receives(role: str) -> frozenset:
-    """Codes a ``"server"`` (control process), ``"client"`` (control
-    application) or ``"any"`` decoder accepts: the supported ones."""
+    """The codes a decoder of ``role`` accepts: the supported ones.
+
+    :param role: ``"server"`` (control process), ``"client"`` (control
+        application) or ``"any"``.
+    :returns: the base codes.
+    :raises ValueError: another role.
+    """
     if role == "server":
         return _cached(role, lambda: (c for c, s in _SPECS.items() if s.server_receives))
     if role == "client":
@@ -330,15 +367,24 @@ def receives(role: str) -> frozenset:
 
 
 def all_codes() -> frozenset:
-    """Every registered code, the unsupported ones too (known, not implemented)."""
+    """Every registered code, the unsupported ones too (known, not implemented).
+
+    :returns: the base codes.
+    """
     return _cached("all", lambda: _SPECS)
 
 
 def write_codes() -> frozenset:
-    """Codes that change the robot: a guest may not send them."""
+    """The codes that change the robot: a guest may not send them.
+
+    :returns: the base codes.
+    """
     return _cached("writes", lambda: (c for c, s in _SPECS.items() if s.writes))
 
 
 def tracked_codes() -> frozenset:
-    """Codes whose status a CStIq reports (any other: NO_SUPPORT)."""
+    """The codes whose status a CStIq reports (any other: NO_SUPPORT).
+
+    :returns: the base codes.
+    """
     return _cached("tracked", lambda: (c for c, s in _SPECS.items() if s.tracked))

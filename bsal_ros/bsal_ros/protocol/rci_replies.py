@@ -58,8 +58,13 @@ class ReplyMatching:
 
     # --------------------------------------------------------- context API
     def expect_reply(self, inquiry) -> None:
-        """Register an inquiry we sent (ICaIq, CGtMtIq, CGtSnIq or CStIq) so that
-        its reply can be decoded. Call it before feeding the reply's bytes."""
+        """Register an inquiry we sent so that its reply can be decoded; call
+        it before feeding the reply's bytes. Past 256 pending inquiries
+        the oldest is forgotten.
+
+        :param inquiry: an ICaIq, CGtMtIq, CGtSnIq or CStIq.
+        :raises TypeError: another packet.
+        """
         t = type(inquiry)
         if t is CGtSnIq or t is CGtMtIq:     # fast path, the common inquiries
             pending = self._pending
@@ -91,7 +96,10 @@ class ReplyMatching:
 
     @property
     def expected(self) -> list:
-        """Inquiries still waiting for an answer, oldest first."""
+        """Inquiries still waiting for an answer.
+
+        :returns: them, oldest first.
+        """
         return [e[0] for e in self._pending]
 
     def _p_icarp(self, buf, pos, base, flags):

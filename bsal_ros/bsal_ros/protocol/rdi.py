@@ -37,9 +37,6 @@ RdiBaseTime    0x0800/1  no id: time (:class:`Timeval`)
 floats are IEEE single. Sensor, motor and actuator packets come in general,
 poly and group form (RDI_POLY 0x4000, RDI_GROUP 0x8000); orientation and
 base-time packets have no ``id`` field, so they exist in general form only.
-
-``encode_rdi(packet, byteorder="big") -> bytes``; ``encode_rdi_frame(packets)``
-concatenates several; ``RdiDecoder(byteorder).feed(data) -> list[packet]``.
 """
 
 from __future__ import annotations
@@ -266,12 +263,24 @@ _ENCODERS = {
 
 
 def encode_rdi(packet, byteorder: str = "big") -> bytes:
-    """Encode one RDI packet. Raises :class:`ProtocolError` if it cannot be encoded."""
+    """Encode one RDI packet.
+
+    :param packet: an RDI packet (:class:`RdiSensor`, :class:`RdiOrientEgo` ...).
+    :param byteorder: ``"big"`` (the wire's default) or ``"little"``, else ValueError.
+    :returns: its bytes.
+    :raises ProtocolError: not an RDI packet, or a field that does not fit.
+    """
     return encode_packet(_ENCODERS, packet, byteorder, "RDI")
 
 
 def encode_rdi_frame(packets, byteorder: str = "big") -> bytes:
-    """Encode several packets back to back (one state frame)."""
+    """Encode several packets back to back (one state frame).
+
+    :param packets: RDI packets, in frame order.
+    :param byteorder: ``"big"`` (the wire's default) or ``"little"``, else ValueError.
+    :returns: their bytes, joined.
+    :raises ProtocolError: one is not an RDI packet or has a field that does not fit.
+    """
     pfx = prefix_of(byteorder)
     out = []
     try:
@@ -291,10 +300,9 @@ _tnew = tuple.__new__
 
 
 def _plans(pfx: str) -> dict:
-    """Decode plans of the valid (id_code, id_sub_code) pairs, keyed by
-    ``id_code << 8 | id_sub_code``: one dict lookup replaces the code, flag and
-    sub-code checks of a valid packet header (invalid headers take the checked
-    path, :meth:`RdiDecoder._parse_checked`, for the exact error)."""
+    """Decode plans of the valid (id_code, id_sub_code) pairs, keyed by ``id_code
+    << 8 | id_sub_code``: one lookup replaces the header's checks (an invalid
+    header takes :meth:`RdiDecoder._parse_checked`, for the exact error)."""
     plans = {}
     for (base, sub), lay in _LAYOUT_BY_INT.items():
         cls, sub_e = _CLASS_OF[base], _SUB_BY_INT[(base, sub)]
@@ -312,18 +320,30 @@ _PLANS = {p: _plans(p) for p in "<>"}
 
 
 def layout_of(code: int, sub: int) -> Layout | None:
-    """The item layout of RDI ``code`` / ``sub`` (None: not a legal pair)."""
+    """The item layout of an id-carrying RDI packet.
+
+    :param code: RDI-Sn, -Mt or -Ac.
+    :param sub: its id_sub_code.
+    :returns: the layout, or None when the pair is not legal.
+    """
     return _LAYOUT_BY_INT.get((int(code), int(sub)))
 
 
 def item_keys() -> tuple:
-    """Every legal (code, sub-code) pair of RDI-Sn, -Mt and -Ac."""
+    """Every legal (code, sub-code) pair of RDI-Sn, -Mt and -Ac.
+
+    :returns: the pairs."""
     return tuple(_LAYOUT_BY_INT)
 
 
 def add_layout(code: int, sub: int, layout: Layout) -> None:
-    """A new (code, sub-code) item layout (:mod:`.wire_kinds` checks it first):
-    the tables, the encoder of that code and the decode plans are rebuilt."""
+    """Add an item layout (:mod:`.wire_kinds` checks it first): the tables,
+    the encoder of that code and the decode plans are rebuilt.
+
+    :param code: RDI-Sn, -Mt or -Ac.
+    :param sub: the new id_sub_code.
+    :param layout: its items' layout.
+    :raises ValueError: ``code`` is not an RDI code."""
     base = RdiCode(code)
     _LAYOUTS[(base, sub)] = layout
     _LAYOUT_BY_INT[(int(code), int(sub))] = layout
@@ -334,7 +354,10 @@ def add_layout(code: int, sub: int, layout: Layout) -> None:
 
 
 class RdiDecoder(StreamDecoder):
-    """Streaming RDI decoder: ``feed(data) -> list[packet]`` (see StreamDecoder)."""
+    """Streaming RDI decoder: ``feed(data) -> list[packet]`` (see StreamDecoder).
+
+    :param byteorder: ``"big"`` (the wire's default) or ``"little"``, else ValueError.
+    """
 
     def __init__(self, byteorder: str = "big"):
         super().__init__(byteorder)
@@ -413,7 +436,13 @@ class RdiDecoder(StreamDecoder):
 
 
 def decode_rdi(data: bytes, byteorder: str = "big") -> list:
-    """Decode a complete byte string (leftover bytes are an error)."""
+    """Decode a complete byte string.
+
+    :param data: whole RDI packets.
+    :param byteorder: ``"big"`` (the wire's default) or ``"little"``, else ValueError.
+    :returns: the packets.
+    :raises ProtocolError: bad bytes, or bytes left over after the last packet.
+    """
     dec = RdiDecoder(byteorder)
     out = dec.feed(data)
     dec.feed_eof()

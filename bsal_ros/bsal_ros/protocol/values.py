@@ -111,7 +111,10 @@ class Statval:
     ms: int = 0
 
     def pack(self) -> int:
-        """Wire value (guint32). ``ms`` is clamped to 0..16777215."""
+        """The wire value (guint32).
+
+        :returns: the statval; ``ms`` is clamped to 0..16777215.
+        """
         ms = self.ms
         if ms < 0:
             ms = 0
@@ -122,7 +125,11 @@ class Statval:
 
     @classmethod
     def unpack(cls, raw: int) -> "Statval":
-        """From a wire value; reserved bits 3..7 are ignored."""
+        """The fields of a wire value.
+
+        :param raw: a statval (guint32); reserved bits 3..7 are ignored.
+        :returns: the Statval.
+        """
         return cls(bool(raw & 1), bool(raw & 2), bool(raw & 4), (raw >> 8) & STATVAL_MS_MAX)
 
     @property
@@ -132,19 +139,39 @@ class Statval:
 
     @classmethod
     def at(cls, elapsed_s: float, on: bool = True, up: bool = True, ok: bool = True) -> "Statval":
-        """Build from an elapsed time in seconds (rounded to ms, clamped)."""
+        """A Statval from an elapsed time.
+
+        :param elapsed_s: seconds since the base time, rounded to ms and
+            clamped to 0..16777215 ms.
+        :param on: the on bit.
+        :param up: the up bit.
+        :param ok: the ok bit.
+        :returns: the Statval.
+        :raises ProtocolError: ``elapsed_s`` is not a number, or NaN.
+        """
         e = _check_number(elapsed_s, "statval time")
         ms = math.floor(e * 1000.0 + 0.5) if abs(e) < 1e12 else (STATVAL_MS_MAX if e > 0 else 0)
         return cls(on, up, ok, min(max(ms, 0), STATVAL_MS_MAX))
 
 
 def statval_pack(on: bool, up: bool, ok: bool, ms: int) -> int:
-    """Host-integer statval from the status bits and ms since the base time (clamped)."""
+    """A statval as a host integer.
+
+    :param on: the on bit.
+    :param up: the up bit.
+    :param ok: the ok bit.
+    :param ms: milliseconds since the base time, clamped to 0..16777215.
+    :returns: the statval.
+    """
     return Statval(bool(on), bool(up), bool(ok), int(ms)).pack()
 
 
 def statval_fields(raw: int) -> tuple[bool, bool, bool, int]:
-    """(on, up, ok, elapsed_ms) of a statval."""
+    """The fields of a statval.
+
+    :param raw: a statval; bits above 31 are ignored.
+    :returns: (on, up, ok, elapsed_ms).
+    """
     s = Statval.unpack(raw & 0xFFFFFFFF)
     return s.on, s.up, s.ok, s.ms
 
@@ -153,9 +180,12 @@ def statval_fields(raw: int) -> tuple[bool, bool, bool, int]:
 def speedval_pack(is_duty: bool, value: float) -> int:
     """Pack a signed speed into a speedval.
 
-    ``is_duty``: ``value`` is a duty cycle in percent (-100..100), else an
-    angular speed in rad/s (-2.047..2.047). Magnitudes clamp at 2047. The sign
-    of ``value`` (including -0.0) sets bit 11.
+    :param is_duty: ``value`` is a duty cycle in percent (-100..100), else an
+        angular speed in rad/s (-2.047..2.047).
+    :param value: the speed; magnitudes clamp at 2047, its sign (-0.0 too)
+        sets bit 11.
+    :returns: the speedval (guint16).
+    :raises ProtocolError: ``value`` is not a number, or NaN.
     """
     v = _check_number(value, "speedval")
     a = abs(v)
@@ -168,7 +198,11 @@ def speedval_pack(is_duty: bool, value: float) -> int:
 
 
 def speedval_unpack(raw: int) -> tuple[bool, float]:
-    """speedval -> (is_duty, signed value in percent or rad/s). Reserved bits ignored."""
+    """The speed a speedval carries.
+
+    :param raw: a speedval; reserved bits are ignored.
+    :returns: (is_duty, signed value in percent or rad/s).
+    """
     mag = raw & SPEEDVAL_MAG_MAX
     is_duty = bool(raw & 0x8000)
     v = mag * 100.0 / SPEEDVAL_MAG_MAX if is_duty else mag / 1000.0
@@ -176,7 +210,11 @@ def speedval_unpack(raw: int) -> tuple[bool, float]:
 
 
 def speedval_sign(raw: int) -> int:
-    """-1, 0 or +1: the direction a speedval commands (a zero magnitude is none)."""
+    """The direction a speedval commands.
+
+    :param raw: a speedval.
+    :returns: -1, 0 (a zero magnitude) or +1.
+    """
     if raw & SPEEDVAL_MAG_MAX == 0:
         return 0
     return -1 if raw & SPEEDVAL_SIGN else 1
@@ -203,7 +241,13 @@ _MPOS_SI = {(0, 0): 1.0, (0, 1): math.pi / 180.0, (1, 0): 0.001, (1, 1): 0.00254
 
 
 def mposval_resolution(kind: int, unit: int) -> float:
-    """Resolution in native units (the table of 001 4.7.1)."""
+    """The resolution of an mposval (the table of 001 4.7.1).
+
+    :param kind: :class:`MposType` (0 angular, 1 linear).
+    :param unit: :class:`AngularUnit` or :class:`LinearUnit`.
+    :returns: one step, in native units.
+    :raises KeyError: ``kind`` or ``unit`` is not 0 or 1.
+    """
     return 2.0 ** -_MPOS_FRAC[(int(kind), int(unit))]
 
 
@@ -215,7 +259,14 @@ def _mpos_key(kind, unit):
 
 
 def mposval_pack_native(kind: int, unit: int, value: float) -> int:
-    """Pack a displacement given in native units (rad, deg, mm, 0.1 in)."""
+    """Pack a displacement given in native units.
+
+    :param kind: :class:`MposType` (0 angular, 1 linear).
+    :param unit: :class:`AngularUnit` or :class:`LinearUnit`.
+    :param value: rad, deg, mm or 0.1 in; the magnitude clamps.
+    :returns: the mposval (guint32).
+    :raises ProtocolError: a bad type/unit, or ``value`` is not a number or NaN.
+    """
     key = _mpos_key(kind, unit)
     v = _check_number(value, "mposval")
     mag = abs(v) * (1 << _MPOS_FRAC[key])
@@ -224,7 +275,11 @@ def mposval_pack_native(kind: int, unit: int, value: float) -> int:
 
 
 def mposval_unpack_native(raw: int) -> tuple[MposType, IntEnum, float]:
-    """mposval -> (type, unit, displacement in native units). Reserved bits ignored."""
+    """The displacement an mposval carries, in its native unit.
+
+    :param raw: an mposval; reserved bits are ignored.
+    :returns: (type, unit, displacement in native units).
+    """
     kind = (raw >> 30) & 1
     unit = (raw >> 28) & 1
     v = (raw & MPOSVAL_MAG_MAX) / (1 << _MPOS_FRAC[(kind, unit)])
@@ -234,29 +289,49 @@ def mposval_unpack_native(raw: int) -> tuple[MposType, IntEnum, float]:
 
 
 def mposval_pack(kind: int, unit: int, value: float) -> int:
-    """Pack a displacement in SI units (rad for angular, m for linear)."""
+    """Pack a displacement given in SI units.
+
+    :param kind: :class:`MposType` (0 angular, 1 linear).
+    :param unit: the unit the wire carries (:class:`AngularUnit` or :class:`LinearUnit`).
+    :param value: rad (angular) or m (linear).
+    :returns: the mposval (guint32).
+    :raises ProtocolError: a bad type/unit, or ``value`` is not a number or NaN.
+    """
     key = _mpos_key(kind, unit)
     v = _check_number(value, "mposval")
     return mposval_pack_native(kind, unit, v / _MPOS_SI[key] if v else v)
 
 
 def mposval_unpack(raw: int) -> tuple[MposType, IntEnum, float]:
-    """mposval -> (type, unit, displacement in SI units: rad or m)."""
+    """The displacement an mposval carries, in SI units.
+
+    :param raw: an mposval; reserved bits are ignored.
+    :returns: (type, unit, displacement in rad or m).
+    """
     kind, unit, v = mposval_unpack_native(raw)
     return kind, unit, v * _MPOS_SI[(int(kind), int(unit))]
 
 
 def mposval_pack_rad(angle: float) -> int:
-    """Angular mposval in radians (what the steering board takes and reports).
+    """An angular mposval in radians (what the steering board takes and reports).
 
-    A negative zero is sent as plain zero: a steering angle of -0.0 carries no
-    direction, and the boards have always been sent 0 for it."""
+    :param angle: rad; -0.0 is sent as 0 (a steering angle of zero has no
+        direction).
+    :returns: the mposval (guint32).
+    :raises ProtocolError: ``angle`` is NaN.
+    :raises ValueError: ``angle`` is a string that is not a number.
+    :raises TypeError: ``angle`` is neither a number nor a string.
+    """
     return mposval_pack_native(0, 0, float(angle) + 0.0)
 
 
 def mposval_unpack_rad(raw: int) -> float:
-    """Displacement of an mposval in the native unit its flags name: radians for
-    the steering board's angular mposval."""
+    """The displacement of an mposval in the native unit its flags name.
+
+    :param raw: an mposval (radians for the steering board's); bits above 31
+        are ignored.
+    :returns: the displacement.
+    """
     return mposval_unpack_native(raw & 0xFFFFFFFF)[2]
 
 
@@ -269,7 +344,13 @@ class Timeval(NamedTuple):
 
     @classmethod
     def from_seconds(cls, t: float) -> "Timeval":
-        """From float seconds since the epoch (rounded to us, clamped to gint32)."""
+        """A Timeval from float seconds.
+
+        :param t: seconds since the epoch, rounded half away from zero to us
+            and clamped to gint32 seconds.
+        :returns: the Timeval.
+        :raises ProtocolError: ``t`` is not a number, or NaN.
+        """
         v = _check_number(t, "timeval")
         if v >= _INT32_MAX + 1:
             return cls(_INT32_MAX, 999_999)
@@ -288,7 +369,12 @@ class Timeval(NamedTuple):
 
     @classmethod
     def from_ns(cls, ns: int) -> "Timeval":
-        """From integer nanoseconds (exact to the microsecond, clamped)."""
+        """A Timeval from integer nanoseconds.
+
+        :param ns: nanoseconds since the epoch (floored to the microsecond,
+            clamped to gint32 seconds).
+        :returns: the Timeval.
+        """
         us = int(ns) // 1000
         sec, usec = divmod(us, 1_000_000)
         if sec > _INT32_MAX:
@@ -298,14 +384,23 @@ class Timeval(NamedTuple):
         return cls(sec, usec)
 
     def to_seconds(self) -> float:
-        """Float seconds."""
+        """The time in float seconds.
+
+        :returns: ``sec + usec / 1e6``.
+        """
         return self.sec + self.usec / 1e6
 
     def to_ns(self) -> int:
-        """Integer nanoseconds."""
+        """The time in integer nanoseconds.
+
+        :returns: ``sec * 10**9 + usec * 1000``.
+        """
         return self.sec * 1_000_000_000 + self.usec * 1000
 
     def clamped(self) -> "Timeval":
-        """Both fields clamped into gint32 range (what the encoder sends)."""
+        """What the encoder sends.
+
+        :returns: a Timeval with both fields clamped into the gint32 range.
+        """
         return Timeval(min(max(int(self.sec), _INT32_MIN), _INT32_MAX),
                        min(max(int(self.usec), _INT32_MIN), _INT32_MAX))

@@ -39,16 +39,27 @@ def _check_layout(layout: Layout, what: str) -> None:
 
 
 def rci_sensor_layout(sub: int) -> Layout | None:
-    """The DATA item layout of RCI sensor sub-code ``sub`` (None: not known)."""
+    """The DATA item layout of an RCI sensor sub-code.
+
+    :param sub: the sensor sub-code.
+    :returns: the layout, or None when ``sub`` is not known.
+    """
     from . import rci_tables
     s = rci_tables.SENSOR_SUBS.get(int(sub))
     return None if s is None else rci_tables.SENSOR_DATA.get(s)
 
 
 def register_rci_sensor(sub: int, layout: Layout) -> None:
-    """Make RCI sensor sub-code ``sub`` legal in CAcSn, CGtSnIq and CGtSnRp,
-    its DATA items of ``layout``. Registering the same pair again is a no-op;
-    another layout for a known sub-code is a ValueError."""
+    """Make an RCI sensor sub-code legal in CAcSn, CGtSnIq and CGtSnRp.
+
+    Registering the same pair again is a no-op. Thread: at start, before any
+    encoder or decoder runs.
+
+    :param sub: the sensor sub-code, a byte.
+    :param layout: its DATA items, a named :class:`Layout`.
+    :raises ValueError: ``sub`` is not a byte or has another layout, the
+        layout is not a named one, or its item class is another sub-code's.
+    """
     from . import rci_encode, rci_tables as t
     sub = int(sub)
     _check_layout(layout, f"RCI sensor sub-code {sub:#04x}")
@@ -70,21 +81,36 @@ def register_rci_sensor(sub: int, layout: Layout) -> None:
 
 
 def rdi_item_layout(code: int, sub: int) -> Layout | None:
-    """The item layout of RDI packet ``code`` (Sn, Mt, Ac), sub-code ``sub``."""
+    """The item layout of an id-carrying RDI packet.
+
+    :param code: RDI-Sn, -Mt or -Ac.
+    :param sub: its id_sub_code.
+    :returns: the layout, or None when the pair is not legal.
+    """
     from . import rdi
     return rdi.layout_of(int(code), int(sub))
 
 
 def rdi_item_layouts() -> dict:
-    """Every legal RDI (code, sub-code) of an id-carrying packet and its item
-    layout, Brak's and the registered kinds' (a copy, sorted)."""
+    """Every legal (code, sub-code) of an id-carrying RDI packet, Brak's and
+    the registered kinds'.
+
+    :returns: a new dict (code, sub-code) -> item layout, sorted.
+    """
     from . import rdi
     return {key: rdi.layout_of(*key) for key in sorted(rdi.item_keys())}
 
 
 def register_rdi_item(code: int, sub: int, layout: Layout) -> None:
-    """Make RDI ``code`` (RDI-Sn, -Mt or -Ac) with sub-code ``sub`` legal, its
-    items of ``layout``; same rules as :func:`register_rci_sensor`."""
+    """Make an RDI (code, sub-code) legal; the same rules as
+    :func:`register_rci_sensor`.
+
+    :param code: RDI-Sn, -Mt or -Ac.
+    :param sub: the sub-code, a byte.
+    :param layout: its items, a named :class:`Layout`.
+    :raises ValueError: another code, ``sub`` not a byte or taken by another
+        layout, or a layout that is not a named one.
+    """
     from . import rdi
     code, sub = int(code), int(sub)
     if code not in (RdiCode.Sn, RdiCode.Mt, RdiCode.Ac):

@@ -14,7 +14,7 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""rdi_viewer: the reference RDI display client (issue 6).
+"""rdi_viewer: the reference RDI display client.
 
 Connects to an RDI stream (the RDI gateway's real-time stream, port 7651, or
 control-application stream, 7652), decodes it with :mod:`bsal_ros.protocol`

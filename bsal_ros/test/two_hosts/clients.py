@@ -214,21 +214,30 @@ class SizedEcho:
             conn.close()
 
 
+def sized_round_trips(sock: socket.socket, req: int, rep: int, n: int) -> list[int]:
+    """``n`` round trips (ns) on a connection to a sized echo server whose
+    sizes were sent: ``req`` bytes out, ``rep`` bytes back each.
+
+    :raises EOFError: the server closed the connection.
+    """
+    out = []
+    data = b"\xaa" * req
+    for _ in range(n):
+        t0 = time.perf_counter_ns()
+        sock.sendall(data)
+        got = 0
+        while got < rep:
+            chunk = sock.recv(65536)
+            if not chunk:
+                raise EOFError("echo server closed")
+            got += len(chunk)
+        out.append(time.perf_counter_ns() - t0)
+    return out
+
+
 def echo_samples(host: str, port: int, req: int, rep: int, n: int) -> list[int]:
     """``n`` round trips (ns) of ``req`` bytes out, ``rep`` bytes back."""
-    out = []
     with socket.create_connection((host, port), timeout=10) as s:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         s.sendall(struct.pack("!II", req, rep))
-        data = b"\xaa" * req
-        for _ in range(n):
-            t0 = time.perf_counter_ns()
-            s.sendall(data)
-            got = 0
-            while got < rep:
-                chunk = s.recv(65536)
-                if not chunk:
-                    raise EOFError("echo server closed")
-                got += len(chunk)
-            out.append(time.perf_counter_ns() - t0)
-    return out
+        return sized_round_trips(s, req, rep, n)

@@ -14,17 +14,19 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""A control application at a fresh bridge's start (issue 38): how many reads are refused.
+"""A control application at a fresh bridge's start: how many reads are refused.
 
-Each run starts a fresh bridge, connects the moment its RCI port accepts
-(a connection attempt every 10 ms), logs in, reads the 12 sonars' DATA and
+A soak of test_rci_start_race.py's check, run by hand (not by the suite: one
+fresh bridge per run, 2 s each), with a verdict: exit 1 when any read was
+answered ABORT. Each run starts a fresh bridge, connects the moment its RCI
+port accepts (a connection attempt every 10 ms), logs in, reads the 12 sonars' DATA and
 then the drive encoder's, and stops the bridge. Printed: the reads refused
 (CStRp ABORT; target 0), the sessions the gateway held in their
 initialization phase until it knew the robot and how long, the sessions
 refused, and the time from the process start to the answered reads::
 
-    python bench/start_race.py --runs 100                   # brak_bringup
-    python bench/start_race.py --runs 20 --layout three     # hardware_node + rci_gateway
+    python bsal_ros/test/start_race.py --runs 100                 # brak_bringup
+    python bsal_ros/test/start_race.py --runs 20 --layout three   # hardware_node + rci_gateway
 
 Run it with the project's environment (scripts/with_env.sh) and a ROS domain
 of its own (ROS_DOMAIN_ID); the runs are one after the other.
@@ -49,7 +51,8 @@ from bsal_ros.protocol.rci import CBsTm, CGtSnIq, CGtSnRp, CStRp, IIId
 from bsal_ros.rci.client import RciClient
 from bsal_ros.rci.users import DEMO_KEY
 
-PACKAGE = Path(__file__).resolve().parents[1] / "bsal_ros"
+PACKAGE = Path(__file__).resolve().parents[1]   # the bsal_ros package folder
+#: the reads of the issue's control application: the 12 sonars' DATA, the drive encoder's
 READS = (CGtSnIq(SensorType.ULTRASONIC, [(i, GetSensorStatus.DATA) for i in range(12)],
                  Form.POLY),
          CGtSnIq(SensorType.RELENCODER, [(0, GetSensorStatus.DATA)]))

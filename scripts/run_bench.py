@@ -80,7 +80,7 @@ def main(argv):
 
     header = (
         "# Benchmarks\n\n"
-        "Written by `make bench` (bench/run_all.py); do not edit by hand. Every figure\n"
+        "Written by `make bench` (scripts/run_bench.py); do not edit by hand. Every figure\n"
         "stands next to a floor measured in the same run on the same machine, and the\n"
         "ratio is what to compare across machines. The suite has no timed assertions.\n"
         "Sections whose heading is not a script name are written by hand and kept\n"
