@@ -271,11 +271,10 @@ def validate(robot: dict) -> None:
         if a in addrs:
             raise DescriptionError(f"board {name}: address {a:#04x} also used by {addrs[a]}")
         addrs[a] = name
-        if bt.validate is not None:
-            try:
-                bt.validate(name, b)
-            except (ValueError, TypeError) as exc:
-                raise DescriptionError(f"board {name}: {exc}") from None
+        try:
+            bt.validate(name, b)
+        except (ValueError, TypeError) as exc:
+            raise DescriptionError(f"board {name}: {exc}") from None
     check_motor_watchdogs(robot)
     seen_channels = {}
     for cls, devs in (robot.get("devices") or {}).items():
