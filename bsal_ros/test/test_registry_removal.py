@@ -41,13 +41,13 @@ from bsal_ros.kinds import (all_kinds, board_type, board_types, BoardType, Devic
                             registry_problems, unregister)
 from bsal_ros.kinds import registry
 import bumper_kind  # noqa: F401  (registers the bumper: its entries are tried too)
-from param_consistency import (all_problems, declaration_problems, DOC, doc_problems,
+from param_consistency import (all_problems, declaration_problems, doc_problems, doc_text,
                                LAUNCH, launch_problems, launch_tables, records, shipped_params,
                                yaml_problems)
 
 RECORDS = records()
 PARAMS = [(node, name) for node, rec in RECORDS.items() for name in rec.specs()]
-DOC_TEXT = DOC.read_text(encoding="utf-8")
+DOC_TEXT = doc_text()
 LAUNCH_TEXT = LAUNCH.read_text(encoding="utf-8")
 
 

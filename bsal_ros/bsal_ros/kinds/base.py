@@ -30,6 +30,7 @@ from typing import Any, Callable, ClassVar
 
 from .convert import check_rates, scale_poll_rates
 from ..core.device_state import DeviceState
+from ..core.params import ParamRecord
 from ..protocol._items import Layout
 
 
@@ -49,6 +50,13 @@ class BoardType(abc.ABC):
     sim_board: str | type       # "module:Class" of the virtual board (sim backend)
     carries: tuple[str, ...]    # device kinds a board of this type may carry
     motor: bool                 # drives a motor: command watchdog, stall faults
+
+    #: the keys its board entries may carry beyond the common ones: a
+    #: ParamRecord (name, type, default, range, meaning of each); None: none
+    keys: ClassVar[type[ParamRecord] | None] = None
+    #: the hardware node parameters it brings: a ParamRecord (``dynamic``
+    #: included); None: none
+    params: ClassVar[type[ParamRecord] | None] = None
 
     @abc.abstractmethod
     def validate(self, name: str, entry: dict) -> None:
@@ -123,6 +131,10 @@ class DeviceKind(abc.ABC):
 
     #: a motor kind (:class:`MotorKind`): answers CGtMt, sent by rdi.state's motor code
     motor: ClassVar[bool] = False
+    #: the keys its device entries may carry beyond the common ones (a ParamRecord); None: none
+    keys: ClassVar[type[ParamRecord] | None] = None
+    #: the hardware node parameters it brings (a ParamRecord); None: none
+    params: ClassVar[type[ParamRecord] | None] = None
 
     name: str
     device: str | type             # "module:Class", a hardware.devices.Device subclass

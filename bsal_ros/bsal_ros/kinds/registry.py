@@ -37,11 +37,13 @@ code) read the same declarations. No ROS, no hardware imports here.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 
 from .base import BoardType, DeviceKind, KindError, NoTopic, STATE_FIELDS, TOPIC_QOS
 from ..core.device_classes import ALL_CLASSES
 from ..core.device_state import DeviceState
+from ..core.params import ParamRecord, record_problems
 from ..protocol.constants import RdiCode
 from ..protocol.wire_kinds import register_rci_sensor, register_rdi_item
 
@@ -88,10 +90,52 @@ def board_type_problems(bt: BoardType) -> list[str]:
     return out
 
 
+def configuration_problems(what: str, decl) -> list[str]:
+    """What the ``keys`` and ``params`` records of declaration ``decl`` (a
+    ``what``: "board type" or "device kind") lack, and each parameter another
+    registered declaration already brings, one line each ([]: none)."""
+    out = []
+    for entry in ("keys", "params"):
+        rec = getattr(decl, entry)
+        if rec is None:
+            continue
+        if not (isinstance(rec, type) and issubclass(rec, ParamRecord)
+                and dataclasses.is_dataclass(rec)):
+            out.append(f"{what} {decl.name!r}: {entry} {rec!r} is not a ParamRecord dataclass")
+            continue
+        out += [f"{what} {decl.name!r}: {entry}: {p}" for p in record_problems(rec)]
+    if decl.params is not None and dataclasses.is_dataclass(decl.params):
+        mine = {f.name for f in dataclasses.fields(decl.params)}
+        for other_what, other, rec in declared_params():
+            if other != decl.name:
+                for name in sorted(mine & {f.name for f in dataclasses.fields(rec)}):
+                    out.append(f"{what} {decl.name!r}: parameter {name!r} is already "
+                               f"declared by {other_what} {other!r}")
+    return out
+
+
+def declared_params() -> tuple[tuple[str, str, type], ...]:
+    """(what, name, record) of every registered board type and device kind
+    that brings hardware node parameters, board types first."""
+    return tuple((what, d.name, d.params) for what, d in _declarations()
+                 if d.params is not None)
+
+
+def declared_keys() -> tuple[tuple[str, str, type], ...]:
+    """(what, name, record) of every registered board type and device kind
+    whose description entries may carry keys of their own, board types first."""
+    return tuple((what, d.name, d.keys) for what, d in _declarations() if d.keys is not None)
+
+
+def _declarations():
+    return ([("board type", bt) for bt in _BOARD_TYPES.values()]
+            + [("device kind", _KINDS[c]) for c in device_classes()])
+
+
 def register_board_type(bt: BoardType) -> BoardType:
     """Add a board type (again with the same declaration: no-op); KindError
     names an entry the declaration lacks."""
-    problems = board_type_problems(bt)
+    problems = board_type_problems(bt) + configuration_problems("board type", bt)
     if problems:
         raise KindError(problems[0])
     old = _BOARD_TYPES.get(bt.name)
@@ -164,7 +208,7 @@ def registry_problems() -> list[str]:
 
 
 def _check_kind(k: DeviceKind) -> None:
-    problems = kind_problems(k)
+    problems = kind_problems(k) + configuration_problems("device kind", k)
     if problems:
         raise KindError(problems[0])
     unknown = [f for f in k.fields if f not in STATE_FIELDS]
