@@ -41,6 +41,13 @@ LAUNCH_TABLES = {"HARDWARE_OVERRIDES": "hardware_node", "RCI_OVERRIDES": "rci_ga
                  "RDI_OVERRIDES": "rdi_gateway"}
 
 
+def doc_text() -> str:
+    """docs/INTERFACES.md with its generated tables as this interpreter's
+    registry writes them (the parameters the loaded device kinds bring)."""
+    from bsal_ros.tools.gen_docs import render
+    return render(DOC.read_text(encoding="utf-8"), DOC.name)
+
+
 def records():
     """node -> parameter record, as the nodes read it."""
     from bsal_ros.nodes.records import NODE_RECORDS
@@ -225,7 +232,7 @@ def all_problems(recs=None) -> list[str]:
     """Every check against the shipped files."""
     recs = records() if recs is None else recs
     return (declaration_problems(recs)
-            + orphan_table_problems(recs, DOC.read_text(encoding="utf-8"))
-            + doc_problems(recs, DOC.read_text(encoding="utf-8"))
+            + orphan_table_problems(recs, doc_text())
+            + doc_problems(recs, doc_text())
             + yaml_problems(recs, shipped_params())
             + launch_problems(recs, LAUNCH.read_text(encoding="utf-8")))

@@ -15,7 +15,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """docs/EXTENDING.md's counts, from its worked examples' files (issue 30):
 a new device kind is at most 4 files and no file of the bsal_ros package
-itself; a new RCI command forwarded to a service at most 4 (6 for a command
+itself, the cliff plugin with configuration of its own at most 3 and named
+by no other file (issue 41); a new RCI command forwarded to a service at most 4 (6 for a command
 of the package, listed with the reason for the two more); a new parameter
 at most 2 (3 with a launch argument). Each "Files touched" line is read from
 the document, its count must equal its list, every file must exist, and the
@@ -71,6 +72,30 @@ def test_a_new_kind_touches_no_file_of_the_package_and_no_module_names_it():
     _, files = listed(TOUCHED.search(section("## A new board type (and its device kind)")))
     assert not [f for f in files if path_of(f).resolve().is_relative_to(CORE)]
     assert not [f for f in files if f in ("setup.py", "setup.cfg", "package.xml")]
+
+
+CLIFF_FILES = re.compile(r"Files of the cliff plugin: \*\*(\d+)\*\* \(([^)]*)\)")
+#: what only the cliff plugin's own files may name
+CLIFF_NAMES = re.compile(r"\bbsal_cliff\b|\bCliffKind\b|\bcliff_offset_mm\b")
+
+
+def test_the_cliff_plugin_is_at_most_3_files_and_nothing_else_names_it():
+    """Issue 41: a plugin with a description key and a run-time parameter of
+    its own is its module with its metadata and its test, no file of the
+    package, no edit of scripts/, of another test or of setup.py."""
+    m = CLIFF_FILES.search(section("## A new board type (and its device kind)"))
+    assert m, "no 'Files of the cliff plugin: **N** (...)' line"
+    count, files = listed(m)
+    assert count == len(files) <= 3, (count, files)
+    assert all(path_of(f).is_file() for f in files), files
+    own = {path_of(f).resolve() for f in files}
+    assert not [p for p in own if p.is_relative_to(CORE)]
+    elsewhere = [*CORE.rglob("*.py"), *(PKG / "test").rglob("*.py"),
+                 *(REPO / "scripts").rglob("*"), PKG / "setup.py", PKG / "setup.cfg"]
+    named = [str(p.relative_to(REPO)) for p in elsewhere
+             if p.is_file() and p.resolve() not in own and p.resolve() != Path(__file__).resolve()
+             and CLIFF_NAMES.search(p.read_text(encoding="utf-8", errors="replace"))]
+    assert named == [], f"files other than the plugin's own name it: {named}"
 
 
 @pytest.mark.parametrize("title", SECTIONS)

@@ -57,7 +57,9 @@ def test_committed_tables_are_the_generators_output():
     assert found == {"rci_codes": ["docs/PROTOCOL.md"], "rci_directions": ["docs/PROTOCOL.md"],
                      "rci_constants": ["docs/PROTOCOL.md"], "rci_items": ["docs/PROTOCOL.md"],
                      "write_commands": ["docs/SECURITY.md"],
-                     "rci_to_ros": ["README.md", "docs/INTERFACES.md"]}
+                     "rci_to_ros": ["README.md", "docs/INTERFACES.md"],
+                     "kind_parameters": ["docs/INTERFACES.md"],
+                     "kind_description_keys": ["docs/INTERFACES.md"]}
 
 
 def test_a_stale_table_is_reported_and_rewritten(tmp_path):

@@ -44,7 +44,19 @@ def test_a_declaration_missing_an_entry_is_refused_naming_it(decl):
         entries = {g.name: getattr(sample, g.name) for g in dataclasses.fields(decl)
                    if g.name != f.name}
         with pytest.raises(TypeError, match=f"'{f.name}'"):
-            decl(**entries)
+            type(sample)(**entries)
+
+
+@pytest.mark.parametrize("decl", [BoardType, DeviceKind])
+def test_a_declaration_class_missing_a_method_is_refused_naming_it(decl):
+    sample = board_type("ultrasonic") if decl is BoardType else kind("ultrasonic")
+    entries = {g.name: getattr(sample, g.name) for g in dataclasses.fields(decl)}
+    assert decl.__abstractmethods__
+    for method in decl.__abstractmethods__:
+        given = {m: getattr(type(sample), m) for m in decl.__abstractmethods__ if m != method}
+        partial = type(f"Partial{decl.__name__}", (decl,), given)
+        with pytest.raises(TypeError, match=f"abstract .*'?{method}'?"):
+            partial(**entries)
 
 
 def test_every_board_type_resolves_and_carries_registered_kinds():
@@ -73,10 +85,10 @@ def test_every_kind_resolves_and_agrees_with_the_codecs():
             assert rci_sensor_layout(k.rci.sub) is k.rci.layout, f"kind {k.name}: rci layout"
         if k.rdi is not None:
             assert rdi_item_layout(k.rdi.code, k.rdi.sub) is k.rdi.layout, f"kind {k.name}: rdi"
-            assert k.viewer is not None, f"kind {k.name}: sent over RDI but no viewer entry"
-            reading = k.rdi.reading(DeviceState(k.name, 0))
+            assert k.viewer_label, f"kind {k.name}: sent over RDI but no viewer entry"
+            reading = k.rdi_reading(DeviceState(k.name, 0))
             assert type(reading) is k.rdi.layout.cls, f"kind {k.name}: rdi reading"
-            assert isinstance(k.viewer.text(reading), str)
+            assert isinstance(k.viewer_text(reading), str)
 
 
 def test_unknown_kind_or_board_type_is_a_clear_error():

@@ -28,7 +28,7 @@ import pytest
 
 from bsal_ros.hardware.description import DEFAULT_DESCRIPTION, load_description
 from bsal_ros.hardware.node_params import HardwareNodeParams
-from param_consistency import (declaration_problems, DOC, doc_problems, LAUNCH,
+from param_consistency import (declaration_problems, doc_problems, doc_text, LAUNCH,
                                launch_problems, launch_tables, records, shipped_params,
                                yaml_problems)
 
@@ -42,7 +42,7 @@ def test_every_record_is_whole():
 @pytest.mark.parametrize("node", ["hardware_node", "rci_gateway", "rdi_gateway"])
 def test_the_interfaces_table_has_exactly_the_declared_parameters(node):
     recs = {node: records()[node]}
-    assert doc_problems(recs, DOC.read_text(encoding="utf-8")) == []
+    assert doc_problems(recs, doc_text()) == []
 
 
 def test_the_shipped_config_files_set_declared_parameters_to_their_defaults():

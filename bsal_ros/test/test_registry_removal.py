@@ -24,9 +24,10 @@ registries themselves, so a new entry gets its cases):
   INTERFACES.md row removed, its description or default blanked, a node's
   record removed;
 * **device kinds and board types** (``bsal_ros.kinds``, Brak's own and the
-  bumper of test/bumper_kind.py): an entry left out of a declaration (refused
-  at construction), an entry blanked (refused at registration), a whole kind
-  or board type taken out of the registry (:func:`registry_problems`).
+  bumper of test/bumper_kind.py): an entry left out of a declaration or a
+  method left out of its class (refused at construction), an entry blanked
+  (refused at registration), a whole kind or board type taken out of the
+  registry (:func:`registry_problems`).
 
 Each case asserts the message names the node or kind and the missing entry.
 """
@@ -40,13 +41,13 @@ from bsal_ros.kinds import (all_kinds, board_type, board_types, BoardType, Devic
                             registry_problems, unregister)
 from bsal_ros.kinds import registry
 import bumper_kind  # noqa: F401  (registers the bumper: its entries are tried too)
-from param_consistency import (all_problems, declaration_problems, DOC, doc_problems,
+from param_consistency import (all_problems, declaration_problems, doc_problems, doc_text,
                                LAUNCH, launch_problems, launch_tables, records, shipped_params,
                                yaml_problems)
 
 RECORDS = records()
 PARAMS = [(node, name) for node, rec in RECORDS.items() for name in rec.specs()]
-DOC_TEXT = DOC.read_text(encoding="utf-8")
+DOC_TEXT = doc_text()
 LAUNCH_TEXT = LAUNCH.read_text(encoding="utf-8")
 
 
@@ -151,7 +152,7 @@ BOARD_TYPE_NAMES = list(board_types())
 #: the blank of an entry ("" / () / None); an entry already blank is not a removal
 BLANK = {"name": "", "device": "", "board": "", "sim_board": "", "carries": (), "fields": (),
          "extra_fields": (), "data_fields": (), "status_fields": (), "rci": None, "rdi": None,
-         "viewer": None, "diagnostics": None, "motor": None, "rates": None}
+         "viewer_label": None, "motor": None}
 
 
 def entries(decl):
@@ -179,7 +180,7 @@ def test_a_kind_declaration_missing_an_entry_is_refused_naming_it(name, entry):
     k = registry.kind(name)
     given = {e: getattr(k, e) for e in entries(DeviceKind) if e != entry}
     with pytest.raises(TypeError, match=f"missing 1 required keyword-only argument: '{entry}'"):
-        DeviceKind(**given)
+        type(k)(**given)
 
 
 @pytest.mark.parametrize("name,entry",
@@ -188,7 +189,24 @@ def test_a_board_type_declaration_missing_an_entry_is_refused_naming_it(name, en
     bt = board_type(name)
     given = {e: getattr(bt, e) for e in entries(BoardType) if e != entry}
     with pytest.raises(TypeError, match=f"missing 1 required keyword-only argument: '{entry}'"):
-        BoardType(**given)
+        type(bt)(**given)
+
+
+def method_cases():
+    kinds = [(registry.kind(n), DeviceKind) for n in KIND_NAMES]
+    types = [(board_type(n), BoardType) for n in BOARD_TYPE_NAMES]
+    return [(decl.name, base, method) for decl, base in kinds + types
+            for method in sorted(base.__abstractmethods__)]
+
+
+@pytest.mark.parametrize("name,base,method", method_cases())
+def test_a_declaration_class_missing_a_method_is_refused_naming_it(name, base, method):
+    decl = registry.kind(name) if base is DeviceKind else board_type(name)
+    given = {m: getattr(type(decl), m) for m in base.__abstractmethods__ if m != method}
+    partial = type(type(decl).__name__, (base,), given)
+    given_entries = {e: getattr(decl, e) for e in entries(base)}
+    with pytest.raises(TypeError, match=f"abstract method '?{method}'?$"):
+        partial(**given_entries)
 
 
 @pytest.mark.parametrize("what,name,entry", blank_cases())

@@ -140,6 +140,24 @@ class ParamRecord:
             with getattr(obj, "lock", None) or contextlib.nullcontext():
                 setattr(obj, attr, value)
 
+    @classmethod
+    def of(cls, values: dict):
+        """The record of the entries of ``values`` it declares, each other
+        parameter at its default (values not checked: see :meth:`refusal`)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in names})
+
+    @classmethod
+    def refusal(cls, values: dict) -> str:
+        """Why a declared entry of ``values`` is refused, the first one
+        (``"threshold_mm must be in 10..1000, not 5"``); "" : none is."""
+        for name, (default, spec) in cls.specs().items():
+            if name in values:
+                why = spec.check(name, default, values[name])
+                if why:
+                    return why
+        return ""
+
     def __getitem__(self, name: str):
         # read by name as well: the gateways' start-up and shutdown code reads p["host"]
         return getattr(self, name)

@@ -41,7 +41,7 @@ import yaml
 
 from .description_keys import unknown_keys
 from .node_params import HardwareNodeParams
-from ..kinds import board_type, board_types, device_classes, KindError
+from ..kinds import board_type, board_types, device_classes, kind, KindError
 
 # Board types, which device kinds each may carry and which of them drive a
 # motor are declared once, by the kinds (bsal_ros/kinds, docs/EXTENDING.md).
@@ -271,11 +271,13 @@ def validate(robot: dict) -> None:
         if a in addrs:
             raise DescriptionError(f"board {name}: address {a:#04x} also used by {addrs[a]}")
         addrs[a] = name
-        if bt.validate is not None:
-            try:
-                bt.validate(name, b)
-            except (ValueError, TypeError) as exc:
-                raise DescriptionError(f"board {name}: {exc}") from None
+        try:
+            bt.validate(name, b)
+        except (ValueError, TypeError) as exc:
+            raise DescriptionError(f"board {name}: {exc}") from None
+        why = bt.keys.refusal(b) if bt.keys is not None else ""
+        if why:
+            raise DescriptionError(f"board {name}: {why}")
     check_motor_watchdogs(robot)
     seen_channels = {}
     for cls, devs in (robot.get("devices") or {}).items():
@@ -305,5 +307,9 @@ def validate(robot: dict) -> None:
             if key in seen_channels:
                 raise DescriptionError(f"{cls} {i}: channel {ch} of {bname} already used")
             seen_channels[key] = i
+            own = kind(cls).keys
+            why = own.refusal(d) if own is not None else ""
+            if why:
+                raise DescriptionError(f"{cls} {i} ({dname}): {why}")
             if cls == "ultrasonic" and len(d.get("pose", [])) != 3:
                 raise DescriptionError(f"ultrasonic {i} ({dname}): pose must be [x, y, yaw]")

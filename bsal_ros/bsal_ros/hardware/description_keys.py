@@ -20,8 +20,9 @@ params file, a ``robot_description_file`` or a ``robot.*`` override) would
 otherwise be silence: the built-in value stays. :func:`unknown_keys` names
 every key no part of the hardware layer reads, with the closest valid key.
 The valid keys are those of the built-in description, the optional ones
-below (read with a default), the registered board types (register maps) and
-the register names of :class:`~.registers.RegisterMap`.
+below (read with a default), the registered board types (register maps),
+the register names of :class:`~.registers.RegisterMap`, and the keys a board
+type or device kind declares for its entries (its ``keys`` record).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Iterable
 
 from .registers import RegisterMap
 from ..core.params import closest
+from ..kinds import board_type, kind, KindError
 
 #: keys of the fixed sections read with a default, so the built-in description may omit them
 OPTIONAL = {"geometry": ("rear_wheel_radius",)}
@@ -41,6 +43,16 @@ BOARD_KEYS = ("type", "address", "channels", "interval_ms", "slots", "poll_margi
 DEVICE_KEYS = ("id", "board", "channel", "pose", "frame", "name")
 OBSTACLE_KEYS = ("circle", "box")
 REGISTER_NAMES = tuple(f.name for f in dataclasses.fields(RegisterMap))
+
+
+def declared_keys(lookup, name) -> tuple[str, ...]:
+    """The keys the board type or device kind ``lookup(name)`` declares for
+    its entries (() : none, or no such one: refused elsewhere)."""
+    try:
+        rec = lookup(name).keys
+    except (KindError, TypeError):
+        return ()
+    return tuple(f.name for f in dataclasses.fields(rec)) if rec is not None else ()
 
 
 def _check(out: list, path: str, given, valid: Iterable[str]) -> None:
@@ -73,9 +85,11 @@ def unknown_keys(robot: dict, builtin: dict, board_types: Iterable[str]) -> list
         _check(out, f"robot.register_maps.{name}", entry, REGISTER_NAMES)
     boards = robot.get("boards")
     for name, entry in (boards.items() if isinstance(boards, dict) else ()):
-        _check(out, f"robot.boards.{name}", entry, BOARD_KEYS)
+        own = declared_keys(board_type, entry.get("type")) if isinstance(entry, dict) else ()
+        _check(out, f"robot.boards.{name}", entry, BOARD_KEYS + own)
     devices = robot.get("devices")
     for cls, devs in (devices.items() if isinstance(devices, dict) else ()):
         for name, entry in (devs.items() if isinstance(devs, dict) else ()):
-            _check(out, f"robot.devices.{cls}.{name}", entry, DEVICE_KEYS)
+            _check(out, f"robot.devices.{cls}.{name}", entry,
+                   DEVICE_KEYS + declared_keys(kind, cls))
     return out

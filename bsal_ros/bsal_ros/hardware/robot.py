@@ -83,7 +83,7 @@ def scale_rates(robot: dict, rate_scale: float = 1.0, all_boards_hz: float = 0.0
     robot = copy.deepcopy(robot)
     for b in robot["boards"].values():
         # each board type says how (kinds: an ultrasonic board's slots, a polled board's Hz)
-        board_type(b["type"]).rates(b, float(rate_scale), float(all_boards_hz))
+        board_type(b["type"]).scale_rates(b, float(rate_scale), float(all_boards_hz))
     return robot
 
 

@@ -18,24 +18,26 @@
 Importing this package loads every device-kind plugin (:mod:`.plugins`, the
 entry-point group ``bsal_ros.device_kinds``): Brak's own board types and kinds
 (ultrasonic, dc_motor (+ relative_encoder), pservo_motor (+ absolute_encoder),
-accelerometer) and any installed package's. A new kind is one module calling
-:func:`register_board_type` and :func:`register_kind`, named by an entry point
-of that group (docs/EXTENDING.md).
+accelerometer) and any installed package's. A new kind is one module declaring a
+:class:`BoardType` and a :class:`DeviceKind` subclass (abstract methods: what
+every kind must give) and registering them with :func:`register_board_type`
+and :func:`register_kind`, named by an entry point of that group
+(docs/EXTENDING.md).
 """
 
+from .base import (BoardType, DeviceKind, KindError, MotorKind, NoTopic, PolledBoardType,
+                   RciSensor, RdiItem, RosTopic, SensorKind, TOPIC_QOS, value_of, with_values)
 from .plugins import GROUP, load_plugins, loaded_plugins, plugin_errors
-from .registry import (all_kinds, board_type, board_type_problems, board_types, BoardType,
-                       data_fields, device_classes, DeviceKind, is_builtin, kind, kind_problems,
-                       KindError,
-                       rci_as_sent, rci_item, RCI_SENSOR_CLASS, RciSensor, rdi_kind,
-                       rdi_sensor_kinds, RdiItem, register_board_type, register_kind,
-                       registry_problems, resolve, RosTopic, status_fields, TOPIC_QOS,
-                       unregister, value_of, ViewerSpec, with_values)
+from .registry import (all_kinds, board_type, board_type_problems, board_types, data_fields,
+                       device_classes, is_builtin, kind, kind_problems, rci_as_sent, rci_item,
+                       RCI_SENSOR_CLASS, rdi_kind, rdi_sensor_kinds, register_board_type,
+                       register_kind, registry_problems, resolve, status_fields, unregister)
 
 load_plugins()
 
 __all__ = ["GROUP", "RCI_SENSOR_CLASS", "TOPIC_QOS", "BoardType", "DeviceKind", "KindError",
-           "RciSensor", "RdiItem", "RosTopic", "ViewerSpec",
+           "MotorKind", "NoTopic", "PolledBoardType", "RciSensor", "RdiItem", "RosTopic",
+           "SensorKind",
            "all_kinds", "board_type", "board_type_problems", "board_types", "data_fields",
            "device_classes", "is_builtin", "kind", "kind_problems", "load_plugins",
            "loaded_plugins", "plugin_errors", "registry_problems",

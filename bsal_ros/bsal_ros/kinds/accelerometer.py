@@ -17,9 +17,9 @@
 
 from __future__ import annotations
 
-from .convert import check_rates, f32, scale_poll_rates, u32
-from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
-                       register_kind, RosTopic, ViewerSpec)
+from .base import PolledBoardType, RciSensor, RdiItem, RosTopic, SensorKind
+from .convert import f32, u32
+from .registry import register_board_type, register_kind
 from ..core.units import G
 from ..protocol.constants import RdiCode, RdiSensorType, SensorType
 from ..protocol.rci_tables import SENSOR_DATA
@@ -27,33 +27,49 @@ from ..protocol.rdi import AccelReading
 from ..protocol.wire_kinds import rdi_item_layout
 
 
-def fill_imu(m, s, ctx) -> None:
-    """A sensor_msgs/Imu of the accelerometer: x acceleration only (no
-    orientation, no gyro; y and z unmeasured), its variance the simulator's noise."""
-    m.header.stamp = ctx.stamp
-    m.header.frame_id = ctx.frame
-    m.orientation_covariance[0] = -1.0       # no orientation
-    m.angular_velocity_covariance[0] = -1.0  # no gyro
-    m.linear_acceleration.x = float(s.accel_g) * G
-    noise = float(ctx.desc["sim"]["accel_noise_g"]) * G
-    cov = [0.0] * 9
-    cov[0], cov[4], cov[8] = max(noise * noise, 1e-6), 1e6, 1e6  # y, z not measured
-    m.linear_acceleration_covariance = cov
+class AccelerometerKind(SensorKind):
+    """The one-axis accelerometer: g along base_link x, a sensor_msgs/Imu."""
+
+    def diagnostics(self, state) -> dict:
+        """The acceleration in g."""
+        return {"accel_g": f"{state.accel_g:.3f}"}
+
+    def rdi_reading(self, state) -> AccelReading:
+        """The acceleration (float32) and statval."""
+        return AccelReading(f32(state.accel_g), u32(state.statval))
+
+    def fill(self, msg, state, ctx) -> None:
+        """A sensor_msgs/Imu: x acceleration only (no orientation, no gyro; y
+        and z unmeasured), its variance the simulator's noise."""
+        msg.header.stamp = ctx.stamp
+        msg.header.frame_id = ctx.frame
+        msg.orientation_covariance[0] = -1.0       # no orientation
+        msg.angular_velocity_covariance[0] = -1.0  # no gyro
+        msg.linear_acceleration.x = float(state.accel_g) * G
+        noise = float(ctx.desc["sim"]["accel_noise_g"]) * G
+        cov = [0.0] * 9
+        cov[0], cov[4], cov[8] = max(noise * noise, 1e-6), 1e6, 1e6  # y, z not measured
+        msg.linear_acceleration_covariance = cov
+
+    def viewer_text(self, reading) -> str:
+        """The acceleration in g."""
+        return f"accel={reading.accel:.4f}g"
+
+    def viewer_line(self, index: int, reading) -> str:
+        """The acceleration in g."""
+        return f"accel {index}: {reading.accel:+.3f} g"
 
 
-register_board_type(BoardType(
+register_board_type(PolledBoardType(
     name="accelerometer",
     board="bsal_ros.hardware.boards:AccelBoard",
     sim_board="bsal_ros.hardware.sim_boards:VirtualAccelBoard",
     carries=("accelerometer",),
-    motor=False,
-    validate=check_rates,
-    rates=scale_poll_rates))
+    motor=False))
 
-register_kind(DeviceKind(
+register_kind(AccelerometerKind(
     name="accelerometer",
     device="bsal_ros.hardware.devices:Accelerometer",
-    motor=False,
     fields=("accel_g",),
     extra_fields=(),
     data_fields=("accel_g",),
@@ -61,10 +77,7 @@ register_kind(DeviceKind(
     rci=RciSensor(sub=SensorType.ACCEL, layout=SENSOR_DATA[SensorType.ACCEL],
                   fields=(("accel_g", float),)),
     rdi=RdiItem(code=RdiCode.Sn, sub=RdiSensorType.ACCEL,
-                layout=rdi_item_layout(RdiCode.Sn, RdiSensorType.ACCEL),
-                reading=lambda d: AccelReading(f32(d.accel_g), u32(d.statval))),
-    diagnostics=lambda s: {"accel_g": f"{s.accel_g:.3f}"},
+                layout=rdi_item_layout(RdiCode.Sn, RdiSensorType.ACCEL)),
     diagnostics_group="Accelerometer",
-    topic=RosTopic(name="imu", msg="sensor_msgs.msg:Imu", qos="sensor", fill=fill_imu),
-    viewer=ViewerSpec(label="accel", text=lambda d: f"accel={d.accel:.4f}g",
-                      line=lambda i, d: f"accel {i}: {d.accel:+.3f} g")))
+    topic=RosTopic(name="imu", msg="sensor_msgs.msg:Imu", qos="sensor"),
+    viewer_label="accel"))

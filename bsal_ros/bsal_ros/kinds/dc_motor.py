@@ -18,9 +18,9 @@ drive wheel's relative encoder."""
 
 from __future__ import annotations
 
-from .convert import check_rates, clamp_i16, fmt_statval, scale_poll_rates, u32, wrap_i16
-from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
-                       register_kind, ViewerSpec)
+from .base import MotorKind, NoTopic, PolledBoardType, RciSensor, RdiItem, SensorKind
+from .convert import clamp_i16, fmt_statval, u32, wrap_i16
+from .registry import register_board_type, register_kind
 from ..protocol.constants import RdiCode, RdiSensorType, SensorType
 from ..protocol.rci_tables import SENSOR_DATA
 from ..protocol.rdi import RelEncoderReading
@@ -30,25 +30,48 @@ from ..protocol.wire_kinds import rdi_item_layout
 MOTOR_FIELDS = ("speedval", "duty_mode", "speed", "stalled", "stop_pending", "watchdog_stopped")
 
 
-def motor_diagnostics(s) -> dict:
-    """The speed a motor was commanded, raw and in its unit."""
-    return {"speedval": f"{s.speedval:#06x}",
-            "speed": f"{s.speed:.3f}" + (" %" if s.duty_mode else " rad/s")}
+class DriveMotorKind(MotorKind):
+    """A motor commanded by speedval (the DC drive motor; the pseudo-servo's base)."""
+
+    def diagnostics(self, state) -> dict:
+        """The speed a motor was commanded, raw and in its unit."""
+        return {"speedval": f"{state.speedval:#06x}",
+                "speed": f"{state.speed:.3f}" + (" %" if state.duty_mode else " rad/s")}
 
 
-register_board_type(BoardType(
+class RelativeEncoderKind(NoTopic, SensorKind):
+    """The drive wheel's relative encoder (on ``encoders`` with its board's
+    motor: nodes.hardware_publishers, no topic of its own)."""
+
+    def diagnostics(self, state) -> dict:
+        """The count and the position."""
+        return {"count": state.count, "position_rad": f"{state.position:.4f}"}
+
+    def rdi_reading(self, state) -> RelEncoderReading:
+        """The count difference, its statval, the count and statval."""
+        return RelEncoderReading(clamp_i16(state.d_count), u32(state.d_statval),
+                                 clamp_i16(state.count), u32(state.statval))
+
+    def viewer_text(self, reading) -> str:
+        """The count difference, its statval and the count."""
+        return (f"d_count={reading.d_count} d_st={fmt_statval(reading.d_status)} "
+                f"count={reading.count}")
+
+    def viewer_line(self, index: int, reading) -> str:
+        """The count and its difference."""
+        return f"rel enc {index}: {reading.count} (d {reading.d_count})"
+
+
+register_board_type(PolledBoardType(
     name="dc_motor",
     board="bsal_ros.hardware.motor_boards:DcMotorBoard",
     sim_board="bsal_ros.hardware.sim_motors:VirtualDcMotorBoard",
     carries=("dc_motor", "relative_encoder"),
-    motor=True,
-    validate=check_rates,
-    rates=scale_poll_rates))
+    motor=True))
 
-register_kind(DeviceKind(
+register_kind(RelativeEncoderKind(
     name="relative_encoder",
     device="bsal_ros.hardware.devices:RelativeEncoder",
-    motor=False,
     fields=("d_count", "d_statval", "count", "position", "measured_speed"),
     extra_fields=(),
     data_fields=("d_count", "count", "position"),
@@ -56,28 +79,20 @@ register_kind(DeviceKind(
     rci=RciSensor(sub=SensorType.RELENCODER, layout=SENSOR_DATA[SensorType.RELENCODER],
                   fields=(("d_count", wrap_i16), ("count", wrap_i16))),
     rdi=RdiItem(code=RdiCode.Sn, sub=RdiSensorType.RELENCODER,
-                layout=rdi_item_layout(RdiCode.Sn, RdiSensorType.RELENCODER),
-                reading=lambda d: RelEncoderReading(clamp_i16(d.d_count), u32(d.d_statval),
-                                                    clamp_i16(d.count), u32(d.statval))),
-    diagnostics=lambda s: {"count": s.count, "position_rad": f"{s.position:.4f}"},
+                layout=rdi_item_layout(RdiCode.Sn, RdiSensorType.RELENCODER)),
     diagnostics_group="Encoders",
-    topic=None,        # on encoders with its board's motor (nodes.hardware_publishers)
-    viewer=ViewerSpec(label="relenc",
-                      text=lambda d: (f"d_count={d.d_count} d_st={fmt_statval(d.d_status)} "
-                                      f"count={d.count}"),
-                      line=lambda i, d: f"rel enc {i}: {d.count} (d {d.d_count})")))
+    topic=None,
+    viewer_label="relenc"))
 
-register_kind(DeviceKind(
+register_kind(DriveMotorKind(
     name="dc_motor",
     device="bsal_ros.hardware.devices:DcMotor",
-    motor=True,
     fields=MOTOR_FIELDS + ("measured_speed",),
     extra_fields=(),
     data_fields=("speedval",),
     status_fields=("statval",),
     rci=None,          # motors answer CGtMtIq (rci.handlers_motor)
     rdi=None,          # RDI-Mt DC, built by rdi.state with the pseudo-servo ids
-    diagnostics=motor_diagnostics,
     diagnostics_group="Motors",
     topic=None,        # motor_states, joint_states, odom (nodes.hardware_publishers)
-    viewer=None))      # the viewer's motor rows
+    viewer_label=None))      # the viewer's motor rows

@@ -39,7 +39,7 @@ GROUP = "bsal_ros.device_kinds"
 #: other installed packages (the generators of checked-in files run so)
 ONLY_ENV = "BSAL_ROS_KIND_PLUGINS"
 #: modules of this package that are not kinds (the fallback walk skips them)
-_NOT_KINDS = frozenset({"registry", "convert", "plugins", "diagnostics_config"})
+_NOT_KINDS = frozenset({"base", "registry", "convert", "plugins", "diagnostics_config"})
 
 _log = logging.getLogger("bsal_ros.kinds")
 _loaded: dict[str, str] = {}      # entry-point name -> its value ("module[:function]")

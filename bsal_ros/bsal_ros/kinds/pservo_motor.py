@@ -18,28 +18,56 @@
 
 from __future__ import annotations
 
-from .convert import check_rates, clamp_i16, scale_poll_rates, u32, wrap_i16
-from .dc_motor import motor_diagnostics, MOTOR_FIELDS
-from .registry import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
-                       register_kind, ViewerSpec)
+from .base import NoTopic, PolledBoardType, RciSensor, RdiItem, SensorKind
+from .convert import clamp_i16, u32, wrap_i16
+from .dc_motor import DriveMotorKind, MOTOR_FIELDS
+from .registry import register_board_type, register_kind
 from ..protocol.constants import RdiCode, RdiSensorType, SensorType
 from ..protocol.rci_tables import SENSOR_DATA
 from ..protocol.rdi import AbsEncoderReading
 from ..protocol.wire_kinds import rdi_item_layout
 
-register_board_type(BoardType(
+
+class PservoMotorKind(DriveMotorKind):
+    """The steering motor: speed or position mode, homing."""
+
+    def diagnostics(self, state) -> dict:
+        """The commanded speed, and whether it is homed or homing, and its phase."""
+        return {**super().diagnostics(state), "homed": state.homed, "homing": state.homing,
+                "phase": state.phase}
+
+
+class AbsoluteEncoderKind(NoTopic, SensorKind):
+    """The steering's absolute encoder (on ``encoders`` with its board's
+    motor: nodes.hardware_publishers, no topic of its own)."""
+
+    def diagnostics(self, state) -> dict:
+        """The count and the position."""
+        return {"count": state.count, "position_rad": f"{state.position:.4f}"}
+
+    def rdi_reading(self, state) -> AbsEncoderReading:
+        """The count and statval."""
+        return AbsEncoderReading(clamp_i16(state.count), u32(state.statval))
+
+    def viewer_text(self, reading) -> str:
+        """The count."""
+        return f"count={reading.count}"
+
+    def viewer_line(self, index: int, reading) -> str:
+        """The count."""
+        return f"abs enc {index}: {reading.count}"
+
+
+register_board_type(PolledBoardType(
     name="pservo_motor",
     board="bsal_ros.hardware.motor_boards:PservoBoard",
     sim_board="bsal_ros.hardware.sim_motors:VirtualPservoBoard",
     carries=("pservo_motor", "absolute_encoder"),
-    motor=True,
-    validate=check_rates,
-    rates=scale_poll_rates))
+    motor=True))
 
-register_kind(DeviceKind(
+register_kind(AbsoluteEncoderKind(
     name="absolute_encoder",
     device="bsal_ros.hardware.devices:AbsoluteEncoder",
-    motor=False,
     fields=("count", "position"),
     extra_fields=(),
     data_fields=("count", "position"),
@@ -47,26 +75,20 @@ register_kind(DeviceKind(
     rci=RciSensor(sub=SensorType.ABSENCODER, layout=SENSOR_DATA[SensorType.ABSENCODER],
                   fields=(("count", wrap_i16),)),
     rdi=RdiItem(code=RdiCode.Sn, sub=RdiSensorType.ABSENCODER,
-                layout=rdi_item_layout(RdiCode.Sn, RdiSensorType.ABSENCODER),
-                reading=lambda d: AbsEncoderReading(clamp_i16(d.count), u32(d.statval))),
-    diagnostics=lambda s: {"count": s.count, "position_rad": f"{s.position:.4f}"},
+                layout=rdi_item_layout(RdiCode.Sn, RdiSensorType.ABSENCODER)),
     diagnostics_group="Encoders",
-    topic=None,        # on encoders with its board's motor (nodes.hardware_publishers)
-    viewer=ViewerSpec(label="absenc", text=lambda d: f"count={d.count}",
-                      line=lambda i, d: f"abs enc {i}: {d.count}")))
+    topic=None,
+    viewer_label="absenc"))
 
-register_kind(DeviceKind(
+register_kind(PservoMotorKind(
     name="pservo_motor",
     device="bsal_ros.hardware.devices:PservoMotor",
-    motor=True,
     fields=MOTOR_FIELDS + ("mposval", "motor_position", "homed", "homing", "phase"),
     extra_fields=(),
     data_fields=("speedval", "mposval", "motor_position"),
     status_fields=("statval",),
     rci=None,          # motors answer CGtMtIq (rci.handlers_motor)
     rdi=None,          # RDI-Mt DC (offset ids) and RDI-Ac STEER, built by rdi.state
-    diagnostics=lambda s: {**motor_diagnostics(s), "homed": s.homed, "homing": s.homing,
-                           "phase": s.phase},
     diagnostics_group="Motors",
     topic=None,        # motor_states, joint_states (nodes.hardware_publishers)
-    viewer=None))      # the viewer's motor and steering rows
+    viewer_label=None))      # the viewer's motor and steering rows

@@ -14,17 +14,21 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 """The device-kind and board-type registry (python-can's ``register_backend``
-style): one declaration per kind, every per-kind table built from it.
+style): the name -> declaration tables every per-kind table is built from,
+and the checks a base class cannot make.
 
-A **board type** says which :class:`~bsal_ros.hardware.boards.Board` polls
-it, which virtual board simulates it, which device kinds it carries, whether
-it drives a motor and what else its description entry must satisfy. A
-**device kind** says which :class:`~bsal_ros.hardware.devices.Device` reads
-it, the :class:`~bsal_ros.core.DeviceState` fields it fills, its RCI sensor
-sub-code and DATA item, its RDI sub-code and reading, its ``/diagnostics``
-values and its line in the display client. Every field is required (a kind
-that has no RCI item says ``rci=None``), so a declaration that forgets one
-fails at import with the missing name.
+A **board type** (:class:`~.base.BoardType`) says which
+:class:`~bsal_ros.hardware.boards.Board` polls it, which virtual board
+simulates it, which device kinds it carries and whether it drives a motor;
+its methods check its description entry and scale its rates. A **device
+kind** (:class:`~.base.DeviceKind`) says which
+:class:`~bsal_ros.hardware.devices.Device` reads it, the
+:class:`~bsal_ros.core.DeviceState` fields it fills, its RCI and RDI codes,
+its topic and aggregator group; its methods give its diagnostics, RDI
+reading, topic message and viewer text. What a declaration leaves out is
+refused by Python (a required argument, an abstract method); what is left
+here is what only the values tell: blank entries, fields a kind does not
+fill, wire codes another kind owns, and the registry as a whole.
 
 Hardware classes are named ``"module:attribute"`` and resolved when the
 hardware layer builds a robot, so the gateways (which import no hardware
@@ -34,107 +38,14 @@ code) read the same declarations. No ROS, no hardware imports here.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 import importlib
-from typing import Any, Callable
 
+from .base import BoardType, DeviceKind, KindError, NoTopic, STATE_FIELDS, TOPIC_QOS
 from ..core.device_classes import ALL_CLASSES
 from ..core.device_state import DeviceState
-from ..protocol._items import Layout
+from ..core.params import ParamRecord, record_problems
 from ..protocol.constants import RdiCode
 from ..protocol.wire_kinds import register_rci_sensor, register_rdi_item
-
-STATE_FIELDS = frozenset(f.name for f in dataclasses.fields(DeviceState))
-
-
-class KindError(LookupError):
-    """An unknown board type or device kind, or a declaration that is not whole."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class BoardType:
-    """One board type of the robot description (``boards.<name>.type``)."""
-
-    name: str
-    board: str | type           # "module:Class", a hardware.boards.Board subclass
-    sim_board: str | type       # "module:Class" of the virtual board (sim backend)
-    carries: tuple[str, ...]    # device kinds a board of this type may carry
-    motor: bool                 # drives a motor: command watchdog, stall faults
-    validate: Callable[[str, dict], None] | None   # checks of its description entry
-    # how the node's rate_scale / all_boards_hz apply to its description entry
-    # (entry, rate_scale, all_boards_hz), changed in place
-    rates: Callable[[dict, float, float], None]
-
-
-@dataclass(frozen=True, kw_only=True)
-class RciSensor:
-    """A kind's RCI sensor sub-code and the DATA item of CGtSnRp: ``fields``
-    are (DeviceState field, wire conversion) in item order."""
-
-    sub: int
-    layout: Layout
-    fields: tuple[tuple[str, Callable[[Any], Any]], ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class RdiItem:
-    """A kind's RDI packet (``code``: RdiCode.Sn) and sub-code, and how its
-    reading is built from a state."""
-
-    code: int
-    sub: int
-    layout: Layout
-    reading: Callable[[DeviceState], tuple]
-
-
-@dataclass(frozen=True, kw_only=True)
-class ViewerSpec:
-    """How the display client shows a kind: status-row ``label``, ``text`` of
-    one reading (``--dump``), ``line`` of the side panel (None: drawn instead)."""
-
-    label: str
-    text: Callable[[tuple], str]
-    line: Callable[[int, tuple], str] | None
-
-
-@dataclass(frozen=True, kw_only=True)
-class RosTopic:
-    """A kind's own ROS topic (the hardware node publishes it while the
-    device is on). ``name`` is relative; with fields of the device
-    (``"sonar_{id:02d}"``) each device has its own topic, whose ``_link`` is
-    the device's default frame, else the kind shares one. ``msg`` is the
-    message type as ``"package.msg:Class"`` (resolved by the node: no ROS
-    import here), ``qos`` one of :data:`TOPIC_QOS`; ``fill(msg, state, ctx)``
-    fills a message (``ctx``: frame, stamp, desc, params of the node)."""
-
-    name: str
-    msg: str
-    qos: str
-    fill: Callable[[Any, DeviceState, Any], None]
-
-
-#: a RosTopic's QoS names: sensor data (best effort) or reliable, depth 10
-TOPIC_QOS = ("sensor", "reliable")
-
-
-@dataclass(frozen=True, kw_only=True)
-class DeviceKind:
-    """One device kind (a BSAL device class, ``DeviceState.device_class``)."""
-
-    name: str
-    device: str | type             # "module:Class", a hardware.devices.Device subclass
-    motor: bool
-    fields: tuple[str, ...]        # DeviceState fields this kind fills
-    extra_fields: tuple[str, ...]  # its own values beyond DeviceState (state.extra)
-    data_fields: tuple[str, ...]   # what a DATA answer tells a control application
-    status_fields: tuple[str, ...]  # what a STATUS answer tells it
-    rci: RciSensor | None          # None: not an RCI sensor (motors answer CGtMt)
-    rdi: RdiItem | None            # None: sent by rdi.state's motor code
-    diagnostics: Callable[[DeviceState], dict]
-    diagnostics_group: str         # its tree in the diagnostics aggregator ("Sonars")
-    topic: RosTopic | None         # None: published only on device_states (and its board's)
-    viewer: ViewerSpec | None
-
 
 _BOARD_TYPES: dict[str, BoardType] = {}
 _KINDS: dict[str, DeviceKind] = {}
@@ -156,22 +67,6 @@ def resolve(ref):
         raise KindError(f"cannot resolve {ref!r}: {exc}") from None
 
 
-def value_of(state: DeviceState, name: str):
-    """A state field, or a kind's extra value (0 when never set)."""
-    if name in STATE_FIELDS:
-        return getattr(state, name)
-    return state.extra.get(name, 0)
-
-
-def with_values(state: DeviceState, values: dict) -> DeviceState:
-    """A copy of ``state`` with some fields or extra values replaced."""
-    plain = {k: v for k, v in values.items() if k in STATE_FIELDS}
-    extra = {k: v for k, v in values.items() if k not in STATE_FIELDS}
-    if extra:
-        plain["extra"] = {**state.extra, **extra}
-    return dataclasses.replace(state, **plain)
-
-
 def _is_ref(ref) -> bool:
     """A class, or a ``"module:attribute"`` name of one."""
     if isinstance(ref, type):
@@ -181,7 +76,7 @@ def _is_ref(ref) -> bool:
 
 
 def board_type_problems(bt: BoardType) -> list[str]:
-    """What the declaration ``bt`` lacks, one line per entry ([]: whole)."""
+    """What the declaration ``bt`` leaves blank, one line per entry ([]: whole)."""
     name = bt.name or "(no name)"
     out = [] if bt.name else ["board type: name is empty"]
     for entry in ("board", "sim_board"):
@@ -192,19 +87,55 @@ def board_type_problems(bt: BoardType) -> list[str]:
         out.append(f"board type {name!r}: carries no device kind")
     if not isinstance(bt.motor, bool):
         out.append(f"board type {name!r}: motor must be True or False, not {bt.motor!r}")
-    if bt.validate is not None and not callable(bt.validate):
-        out.append(f"board type {name!r}: validate is neither None nor a function")
-    if not callable(bt.rates):
-        out.append(f"board type {name!r}: rates is not a function (how rate_scale and "
-                   f"all_boards_hz change its entry: kinds.convert.scale_poll_rates for a "
-                   f"board polled at poll_hz)")
     return out
+
+
+def configuration_problems(what: str, decl) -> list[str]:
+    """What the ``keys`` and ``params`` records of declaration ``decl`` (a
+    ``what``: "board type" or "device kind") lack, and each parameter another
+    registered declaration already brings, one line each ([]: none)."""
+    out = []
+    for entry in ("keys", "params"):
+        rec = getattr(decl, entry)
+        if rec is None:
+            continue
+        if not (isinstance(rec, type) and issubclass(rec, ParamRecord)
+                and dataclasses.is_dataclass(rec)):
+            out.append(f"{what} {decl.name!r}: {entry} {rec!r} is not a ParamRecord dataclass")
+            continue
+        out += [f"{what} {decl.name!r}: {entry}: {p}" for p in record_problems(rec)]
+    if decl.params is not None and dataclasses.is_dataclass(decl.params):
+        mine = {f.name for f in dataclasses.fields(decl.params)}
+        for other_what, other, rec in declared_params():
+            if other != decl.name:
+                for name in sorted(mine & {f.name for f in dataclasses.fields(rec)}):
+                    out.append(f"{what} {decl.name!r}: parameter {name!r} is already "
+                               f"declared by {other_what} {other!r}")
+    return out
+
+
+def declared_params() -> tuple[tuple[str, str, type], ...]:
+    """(what, name, record) of every registered board type and device kind
+    that brings hardware node parameters, board types first."""
+    return tuple((what, d.name, d.params) for what, d in _declarations()
+                 if d.params is not None)
+
+
+def declared_keys() -> tuple[tuple[str, str, type], ...]:
+    """(what, name, record) of every registered board type and device kind
+    whose description entries may carry keys of their own, board types first."""
+    return tuple((what, d.name, d.keys) for what, d in _declarations() if d.keys is not None)
+
+
+def _declarations():
+    return ([("board type", bt) for bt in _BOARD_TYPES.values()]
+            + [("device kind", _KINDS[c]) for c in device_classes()])
 
 
 def register_board_type(bt: BoardType) -> BoardType:
     """Add a board type (again with the same declaration: no-op); KindError
     names an entry the declaration lacks."""
-    problems = board_type_problems(bt)
+    problems = board_type_problems(bt) + configuration_problems("board type", bt)
     if problems:
         raise KindError(problems[0])
     old = _BOARD_TYPES.get(bt.name)
@@ -215,16 +146,15 @@ def register_board_type(bt: BoardType) -> BoardType:
 
 
 def kind_problems(k: DeviceKind) -> list[str]:
-    """What the declaration ``k`` lacks, one line per entry ([]: whole). A
-    motor kind answers CGtMt and is sent by rdi.state's motor code, so it may
-    say ``rci=None``, ``rdi=None``, ``viewer=None``; a sensor kind may not."""
+    """What the declaration ``k`` leaves blank, one line per entry ([]: whole).
+    A motor kind (:class:`~.base.MotorKind`) answers CGtMt and is sent by
+    rdi.state's motor code, so it may say ``rci=None``, ``rdi=None``,
+    ``viewer_label=None``; a sensor kind may not."""
     name = k.name or "(no name)"
     out = [] if k.name else ["device kind: name is empty"]
     if not _is_ref(k.device):
         out.append(f"device kind {name!r}: device {k.device!r} is neither a class nor "
                    f"'module:Class'")
-    if not isinstance(k.motor, bool):
-        out.append(f"device kind {name!r}: motor must be True or False, not {k.motor!r}")
     if not k.fields and not k.extra_fields:
         out.append(f"device kind {name!r}: fields and extra_fields are empty (it fills no value)")
     for entry in ("data_fields", "status_fields"):
@@ -235,19 +165,20 @@ def kind_problems(k: DeviceKind) -> list[str]:
                             ("rdi", "its RDI item (RdiItem)")):
             if getattr(k, entry) is None:
                 out.append(f"device kind {name!r}: {entry} is None, which only a motor kind "
-                           f"(motor=True) may say: a sensor kind needs {what}")
-    if k.rdi is not None and k.viewer is None:
-        out.append(f"device kind {name!r}: viewer is None, but it is sent over RDI")
-    if not callable(k.diagnostics):
-        out.append(f"device kind {name!r}: diagnostics is not a function of a state")
+                           f"(MotorKind) may say: a sensor kind needs {what}")
+    if k.rdi is not None and not k.viewer_label:
+        out.append(f"device kind {name!r}: viewer_label is empty, but it is sent over RDI")
     if not k.diagnostics_group:
         out.append(f"device kind {name!r}: diagnostics_group is empty (its tree in the "
                    f"diagnostics aggregator, e.g. 'Sonars')")
     if k.topic is not None:
         t = k.topic
-        if not t.name or not _is_ref(t.msg) or t.qos not in TOPIC_QOS or not callable(t.fill):
-            out.append(f"device kind {name!r}: topic needs a name, msg 'package.msg:Class', "
-                       f"qos in {TOPIC_QOS} and a fill function, not {t!r}")
+        if not t.name or not _is_ref(t.msg) or t.qos not in TOPIC_QOS:
+            out.append(f"device kind {name!r}: topic needs a name, msg 'package.msg:Class' "
+                       f"and qos in {TOPIC_QOS}, not {t!r}")
+        if isinstance(k, NoTopic):
+            out.append(f"device kind {name!r}: topic is given, but its class "
+                       f"{type(k).__name__} fills none (NoTopic)")
     return out
 
 
@@ -277,7 +208,7 @@ def registry_problems() -> list[str]:
 
 
 def _check_kind(k: DeviceKind) -> None:
-    problems = kind_problems(k)
+    problems = kind_problems(k) + configuration_problems("device kind", k)
     if problems:
         raise KindError(problems[0])
     unknown = [f for f in k.fields if f not in STATE_FIELDS]
@@ -406,14 +337,10 @@ def status_fields() -> tuple[str, ...]:
 
 
 def rci_item(k: DeviceKind, state: DeviceState):
-    """The CGtSnRp DATA item of ``state`` (a kind with an RCI sensor code)."""
-    if k.rci is None:
-        raise KindError(f"device kind {k.name!r} has no RCI sensor item")
-    return k.rci.layout.cls(*(conv(value_of(state, f)) for f, conv in k.rci.fields))
+    """The CGtSnRp DATA item of ``state`` (:meth:`~.base.DeviceKind.rci_item`)."""
+    return k.rci_item(state)
 
 
 def rci_as_sent(k: DeviceKind, state: DeviceState, item) -> DeviceState:
-    """``state`` with the values of its DATA ``item`` as the wire carried them
-    (the same object when nothing differs)."""
-    changed = {f: v for (f, _), v in zip(k.rci.fields, item) if value_of(state, f) != v}
-    return with_values(state, changed) if changed else state
+    """``state`` as its DATA ``item`` carried it (:meth:`~.base.DeviceKind.rci_as_sent`)."""
+    return k.rci_as_sent(state, item)

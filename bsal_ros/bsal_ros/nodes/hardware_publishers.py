@@ -117,14 +117,15 @@ class HardwarePublishers:
         self.kind_topics = {}
         self.frames = {}
         for d in sorted(self.robot.devices.values(), key=lambda d: d.key):
-            topic = kind(d.device_class).topic
+            k = kind(d.device_class)
+            topic = k.topic
             if topic is None:
                 continue
             name = topic.name.format(id=d.id, name=d.label)
             if name not in by_name:
                 msg = resolve(topic.msg)
                 by_name[name] = (self.node.create_publisher(msg, name, qos[topic.qos]), msg,
-                                 topic.fill)
+                                 k.fill)
             self.kind_topics[d.key] = by_name[name]
             if name != topic.name:
                 self.frames[d.key] = fp + (d.cfg.get("frame") or f"{name}_link")

@@ -232,7 +232,7 @@ class StreamState:
         for k in rdi_sensor_kinds():       # RDI-Sn: each kind's reading (bsal_ros/kinds)
             ds = by_class.get(k.name)
             if ds:
-                out += id_packets(RdiSensor, k.rdi.sub, [(d.id, k.rdi.reading(d)) for d in ds])
+                out += id_packets(RdiSensor, k.rdi.sub, [(d.id, k.rdi_reading(d)) for d in ds])
         rel = by_class[RELATIVE_ENCODER]
         ps = by_class[PSERVO_MOTOR]
         motors = [(d.id, DcMotorReading(_u(d.speedval, 16), _u(d.statval, 32)))

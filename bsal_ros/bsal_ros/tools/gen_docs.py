@@ -26,7 +26,9 @@ loaded in this interpreter)::
 
 Tables: ``rci_codes``, ``rci_directions``, ``rci_constants``, ``rci_items``
 (docs/PROTOCOL.md), ``write_commands`` (docs/SECURITY.md), ``rci_to_ros``
-(README.md and docs/INTERFACES.md).
+(README.md and docs/INTERFACES.md), ``kind_parameters`` and
+``kind_description_keys`` (docs/INTERFACES.md: what the loaded device kinds
+and board types declare).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from pathlib import Path
 import re
 import sys
 
+from bsal_ros.kinds.registry import declared_keys, declared_params
 from bsal_ros.protocol import constants as k
 from bsal_ros.protocol import rci_registry as reg
 from bsal_ros.protocol.rci import encode_rci  # noqa: F401  (registers the book's commands)
@@ -169,8 +172,56 @@ def rci_to_ros() -> str:
     return "\n".join(rows)
 
 
+def _default_text(default) -> str:
+    """A default as INTERFACES.md's parameter tables write it."""
+    if isinstance(default, bool):
+        return str(default).lower()
+    if isinstance(default, str):
+        return f"`{default}`" if default else '`""`'
+    return repr(default)
+
+
+def _range_text(spec) -> str:
+    """A range or choices as INTERFACES.md's parameter tables write them."""
+    if spec.choices:
+        text = " / ".join(f"`{c}`" for c in spec.choices)
+    elif spec.low is not None:
+        text = f"{spec.low:g}..{spec.high:g}"
+    else:
+        text = "-"
+    return text + (", **run time**" if spec.dynamic else "")
+
+
+def kind_parameters() -> str:
+    """INTERFACES.md, hardware_node: the parameters the loaded device kinds
+    and board types bring (their ``params`` records), in its table's columns."""
+    rows = [f"| `{name}` | {_default_text(default)} | {_range_text(spec)} | "
+            f"{spec.description} ({what} `{owner}`) |"
+            for what, owner, rec in declared_params()
+            for name, (default, spec) in rec.specs().items()]
+    if not rows:
+        return "(none: no loaded device kind or board type brings a parameter)"
+    return "\n".join(["| name | default | range | meaning |", "|---|---|---|---|"] + rows)
+
+
+def kind_description_keys() -> str:
+    """INTERFACES.md, hardware_node: the robot-description keys the loaded
+    board types and device kinds declare for their entries (``keys`` records)."""
+    rows = []
+    for what, owner, rec in declared_keys():
+        entry = (f"robot.boards.<{owner} board>" if what == "board type"
+                 else f"robot.devices.{owner}.<name>")
+        rows += [f"| `{entry}` | `{name}` | {_default_text(default)} | {_range_text(spec)} | "
+                 f"{spec.description} |" for name, (default, spec) in rec.specs().items()]
+    if not rows:
+        return "(none: no loaded board type or device kind declares a key of its own)"
+    return "\n".join(["| entry | key | default | range | meaning |", "|---|---|---|---|---|"]
+                     + rows)
+
+
 TABLES = {f.__name__: f for f in (rci_codes, rci_directions, rci_constants, rci_items,
-                                  write_commands, rci_to_ros)}
+                                  write_commands, rci_to_ros, kind_parameters,
+                                  kind_description_keys)}
 
 
 def render(text: str, where: str = "") -> str:

@@ -64,7 +64,7 @@ def _items_text(p) -> str:
     for ident, d in p.items:
         if isinstance(p, RdiSensor):
             k = rdi_kind(RdiCode.Sn, sub)      # the kind's own text (bsal_ros/kinds)
-            text = k.viewer.text(d) if k is not None and k.viewer else f"{tuple(d)}"
+            text = k.viewer_text(d) if k is not None else f"{tuple(d)}"
         elif isinstance(p, RdiMotor):
             text = f"speed=0x{d.speed:04x}({fmt_speedval(d.speed)})"
         elif sub == RdiActuatorType.STEER:

@@ -116,10 +116,12 @@ def render(model: ViewerModel, size=(800, 600), view_radius_m: float = 6.0,
         lines.append(f"steer {ident}: {math.degrees(a.angle):+.1f} deg")
     for ident, d in sorted(model.drive.items()):
         lines.append(f"drive {ident}: {d.rotations:+.2f} rot")
-    viewers = {name: kind(name).viewer for name in model.sensors}   # bsal_ros/kinds
+    kinds = {name: kind(name) for name in model.sensors}   # bsal_ros/kinds
     for name, table in model.sensors.items():
-        if viewers[name] is not None and viewers[name].line is not None:
-            lines += [viewers[name].line(ident, e) for ident, e in sorted(table.items())]
+        for ident, e in sorted(table.items()):
+            line = kinds[name].viewer_line(ident, e)
+            if line is not None:
+                lines.append(line)
     lines.append(f"packets {model.packets} frames {model.frames}")
     y = 8
     for ln in lines:
@@ -129,7 +131,7 @@ def render(model: ViewerModel, size=(800, 600), view_radius_m: float = 6.0,
     y += 6
     dr.text((mw + 8, y), "status (green ok, red error, grey off)", fill=TEXT)
     y += 16
-    groups = [(viewers[name].label if viewers[name] else name, table)
+    groups = [(kinds[name].viewer_label or name, table)
               for name, table in model.sensors.items()]
     groups += [("motor", model.motors), ("steer", model.steer)]
     for name, table in groups:

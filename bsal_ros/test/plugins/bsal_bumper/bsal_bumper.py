@@ -34,9 +34,9 @@ from bsal_ros.hardware import registers as regs
 from bsal_ros.hardware.boards import Board
 from bsal_ros.hardware.devices import Device
 from bsal_ros.hardware.sim_boards import VirtualBoard
-from bsal_ros.kinds import (BoardType, DeviceKind, RciSensor, RdiItem, register_board_type,
-                            register_kind, RosTopic, ViewerSpec)
-from bsal_ros.kinds.convert import check_rates, scale_poll_rates, u32
+from bsal_ros.kinds import (PolledBoardType, RciSensor, RdiItem, register_board_type,
+                            register_kind, RosTopic, SensorKind)
+from bsal_ros.kinds.convert import u32
 from bsal_ros.protocol._items import Layout
 from bsal_ros.protocol.constants import RdiCode
 
@@ -115,31 +115,44 @@ class Bumper(Device):
         return s
 
 
-def fill_contacts(m, s, ctx) -> None:
-    """A std_msgs/UInt8 of the contact bits."""
-    m.data = int(s.extra.get("contacts", 0)) & 0x0F
+class BumperKind(SensorKind):
+    """The bumper's device kind: what the bridge shows of its contacts."""
+
+    def diagnostics(self, state) -> dict:
+        """The contact bits, e.g. ``0110``."""
+        return {"contacts": f"{int(state.extra.get('contacts', 0)):04b}"}
+
+    def rdi_reading(self, state) -> BumperReading:
+        """The contact bits and statval."""
+        return BumperReading(int(state.extra.get("contacts", 0)) & 0x0F, u32(state.statval))
+
+    def fill(self, msg, state, ctx) -> None:
+        """A std_msgs/UInt8 of the contact bits."""
+        msg.data = int(state.extra.get("contacts", 0)) & 0x0F
+
+    def viewer_text(self, reading) -> str:
+        """The contact bits."""
+        return f"contacts={reading.contacts:04b}"
+
+    def viewer_line(self, index: int, reading) -> str:
+        """The contact bits of bumper ``index``."""
+        return f"bumper {index}: {reading.contacts:04b}"
 
 
-BUMPER_BOARD = register_board_type(BoardType(
+BUMPER_BOARD = register_board_type(PolledBoardType(
     name="bumper", board=BumperBoard, sim_board=VirtualBumperBoard, carries=("bumper",),
-    motor=False, validate=check_rates, rates=scale_poll_rates))
+    motor=False))
 
-BUMPER = register_kind(DeviceKind(
+BUMPER = register_kind(BumperKind(
     name="bumper",
     device=Bumper,
-    motor=False,
     fields=(),
     extra_fields=("contacts",),
     data_fields=("contacts",),
     status_fields=("statval",),
     rci=RciSensor(sub=RCI_SUB, layout=Layout("B", "named", BumperData),
                   fields=(("contacts", int),)),
-    rdi=RdiItem(code=RdiCode.Sn, sub=RDI_SUB, layout=Layout("BI", "named", BumperReading),
-                reading=lambda d: BumperReading(int(d.extra.get("contacts", 0)) & 0x0F,
-                                                u32(d.statval))),
-    diagnostics=lambda s: {"contacts": f"{int(s.extra.get('contacts', 0)):04b}"},
+    rdi=RdiItem(code=RdiCode.Sn, sub=RDI_SUB, layout=Layout("BI", "named", BumperReading)),
     diagnostics_group="Bumpers",
-    topic=RosTopic(name="bumper_{id:02d}", msg="std_msgs.msg:UInt8", qos="reliable",
-                   fill=fill_contacts),
-    viewer=ViewerSpec(label="bumper", text=lambda d: f"contacts={d.contacts:04b}",
-                      line=lambda i, d: f"bumper {i}: {d.contacts:04b}")))
+    topic=RosTopic(name="bumper_{id:02d}", msg="std_msgs.msg:UInt8", qos="reliable"),
+    viewer_label="bumper"))
