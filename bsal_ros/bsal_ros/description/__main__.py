@@ -28,7 +28,7 @@ from pathlib import Path
 import sys
 
 from bsal_ros.core.cli import OneLineParser
-from bsal_ros.hardware.description import load_description
+from bsal_ros.hardware.description import DescriptionError, load_description
 
 from .urdf import build_urdf
 
@@ -53,11 +53,21 @@ def main(argv: list[str] | None = None) -> int:
                     help="compare URDF with the generated text; exit 1 when they differ")
     args = ap.parse_args(argv)
 
+    if args.config is not None and not args.config.is_file():
+        ap.refuse(f"--config {args.config}: no such file (a robot description YAML, as the "
+                  f"package's config/brak.yaml)")
+    if args.check is not None and not args.check.is_file():
+        ap.refuse(f"--check {args.check}: no such file (write it first: "
+                  f"{ap.prog} -o {args.check})")
     config = args.config or default_config()
     if config is None:
         print("no config/brak.yaml found: using the built-in description", file=sys.stderr)
-    text = build_urdf(load_description(str(config) if config else None),
-                      source=f"config/{config.name}" if config else "the built-in description")
+    try:
+        desc = load_description(str(config) if config else None)
+    except DescriptionError as exc:
+        ap.refuse(str(exc))
+    text = build_urdf(desc, source=f"config/{config.name}" if config else
+                      "the built-in description")
     if args.check is not None:
         if args.check.read_text(encoding="utf-8") != text:
             print(f"{args.check} is stale: regenerate it with "
@@ -65,7 +75,11 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         return 0
     if args.output is not None:
-        args.output.write_text(text, encoding="utf-8")
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            ap.refuse(f"cannot write {args.output}: {exc.strerror} (-o names a file in a "
+                      f"folder that exists)")
     else:
         sys.stdout.write(text)
     return 0

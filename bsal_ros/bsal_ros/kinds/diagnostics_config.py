@@ -97,11 +97,16 @@ def write_analyzers_file() -> str:
 
 
 def main(argv=None) -> int:
-    """Print the configuration (``--builtin``: Brak's own kinds only)."""
-    args = sys.argv[1:] if argv is None else argv
+    """Print the configuration (``--builtin``: Brak's own kinds only); a bad
+    command line is one line and exit 2."""
+    from ..core.cli import OneLineParser
+    ap = OneLineParser(prog="python -m bsal_ros.kinds.diagnostics_config",
+                       description="Print the diagnostic aggregator's analyzers (YAML).")
+    ap.add_argument("--builtin", action="store_true", help="Brak's own kinds only")
+    args = ap.parse_args(argv)
     from . import load_plugins
     load_plugins()
-    sys.stdout.write(analyzers_yaml(builtin_only="--builtin" in args))
+    sys.stdout.write(analyzers_yaml(builtin_only=args.builtin))
     return 0
 
 

@@ -32,14 +32,14 @@ import logging
 import os
 import pkgutil
 
-from . import registry
+from . import codes, registry
 
 GROUP = "bsal_ros.device_kinds"
 #: ``BSAL_ROS_KIND_PLUGINS=builtin``: load Brak's own kinds only, not those of
 #: other installed packages (the generators of checked-in files run so)
 ONLY_ENV = "BSAL_ROS_KIND_PLUGINS"
 #: modules of this package that are not kinds (the fallback walk skips them)
-_NOT_KINDS = frozenset({"base", "registry", "convert", "plugins", "diagnostics_config"})
+_NOT_KINDS = frozenset({"base", "registry", "convert", "plugins", "diagnostics_config", "codes"})
 
 _log = logging.getLogger("bsal_ros.kinds")
 _loaded: dict[str, str] = {}      # entry-point name -> its value ("module[:function]")
@@ -52,15 +52,16 @@ def _entry_points(entry_points=None):
     eps = list(importlib.metadata.entry_points(group=GROUP))
     if os.environ.get(ONLY_ENV) == "builtin":
         eps = [ep for ep in eps if ep.value.startswith("bsal_ros.")]
-    return eps
+    return codes.load_order(eps)
 
 
 def _load_one(name: str, value: str, load) -> None:
     before = set(registry.board_types()) | set(registry.device_classes())
     try:
-        obj = load()
-        if callable(obj) and not isinstance(obj, type):
-            obj()
+        with codes.claiming(name, value):   # its wire codes: in the plugins' range, its own
+            obj = load()
+            if callable(obj) and not isinstance(obj, type):
+                obj()
     except Exception as exc:  # noqa: BLE001  (any fault of a plugin is its own, not ours)
         # what it registered before failing goes too: no board type left
         # carrying a kind that never came

@@ -22,6 +22,7 @@ the files they produce."""
 from __future__ import annotations
 
 from pathlib import Path
+import sys
 
 from bsal_ros import kinds
 from bsal_ros.kinds.plugins import ONLY_ENV
@@ -61,6 +62,21 @@ def replace_block(text: str, begin: str, end: str, block: str, what: str) -> str
     return head + block + tail
 
 
+def rendered(ap, paths, render, fix: str) -> dict:
+    """``{path: render(text, path)}`` for each of ``paths``. A file that cannot
+    be read, or has no generated-block markers, ends the run through
+    ``ap.refuse`` (one line, exit 2) with ``fix``, what to do about it."""
+    out = {}
+    for path in paths:
+        try:
+            out[path] = render(Path(path).read_text(encoding="utf-8"), path)
+        except OSError as exc:
+            ap.refuse(f"cannot read {path}: {exc.strerror}; {fix}")
+        except ValueError as exc:
+            ap.refuse(f"{exc} in {path}; {fix}")
+    return out
+
+
 def plugin_kinds() -> list[str]:
     """Registered device kinds that come from other packages' plugins."""
     return [k.name for k in kinds.all_kinds() if not kinds.is_builtin(k)]
@@ -83,8 +99,13 @@ def write_or_check(outputs: dict, check: bool, command: str, shipped: bool = Fal
             continue
         stale.append(path)
         if not check:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+            except OSError as exc:
+                print(f"{command}: cannot write {path}: {exc.strerror}; name a folder "
+                      f"this user can write to", file=sys.stderr)
+                return 2
     if check:
         for path in stale:
             print(f"{path} is stale: run {command}")

@@ -31,15 +31,16 @@ kind loaded in this interpreter):
 
     python -m bsal_ros.tools.gen_cpp                 # rewrite both in legacy/include
     python -m bsal_ros.tools.gen_cpp --check         # exit 1 if either is stale
-    python -m bsal_ros.tools.gen_cpp --out DIR       # write both into DIR (a build's include)
+    python -m bsal_ros.tools.gen_cpp --out DIR       # write both into DIR (a build's include,
+                                                     # given to g++ ahead of legacy/include)
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 import sys
 
+from bsal_ros.core.cli import OneLineParser
 from bsal_ros.protocol import constants as k
 from bsal_ros.protocol import rci_registry as reg
 from bsal_ros.protocol.rci import encode_rci
@@ -144,13 +145,20 @@ def outputs(include: Path = INCLUDE) -> dict:
 
 def main(argv=None) -> int:
     """Write the headers, or with --check report which are stale."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="python -m bsal_ros.tools.gen_cpp",
+                       description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if a header is stale")
     ap.add_argument("--out", type=Path, default=INCLUDE, help="folder to write the headers to")
     args = ap.parse_args(argv)
-    return write_or_check({args.out / name: text for name, text in outputs().items()},
-                          args.check, "python -m bsal_ros.tools.gen_cpp",
-                          shipped=args.out == INCLUDE)
+    if args.out.exists() and not args.out.is_dir():
+        ap.refuse(f"--out {args.out} is a file: name a folder (it is created if missing)")
+    rc = write_or_check({args.out / name: text for name, text in outputs().items()},
+                        args.check, ap.prog, shipped=args.out == INCLUDE)
+    if rc == 0 and not args.check and args.out != INCLUDE:
+        # the headers replace two of legacy/include's, so their folder must come first
+        print(f"{ap.prog}: {' and '.join(outputs())} written to {args.out}: build the "
+              f"rci-client library and its programs with -I{args.out} ahead of -I{INCLUDE}")
+    return rc
 
 
 if __name__ == "__main__":

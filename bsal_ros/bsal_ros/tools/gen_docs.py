@@ -33,17 +33,17 @@ and board types declare).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 import re
 import sys
 
+from bsal_ros.core.cli import OneLineParser
 from bsal_ros.kinds.registry import declared_keys, declared_params
 from bsal_ros.protocol import constants as k
 from bsal_ros.protocol import rci_registry as reg
 from bsal_ros.protocol.rci import encode_rci  # noqa: F401  (registers the book's commands)
 from bsal_ros.protocol.rci_tables import REPLY_LAYOUTS
-from bsal_ros.tools.gen_common import command_name, sub_name, write_or_check
+from bsal_ros.tools.gen_common import command_name, rendered, sub_name, write_or_check
 
 REPO = Path(__file__).resolve().parents[3]
 FILES = ("README.md", "docs/PROTOCOL.md", "docs/SECURITY.md", "docs/INTERFACES.md")
@@ -236,14 +236,15 @@ def render(text: str, where: str = "") -> str:
 
 def main(argv=None) -> int:
     """Rewrite the generated tables, or with --check report the stale files."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="python -m bsal_ros.tools.gen_docs",
+                       description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if a table is stale")
     ap.add_argument("--root", type=Path, default=REPO, help="the repository")
     args = ap.parse_args(argv)
     paths = [args.root / name for name in FILES]
-    return write_or_check({p: render(p.read_text(encoding="utf-8"), p.name) for p in paths},
-                          args.check, "python -m bsal_ros.tools.gen_docs",
-                          shipped=args.root == REPO)
+    fix = f"--root names the repository, the folder holding {', '.join(FILES)}"
+    return write_or_check(rendered(ap, paths, lambda text, p: render(text, p.name), fix),
+                          args.check, ap.prog, shipped=args.root == REPO)
 
 
 if __name__ == "__main__":

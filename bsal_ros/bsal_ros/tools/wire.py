@@ -28,17 +28,40 @@ Examples::
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import subprocess
 import sys
 import time
 
 from .wire_record import load, RecordingProxy, to_pcap
 from .wire_replay import diff, replay
+from ..core.cli import OneLineParser
 
 
 def _hostport(text: str) -> tuple:
     host, _, port = text.rpartition(":")
     return (host or "127.0.0.1", int(port))
+
+
+def _target(text: str) -> str:
+    """``--target``'s value checked: HOST:PORT (argparse turns the error into one line)."""
+    try:
+        if 0 < _hostport(text)[1] < 65536:
+            return text
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (e.g. 127.0.0.1:7650)")
+
+
+def _recording(ap: OneLineParser, path: str):
+    """The recording at ``path``; one line and exit 2 (``ap.refuse``) when it
+    cannot be read or is not a recording."""
+    try:
+        return load(path)
+    except OSError as exc:
+        ap.refuse(f"cannot read {path}: {exc.strerror} (a recording: brak_wire record --out)")
+    except (ValueError, IndexError):
+        ap.refuse(f"{path} is not a recording (write one with brak_wire record --out FILE)")
 
 
 def _record(args) -> int:
@@ -64,7 +87,7 @@ def _record(args) -> int:
 
 
 def _replay(args) -> int:
-    rec = load(args.file)
+    rec = args.recording
     live = replay(rec, *_hostport(args.target), speed=args.speed, wait_s=args.wait)
     if args.out:
         live.dump(args.out)
@@ -76,22 +99,23 @@ def _replay(args) -> int:
 
 
 def _pcap(args) -> int:
-    n = to_pcap(load(args.file), args.out)
+    n = to_pcap(args.recording, args.out)
     print(f"{args.out}: {n} frames")
     return 0
 
 
-def _fuzz(args) -> int:
-    from .wire_fuzz import main as fuzz_main
-    return fuzz_main(args.rest)
-
-
 def main(argv=None) -> int:
     """Entry point of ``brak_wire``."""
-    ap = argparse.ArgumentParser(prog="brak_wire", description=__doc__.splitlines()[0])
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["fuzz"]:
+        # wire_fuzz parses its own options: argparse's REMAINDER would refuse
+        # those that come first (`brak_wire fuzz --seconds 60`)
+        from .wire_fuzz import main as fuzz_main
+        return fuzz_main(argv[1:])
+    ap = OneLineParser(prog="brak_wire", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("record", help="record a session through a recording proxy")
-    r.add_argument("--target", required=True, help="gateway HOST:PORT")
+    r.add_argument("--target", required=True, type=_target, help="gateway HOST:PORT")
     r.add_argument("--protocol", choices=("rci", "rdi"), required=True)
     r.add_argument("--out", required=True, help="JSON-lines file to write")
     r.add_argument("--listen", type=int, default=0, help="proxy port (0: any free)")
@@ -101,18 +125,24 @@ def main(argv=None) -> int:
     r.add_argument("--note", default="", help="what was recorded (kept in the header)")
     r.add_argument("command", nargs="*", help="client to run ({port} = the proxy port)")
     p = sub.add_parser("replay", help="replay a recording's client side and diff the replies")
-    p.add_argument("file")
-    p.add_argument("--target", required=True, help="gateway HOST:PORT")
+    p.add_argument("file", help="a recording (brak_wire record --out)")
+    p.add_argument("--target", required=True, type=_target, help="gateway HOST:PORT")
     p.add_argument("--speed", type=float, default=1.0, help="time scale (2: twice as fast)")
     p.add_argument("--wait", type=float, default=5.0, help="seconds to wait for a reply")
     p.add_argument("--out", help="also write the replayed session here")
     c = sub.add_parser("pcap", help="write a recording as a pcap file")
-    c.add_argument("file")
+    c.add_argument("file", help="a recording (brak_wire record --out)")
     c.add_argument("out")
+    # listed for --help; main() hands `fuzz ...` to wire_fuzz before parsing
     f = sub.add_parser("fuzz", help="fuzz the decoders and an RCI session (wire_fuzz)")
     f.add_argument("rest", nargs=argparse.REMAINDER)
     args = ap.parse_args(argv)
-    return {"record": _record, "replay": _replay, "pcap": _pcap, "fuzz": _fuzz}[args.cmd](args)
+    if args.cmd in ("replay", "pcap"):
+        args.recording = _recording(ap, args.file)
+    out = getattr(args, "out", None)
+    if out and not Path(out).resolve().parent.is_dir():
+        ap.refuse(f"{out}: its folder does not exist (create it first, or name another)")
+    return {"record": _record, "replay": _replay, "pcap": _pcap}[args.cmd](args)
 
 
 if __name__ == "__main__":

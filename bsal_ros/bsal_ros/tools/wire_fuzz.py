@@ -42,7 +42,6 @@ test/fuzz_regressions/ that the suite replays.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import importlib
 import json
@@ -54,6 +53,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from ..core.cli import OneLineParser
 
 __all__ = ["TARGETS", "run_input", "seeds", "fuzz", "main"]
 
@@ -369,7 +370,7 @@ def main(argv=None) -> int:
     if argv[:1] == ["--child"]:
         _atheris_child(argv[1], argv[3:] if argv[2:3] == ["--"] else argv[2:])
         return 0
-    ap = argparse.ArgumentParser(prog="wire_fuzz", description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="wire_fuzz", description=__doc__.splitlines()[0])
     ap.add_argument("--target", choices=TARGETS + ("all",), default="all")
     ap.add_argument("--seconds", type=float, default=10.0, help="per target")
     ap.add_argument("--engine", choices=("auto", "atheris", "mutate"), default="auto")
@@ -377,6 +378,9 @@ def main(argv=None) -> int:
     ap.add_argument("--sessions", default=str(DEFAULT_SESSIONS), help="seed recordings")
     ap.add_argument("--json", action="store_true", help="print the reports as JSON")
     args = ap.parse_args(argv)
+    if not Path(args.sessions).is_dir():
+        ap.refuse(f"--sessions {args.sessions}: no such folder (the recorded sessions the "
+                  f"seeds come from: {DEFAULT_SESSIONS})")
     reports = []
     for t in (TARGETS if args.target == "all" else (args.target,)):
         rep = fuzz(t, args.seconds, args.engine, args.findings, args.sessions)
