@@ -70,8 +70,7 @@ def plugin_module(kind: str, rci_sub: int, rdi_sub: int) -> str:
             data_fields=("value",),
             rci=RciSensor(sub={rci_sub}, layout=Layout("B", "named", Data),
                           fields=(("value", int),)),
-            rdi=RdiItem(code=RdiCode.Sn, sub={rdi_sub}, layout=Layout("BI", "named", Reading),
-                        reading=lambda d: Reading(0, 0))))
+            rdi=RdiItem(code=RdiCode.Sn, sub={rdi_sub}, layout=Layout("BI", "named", Reading))))
         """)
 
 
