@@ -46,7 +46,8 @@ from .limits import address_key, LoginThrottle, PendingLimit
 from .port import RobotPort
 from .safety import StopRetrier
 from .session import RciSession, SessionConfig
-from .transport import linger_close, peer_byteorder, start_packet_server
+from .stream import PacketReader, PacketWriter, start_packet_server
+from .transport import linger_close, peer_byteorder
 from .users import check_bind_allowed, Users
 from ..protocol.constants import TermCode
 from ..protocol.rci import CSvTm, encode_rci, IInCp
@@ -85,7 +86,7 @@ class RciServer:
         self.session: RciSession | None = None
         self.sessions_served = 0
         self.refused = 0
-        self._server: asyncio.base_events.Server | None = None
+        self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task] = set()
         self._idle = asyncio.Event()
         self._idle.set()
@@ -149,7 +150,7 @@ class RciServer:
             except asyncio.TimeoutError:
                 pass
 
-    async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _on_client(self, reader: PacketReader, writer: PacketWriter) -> None:
         task = asyncio.current_task()
         self._tasks.add(task)
         peer = writer.get_extra_info("peername")

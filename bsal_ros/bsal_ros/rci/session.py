@@ -56,6 +56,7 @@ from .handlers_motor import MotorHandlers
 from .handlers_sensor import DataItems, SensorHandlers
 from .handshake import Handshake
 from .port import PortUnavailable, RobotPort
+from .stream import PacketReader, PacketWriter
 from .transport import RciTransport, SessionEnd
 from .users import Users
 from ..core.device_classes import MOTOR_CLASSES
@@ -123,8 +124,8 @@ class SessionConfig:
 class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
     """One control application, from accept to close."""
 
-    def __init__(self, port: RobotPort, users: Users, reader: asyncio.StreamReader,
-                 writer: asyncio.StreamWriter, config: SessionConfig | None = None,
+    def __init__(self, port: RobotPort, users: Users, reader: PacketReader,
+                 writer: PacketWriter, config: SessionConfig | None = None,
                  logger: logging.Logger | None = None):
         self.port = port
         #: packet class -> (spec, handler): every registered command, its
