@@ -45,7 +45,8 @@ import socket
 from .limits import address_key, LoginThrottle, PendingLimit
 from .port import RobotPort
 from .safety import StopRetrier
-from .session import RciSession, SessionConfig
+from .session import RciSession
+from .settings import SessionConfig
 from .stream import PacketReader, PacketWriter, start_packet_server
 from .transport import linger_close, peer_byteorder
 from .users import check_bind_allowed, Users

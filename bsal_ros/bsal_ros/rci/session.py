@@ -46,7 +46,6 @@ the background.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 import logging
 import time
 
@@ -56,6 +55,7 @@ from .handlers_motor import MotorHandlers
 from .handlers_sensor import DataItems, SensorHandlers
 from .handshake import Handshake
 from .port import PortUnavailable, RobotPort
+from .settings import SessionConfig
 from .stream import PacketReader, PacketWriter
 from .transport import RciTransport, SessionEnd
 from .users import Users
@@ -63,62 +63,9 @@ from ..core.device_classes import MOTOR_CLASSES
 from ..protocol.constants import (CStRpStatus, RCI_VERSION_MAJOR, RCI_VERSION_MINOR, RciCode,
                                   TermCode)
 from ..protocol.rci import CBsTm
-from ..protocol.values import STATVAL_MS_MAX, Timeval
+from ..protocol.values import Timeval
 
 log = logging.getLogger("bsal_ros.rci")
-
-
-@dataclass
-class SessionConfig:
-    """Timeouts and limits of the sessions and of the server that runs them."""
-
-    byteorder: str = "big"
-    #: seconds without any packet (and no acknowledged command pending) after
-    #: which the motors the session set running are stopped; the session stays
-    #: open and the next command works (001 4.1: communication may resume
-    #: after long delays; the book has no keepalive)
-    watchdog_s: float = 2.0
-    #: seconds of such silence after which the session is ended with CSvTm
-    #: NOACK (a site that wants idle programs out); 0: never (the default)
-    idle_limit_s: float = 0.0
-    #: seconds allowed for the whole initialization phase
-    init_timeout_s: float = 10.0
-    #: seconds without a packet after our IIId after which we send our IInCp
-    #: first, for a CA that waits for it (001 4.5.3); 0: only after the CA's
-    init_quiet_s: float = 0.5
-    #: seconds a session's initialization phase waits for the robot to be
-    #: known (:meth:`RobotPort.waiting_for`) before the CP refuses service
-    #: (IInCp, CSvTm ERROR); our IInCp is held meanwhile
-    hardware_wait_s: float = 20.0
-    #: seconds the robot side may stay unreachable before CSvTm ERROR
-    #: (meanwhile commands are answered with ABORT); 0: never (the default:
-    #: the hardware node's command lease stops the motors anyway, and a
-    #: legacy program outlives a Wi-Fi drop-out; docs/DEPLOYMENT.md)
-    hardware_gone_s: float = 0.0
-    #: length of the statval time window; the base time moves (and CBsTm is
-    #: sent) before it is used up. 2**24-1 ms = about 4.66 h (001 4.7.3).
-    base_time_span_ms: int = STATVAL_MS_MAX
-    #: how long a closing socket is drained so the peer reads our last packet
-    linger_s: float = 0.5
-    server_name: bytes = b"bsal_ros"
-    #: answers buffered for a CA that does not read before we stop reading it
-    max_write_buffer: int = 64 * 1024
-    #: how long such a CA may take to catch up before CSvTm NOACK
-    drain_timeout_s: float = 5.0
-    # --- server-level limits (RciServer; docs/SECURITY.md) ---
-    #: failed logins from one address within login_window_s after which its
-    #: further attempts wait before being answered (0: no throttle)
-    login_max_failures: int = 3
-    login_window_s: float = 60.0
-    #: first wait; doubles with every further failure, up to login_max_delay_s
-    login_delay_s: float = 1.0
-    login_max_delay_s: float = 30.0
-    #: addresses the throttle remembers at most (least recently active forgotten)
-    login_table_size: int = 1024
-    #: open connections that are not the session (identifying, throttled,
-    #: refused, closing), in all and per source address (IPv6: per /64)
-    max_pending: int = 16
-    max_pending_per_address: int = 4
 
 
 class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
