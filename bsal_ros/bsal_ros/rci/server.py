@@ -172,10 +172,15 @@ class RciServer:
             if self.session is not None and not await self._slot_free():
                 await self._refuse(reader, writer, key)
                 return
-            session = RciSession(self.robot, self.users, reader, writer, self.cfg, self.log)
-            session.stopper = self.stopper
-            session.throttle, session.throttle_key = self.throttle, key
-            session.sleep = self.sleep
+
+            def released():
+                if self.session is session:
+                    self.session = None
+                    self.sessions_served += 1
+                    self._idle.set()
+            session = RciSession(self.robot, self.users, reader, writer, self.cfg, self.log,
+                                 stopper=self.stopper, throttle=self.throttle, throttle_key=key,
+                                 sleep=self.sleep, on_released=released)
             self.logins.add(session)
             try:
                 ok = await session.login()
@@ -193,13 +198,6 @@ class RciServer:
             counted = False
             self.session = session
             self._idle.clear()
-
-            def released():
-                if self.session is session:
-                    self.session = None
-                    self.sessions_served += 1
-                    self._idle.set()
-            session.on_released = released
             try:
                 await session.run()
             finally:

@@ -36,7 +36,7 @@ from typing import Callable
 from .stream import PacketReader, PacketWriter
 from ..protocol.constants import TermCode
 from ..protocol.errors import ProtocolError
-from ..protocol.rci import encode_rci, IIID_SIZE, RciDecoder
+from ..protocol.rci import CSvTm, encode_rci, IIID_SIZE, RciDecoder
 
 #: bytes read at a time once the user is logged in
 READ_SIZE = 65536
@@ -128,6 +128,8 @@ class RciTransport:
         self.closed = False
         #: a CSvTm went out: nothing may follow it
         self.ending = False
+        #: the CSvTm code sent (None: none)
+        self.term_sent: int | None = None
         self._queue: collections.deque = collections.deque()
         self._pending_error: ProtocolError | None = None
         #: answer_at_once: the session's answer, the future next() waits on,
@@ -259,6 +261,14 @@ class RciTransport:
             self.byteorder = order
             self.decoder = RciDecoder(order, role="server")
         return data
+
+    def send_term(self, term: int | None) -> None:
+        """Send the CSvTm ``term`` of an ending connection (None: none);
+        nothing is sent after it."""
+        if term is not None and not self.closed:
+            self.send(CSvTm(term))
+            self.term_sent = int(term)
+        self.ending = True
 
     def send(self, pkt) -> None:
         """Encode and write one packet (dropped once the session is ending)."""
