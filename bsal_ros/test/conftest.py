@@ -130,7 +130,7 @@ class RciServerThread:
         from bsal_ros.rci import RciServer, SessionConfig, Users
         from bsal_ros.rci.fake import FakeRobotPort
         self.robot = robot or FakeRobotPort()
-        self.cfg = SessionConfig(**cfg)
+        self.cfg = SessionConfig.of(**cfg)
         self.loop = asyncio.new_event_loop()
         self.gate = ThrottleGate() if gate else None
         self.server = RciServer(self.robot, Users.from_yaml_text(users_yaml), "127.0.0.1", 0,

@@ -21,8 +21,9 @@ Code 0x0220 (in the RCI_MULTI range, so it may be poly or group; table 4.8.1
 of the book leaves it free), sub-code 0xe0 (an RGB LED), item data
 ``LedColor(red, green, blue)``, one guint8 each. It changes the robot
 (``writes``: a guest is refused) and a status inquiry reports it
-(``tracked``). The session runs it with the generic ``_h_forward`` handler,
-which hands ``(sub_code, items)`` to the port method ``set_leds``; here that
+(``tracked``). The session runs it with the generic forwarding handler
+(``bsal_ros.rci.handlers.forward``, registered for its code), which hands
+``(sub_code, items)`` to the port method ``set_leds``; here that
 is :class:`LedRobotPort`, the tests' fake robot with two LEDs. In the
 package, ``set_leds`` would be a method of ``RobotPort`` (a default) and of
 ``RosRobotPort`` (calling the hardware node's service).
@@ -42,6 +43,7 @@ from bsal_ros.protocol.rci_packets import IdPacket
 from bsal_ros.protocol.rci_registry import (RciCommandSpec, register_command, TO_SERVER,
                                             unregister_command, Wire)
 from bsal_ros.rci.fake import FakeRobotPort
+from bsal_ros.rci.handlers import forward, register_handler, unregister_handler
 
 LED_CODE = 0x0220
 LED_RGB = 0xE0
@@ -64,7 +66,7 @@ SPEC = RciCommandSpec(
     code=LED_CODE, name="CStLd", title="Set LED",
     direction=TO_SERVER, packet=CStLd, sub_codes={LED_RGB: LED_RGB},
     wire=Wire("items", Layout("BBB", "named", LedColor)),
-    writes=True, tracked=True, handler="_h_forward",
+    writes=True, tracked=True,
     port_methods=("set_leds",), unsupported=None)
 
 
@@ -89,8 +91,10 @@ class LedRobotPort(FakeRobotPort):
 def register() -> None:
     """Make Set LED a command of the codecs and the session."""
     register_command(SPEC)
+    register_handler(LED_CODE, forward)
 
 
 def unregister() -> None:
     """Forget it again."""
+    unregister_handler(LED_CODE)
     unregister_command(LED_CODE)

@@ -17,8 +17,10 @@
 """The one RCI command spec (bsal_ros/protocol/rci_registry.py, rci_commands.py).
 
 Every code of the book's table 4.8.1 is declared; a declaration that leaves
-out or blanks any field, or names a handler or port method that does not
-exist, fails with a message naming the code and what is missing; the tables
+out or blanks any field, or names a port method that does not exist, fails
+with a message naming the code and what is missing, and so does a command the
+session dispatches without an entry in the one handler table
+(rci/handlers.py) or an entry for a code it never dispatches; the tables
 built from the declarations are those the code had before; the C++ header
 and docs/PROTOCOL.md agree with them; and the worked example of
 docs/EXTENDING.md (test/led_command.py, Set LED) goes through the codecs and
@@ -37,9 +39,9 @@ from bsal_ros.protocol.constants import (CapInquiry, CapReply, CStRpStatus, Moto
                                          MotorType, RciCode, SensorCommandCode, SensorType,
                                          TermCode)
 from bsal_ros.protocol.errors import ProtocolError
-from bsal_ros.protocol.rci import (CAcMt, CAcSn, CBsTmIq, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq,
-                                   CGtSnRp, CRs, CStIq, CStMt, CStRp, CStSn, CSvTm, decode_rci,
-                                   encode_rci, ICaRp, RciDecoder, SensorCommand)
+from bsal_ros.protocol.rci import (CAcMt, CAcSn, CCnAc, CGtMtIq, CGtMtRp, CGtSnIq, CGtSnRp,
+                                   CStIq, CStMt, CStRp, CStSn, CSvTm, decode_rci, encode_rci,
+                                   ICaRp, RciDecoder, SensorCommand)
 from bsal_ros.protocol.rci_registry import (BOTH, CLASS_OF, command, COMMAND_ITEMS, commands,
                                             RciCommandError, RciCommandSpec, receives,
                                             register_command, SUB_CODES, TO_CLIENT, TO_SERVER,
@@ -47,8 +49,12 @@ from bsal_ros.protocol.rci_registry import (BOTH, CLASS_OF, command, COMMAND_ITE
 from bsal_ros.protocol.rci_tables import MOTOR_SUBS, SENSOR_SUBS, SET_SENSOR_SUBS
 from bsal_ros.rci import RciSession, RobotPort
 from bsal_ros.rci.client import RciClient
-from bsal_ros.rci.commands import build_dispatch
 from bsal_ros.rci.fake import FakeRobotPort
+from bsal_ros.rci.handlers import (check_handlers, check_port_methods, forward, HANDLERS,
+                                   register_handler, SessionParts)
+from bsal_ros.rci.handlers_base import BaseTimeInquiry, Ignore, Reset, StatusInquiry
+from bsal_ros.rci.handlers_motor import ActivateMotor, GetMotor, SetMotor
+from bsal_ros.rci.handlers_sensor import ActivateSensor, GetSensor, SetSensor
 from bsal_ros.rci.users import DEMO_KEY
 
 import led_command as led
@@ -162,19 +168,29 @@ def test_a_write_command_not_tracked_fails(spec):
         dataclasses.replace(spec, tracked=False)
 
 
-HANDLED = [s for s in SPECS if s.handler is not None]
+DISPATCHED = [s for s in SPECS if s.dispatched]
 PORT_USES = [(s, m) for s in SPECS for m in s.port_methods]
 
 
-@pytest.mark.parametrize("spec", HANDLED, ids=[s.name for s in HANDLED])
-def test_a_handler_that_does_not_exist_fails_naming_code_and_handler(spec):
-    bad = dataclasses.replace(spec, handler=spec.handler + "_gone")
-    others = [s for s in commands() if s.code != spec.code]
-    build_dispatch(others, RciSession, RobotPort)
+@pytest.mark.parametrize("spec", DISPATCHED, ids=[s.name for s in DISPATCHED])
+def test_a_dispatched_command_without_a_handler_fails_naming_the_code(spec):
+    check_handlers(commands(), HANDLERS, RobotPort)
+    without = {code: make for code, make in HANDLERS.items() if code != spec.code}
     with pytest.raises(RciCommandError) as ei:
-        build_dispatch(others + [bad], RciSession, RobotPort)
+        check_handlers(commands(), without, RobotPort)
     msg = str(ei.value)
-    assert f"0x{int(spec.code):04x}" in msg and f"'{spec.handler}_gone'" in msg, msg
+    assert f"0x{int(spec.code):04x}" in msg and "no handler" in msg, msg
+
+
+def test_a_handler_for_a_code_the_session_never_dispatches_fails_naming_the_code():
+    with pytest.raises(RciCommandError, match=r"0x0102 \(CSvTm\): a handler, but the session "
+                                              r"never dispatches it"):
+        register_handler(RciCode.CSvTm, forward)
+    with pytest.raises(RciCommandError, match=r"0x0010 \(IIId\): a handler"):
+        check_handlers(commands(), {**HANDLERS, RciCode.IIId: forward}, RobotPort)
+    with pytest.raises(RciCommandError, match="0x0105: a handler for a code that is not declared"):
+        register_handler(0x0105, forward)
+    assert RciCode.CSvTm not in HANDLERS and 0x0105 not in HANDLERS
 
 
 @pytest.mark.parametrize("spec,method", PORT_USES, ids=[f"{s.name}-{m}" for s, m in PORT_USES])
@@ -182,7 +198,7 @@ def test_a_port_method_that_does_not_exist_fails_naming_code_and_method(spec, me
     methods = tuple(m + "_gone" if m == method else m for m in spec.port_methods)
     bad = dataclasses.replace(spec, port_methods=methods)
     with pytest.raises(RciCommandError) as ei:
-        build_dispatch([bad], RciSession, RobotPort)
+        check_port_methods(bad, RobotPort)
     msg = str(ei.value)
     assert f"0x{int(spec.code):04x}" in msg and f"'{method}_gone'" in msg, msg
 
@@ -201,9 +217,7 @@ def test_a_code_name_or_packet_is_owned_once():
 
 
 def test_contradictions_are_refused():
-    cases = {"sent only by the control process, or an initialization packet":
-             dict(kwargs_of(command(RciCode.CSvTm)), handler="_h_ignore"),
-             "carries no ids": dict(kwargs_of(command(RciCode.CRs)), sub_codes=MOTOR_SUBS),
+    cases = {"carries no ids": dict(kwargs_of(command(RciCode.CRs)), sub_codes=MOTOR_SUBS),
              "lacks the RCI_MULTI bit": dict(kwargs_of(led.SPEC), code=0x0120),
              "for commands a control application sends":
              dict(kwargs_of(command(RciCode.CGtSnRp)), tracked=True),
@@ -233,11 +247,13 @@ def test_the_built_tables_are_the_ones_written_before():
                     C.CGtMtRp: MOTOR_SUBS, C.CAcSn: SENSOR_SUBS, C.CStSn: SET_SENSOR_SUBS,
                     C.CGtSnIq: SENSOR_SUBS, C.CGtSnRp: SENSOR_SUBS}
     assert book(set(COMMAND_ITEMS)) == {C.CStMt, C.CStSn}
-    handlers = {s.packet: s.handler for s in commands() if s.handler and s.code in BOOK_CODES}
-    assert handlers == {CStIq: "_h_cstiq", CRs: "_h_crs", CStRp: "_h_ignore",
-                        CCnAc: "_h_ignore", CBsTmIq: "_h_cbstmiq", CAcMt: "_h_cacmt",
-                        CStMt: "_h_cstmt", CGtMtIq: "_h_cgtmtiq", CAcSn: "_h_cacsn",
-                        CStSn: "_h_cstsn", CGtSnIq: "_h_cgtsniq"}
+    # the handler objects' constructors only keep their parts
+    parts = SessionParts(*[None] * len(SessionParts._fields))
+    handlers = {code: type(make(parts)) for code, make in HANDLERS.items() if code in BOOK_CODES}
+    assert handlers == {C.CStIq: StatusInquiry, C.CRs: Reset, C.CStRp: Ignore,
+                        C.CCnAc: Ignore, C.CBsTmIq: BaseTimeInquiry, C.CAcMt: ActivateMotor,
+                        C.CStMt: SetMotor, C.CGtMtIq: GetMotor, C.CAcSn: ActivateSensor,
+                        C.CStSn: SetSensor, C.CGtSnIq: GetSensor}
     assert {s.direction for s in commands()} == {TO_SERVER, TO_CLIENT, BOTH}
 
 
@@ -364,7 +380,7 @@ def test_a_port_without_the_method_fails_when_the_session_is_built(led_registere
 # --------------------------------------------- an explicitly unsupported code
 UNSUPPORTED = RciCommandSpec(
     code=0x0105, name="CXxIq", title="Example Inquiry", direction=TO_SERVER, packet=None,
-    sub_codes=None, wire=None, writes=False, tracked=False, handler=None, port_methods=(),
+    sub_codes=None, wire=None, writes=False, tracked=False, port_methods=(),
     unsupported="an example: known, not implemented")
 
 

@@ -15,7 +15,8 @@
 # SPDX-License-Identifier: Apache-2.0
 
 """CSmTp, Simulator Teleport (0x0230): the package's own RCI command added the
-way docs/EXTENDING.md says (one declaration, a port method, the ROS port's
+way docs/EXTENDING.md says (one declaration, a port method, its entry in the
+handler table (``forward``), the ROS port's
 call of the hardware node's existing ``sim_control`` service, PROTOCOL.md,
 the regenerated dissector, this test), end to end through the real
 gateway and hardware node on the simulated bus, from a raw socket."""

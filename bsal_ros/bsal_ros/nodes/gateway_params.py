@@ -27,37 +27,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bsal_ros.core.params import param, ParamRecord
+from bsal_ros.rci.settings import BYTEORDERS, HOUR_S, RciSessionParams
 from bsal_ros.rdi.server import MAX_RATE_HZ, MIN_RATE_HZ
 
 MAX_PORT = 65535
-BYTEORDERS = ("big", "little")
-HOUR_S = 3600.0
-DAY_S = 86400.0
 BUFFER_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
-class RciGatewayParams(ParamRecord):
-    """Parameters of the RCI gateway node (docs/INTERFACES.md, docs/SECURITY.md)."""
+class RciGatewayParams(RciSessionParams):
+    """Parameters of the RCI gateway node (docs/INTERFACES.md, docs/SECURITY.md): those
+    its sessions read (:class:`~bsal_ros.rci.settings.RciSessionParams`, declared
+    there once) and the node's own."""
 
     host: str = param("127.0.0.1", "bind address of the RCI server; a non-loopback address is "
                       "refused while the users file holds the public demo key")
     port: int = param(7650, "TCP port of the RCI server (0: any free port)", 0, MAX_PORT)
     users_file: str = param("", 'users file ("": the installed config/users.yaml)')
-    byteorder: str = param("big", "byte order on the wire: big (network order) or little",
-                           choices=BYTEORDERS)
-    watchdog_s: float = param(2.0, "s without a packet after which the motors a session set "
-                              "running are stopped (the session stays open)", 0.01, HOUR_S,
-                              dynamic=True)
-    init_timeout_s: float = param(10.0, "s allowed for a session's initialization phase",
-                                  0.01, HOUR_S)
-    hardware_gone_s: float = param(0.0, "s the hardware node may stay unreachable before a "
-                                   "session ends with CSvTm ERROR (meanwhile: ABORT); 0: never",
-                                   0.0, HOUR_S)
-    hardware_wait_s: float = param(20.0, "s a session's initialization phase waits for the "
-                                   "hardware node to be known (its interfaces discovered, its "
-                                   "device list received; our IInCp is held meanwhile) before "
-                                   "the session is refused with CSvTm ERROR", 0.01, HOUR_S)
     service_timeout_s: float = param(1.0, "s to wait for a hardware node service answer",
                                      0.01, HOUR_S)
     stop_timeout_s: float = param(4.0, "s to wait for the answer to a Set Motor that stops "
@@ -76,19 +62,6 @@ class RciGatewayParams(ParamRecord):
     motor_lease_s: float = param(1.0, "s a motor command lease lasts without renewal",
                                  0.01, HOUR_S)
     motor_lease_renew_s: float = param(0.3, "s between lease renewals", 0.01, HOUR_S)
-    login_max_failures: int = param(3, "failed logins per address in login_window_s before "
-                                    "logins are slowed down (0: no throttle)", 0, 1000000)
-    login_window_s: float = param(60.0, "s over which failed logins are counted", 0.0, DAY_S)
-    login_delay_s: float = param(1.0, "first delay of a throttled login in s", 0.0, HOUR_S)
-    login_max_delay_s: float = param(30.0, "longest delay of a throttled login in s",
-                                     0.0, HOUR_S)
-    max_pending: int = param(16, "connections between accept and the end of their login",
-                             1, 100000)
-    max_pending_per_address: int = param(4, "of those, from one address", 1, 100000)
-    init_quiet_s: float = param(0.5, "s of silence after our IIId before we send IInCp first "
-                                "(0: only after the client's)", 0.0, HOUR_S)
-    idle_limit_s: float = param(0.0, "s of silence after which a session is ended with CSvTm "
-                                "NOACK (0: never)", 0.0, DAY_S, dynamic=True)
 
 
 @dataclass(frozen=True)

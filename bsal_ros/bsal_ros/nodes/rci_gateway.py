@@ -92,18 +92,18 @@ class RciGatewayNode(Node):
             loop = self.loop   # None: _open has not read self.p yet
             if loop is not None:
                 try:
-                    loop.call_soon_threadsafe(self._apply_to_server, changes)
+                    loop.call_soon_threadsafe(self._apply_to_server, self.p)
                 except RuntimeError:   # the loop has closed: nothing left to apply to
                     pass
             self.get_logger().info("parameters changed: " + ", ".join(
                 f"{name} {value!r}" for name, value in changes.items()))
         return SetParametersResult(successful=True)
 
-    def _apply_to_server(self, changes: dict) -> None:
-        """Loop thread: the sessions read the server's SessionConfig on every check."""
+    def _apply_to_server(self, params: RciGatewayParams) -> None:
+        """Loop thread: the server and its sessions read ``params`` from now on
+        (they read the shared SessionConfig's parameters at every check)."""
         if self.server is not None:
-            for name, value in changes.items():
-                setattr(self.server.cfg, name, value)
+            self.server.cfg.params = params
 
     # --------------------------------------------------------------- asyncio side
     def start(self, timeout: float = 10.0) -> int:
@@ -114,21 +114,9 @@ class RciGatewayNode(Node):
         loop = asyncio.get_running_loop()
         self.loop = loop
         self.robot.bind_loop(loop)
-        p = self.p
-        cfg = SessionConfig(byteorder=p["byteorder"], watchdog_s=p["watchdog_s"],
-                            init_timeout_s=p["init_timeout_s"],
-                            hardware_gone_s=p["hardware_gone_s"],
-                            hardware_wait_s=float(p["hardware_wait_s"]),
-                            login_max_failures=int(p["login_max_failures"]),
-                            login_window_s=float(p["login_window_s"]),
-                            login_delay_s=float(p["login_delay_s"]),
-                            login_max_delay_s=float(p["login_max_delay_s"]),
-                            max_pending=int(p["max_pending"]),
-                            max_pending_per_address=int(p["max_pending_per_address"]),
-                            init_quiet_s=float(p["init_quiet_s"]),
-                            idle_limit_s=float(p["idle_limit_s"]))
-        self.server = RciServer(self.robot, self.users, self.p["host"], self.p["port"], cfg,
-                                self._pylog)
+        # the sessions read the node's own record: no copy, no second default
+        self.server = RciServer(self.robot, self.users, self.p["host"], self.p["port"],
+                                SessionConfig(self.p), self._pylog)
         await self.server.start()
         loop.create_task(self._device_list_task())
         return self.server.bound_port

@@ -21,9 +21,8 @@ A spec says what a code is (``code``, ``name``, ``title``), who sends it
 (``direction``), how it goes on the wire (``packet`` class, ``sub_codes``
 domain, ``wire`` shape), what the control process does with it (``writes``:
 changes the robot, refused to a guest; ``tracked``: a status inquiry reports
-its status; ``handler``: the session method that runs it; ``port_methods``:
-the robot-port methods that handler calls), or that it is explicitly
-``unsupported`` (a reason). Every field is required: a declaration that
+its status; ``port_methods``: the robot-port methods its handler calls), or
+that it is explicitly ``unsupported`` (a reason). Every field is required: a declaration that
 leaves one out, or blanks one that its other fields need, fails when it is
 built with :class:`RciCommandError` naming the code and the field.
 
@@ -32,16 +31,17 @@ them): :data:`SUB_CODES`, :data:`COMMAND_ITEMS`, :data:`CODE_OF`,
 :data:`CLASS_OF`, and :func:`receives` (the codes each side may receive),
 :func:`write_codes`, :func:`tracked_codes`, :func:`all_codes`. The codecs
 build their dispatch tables from the ``wire`` shapes; the session (``rci``
-layer) resolves the handler and port-method names. Pure protocol: no ROS, no
-import of ``rci`` or ``nodes``. Brak's own commands (the book's table 4.8.1)
-are declared in :mod:`.rci_commands`.
+layer) keeps the one table of which handler runs each code it dispatches
+(:data:`bsal_ros.rci.handlers.HANDLERS`) and checks the port-method names.
+Pure protocol: no ROS, no import of ``rci`` or ``nodes``. Brak's own
+commands (the book's table 4.8.1) are declared in :mod:`.rci_commands`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ._items import Layout
 
@@ -67,7 +67,8 @@ _ID_SHAPES = frozenset({"items", "commands", "reply"})
 
 class RciCommandError(LookupError):
     """An RCI command declaration that is not whole or contradicts itself, or
-    a name in it (handler, port method) that does not resolve."""
+    a name in it (a port method) that does not resolve, or a command the
+    session dispatches without a handler."""
 
 
 class _Missing:
@@ -124,7 +125,6 @@ class RciCommandSpec:
     wire: Wire | None = MISSING         # body shape (None: unsupported)
     writes: bool = MISSING              # changes the robot: a guest may not send it
     tracked: bool = MISSING             # CStIq reports its status (else NO_SUPPORT)
-    handler: str | Callable | None = MISSING   # session method name, "module:function"
     port_methods: tuple = MISSING       # RobotPort methods the handler calls
     unsupported: str | None = MISSING   # why the code is not implemented (None: it is)
 
@@ -145,6 +145,12 @@ class RciCommandSpec:
     def server_receives(self) -> bool:
         """The control process accepts it from a control application."""
         return self.unsupported is None and self.direction in (TO_SERVER, BOTH)
+
+    @property
+    def dispatched(self) -> bool:
+        """The session runs it in the control phase (a handler must):
+        received from a control application, not an initialization packet."""
+        return self.server_receives and self.code >= 0x0100
 
     @property
     def client_receives(self) -> bool:
@@ -189,7 +195,7 @@ def check_spec(s: RciCommandSpec) -> None:
 def _check_unsupported(s: RciCommandSpec) -> None:
     if not isinstance(s.unsupported, str) or not s.unsupported.strip():
         _fail(s, "field 'unsupported' is blank: give the reason, or None when it is supported")
-    for name in ("packet", "sub_codes", "wire", "handler"):
+    for name in ("packet", "sub_codes", "wire"):
         if getattr(s, name) is not None:
             _fail(s, f"field '{name}' is set, but the command is unsupported")
     if s.writes or s.tracked or s.port_methods:
@@ -216,15 +222,7 @@ def _check_supported(s: RciCommandSpec) -> None:
             _fail(s, "field 'code' lacks the RCI_MULTI bit 0x0200 that id-carrying packets have")
     elif s.sub_codes is not None:
         _fail(s, f"field 'sub_codes' is set, but a '{s.wire.shape}' packet carries no ids")
-    control = s.code >= 0x0100          # 0x00xx: the initialization phase (handshake)
-    if s.server_receives and control:
-        if s.handler is None or (isinstance(s.handler, str) and not s.handler.strip()):
-            _fail(s, "field 'handler' is blank: the control process receives it in the "
-                  "control phase, so a session handler must run it")
-    elif s.handler is not None:
-        _fail(s, "field 'handler' is set, but the session never dispatches it "
-              "(sent only by the control process, or an initialization packet)")
-    if (s.writes or s.tracked) and not (s.server_receives and control):
+    if (s.writes or s.tracked) and not s.dispatched:
         _fail(s, "fields 'writes'/'tracked' are for commands a control application sends in "
               "the control phase")
     if s.writes and not s.tracked:

@@ -21,12 +21,13 @@ limits (login throttle, pending connections; docs/SECURITY.md)."""
 from .limits import address_key, LoginThrottle, PendingLimit
 from .port import MotorSetting, PortUnavailable, RobotPort, SonarTiming
 from .server import DEFAULT_HOST, DEFAULT_PORT, RciServer
-from .session import RciSession, SessionConfig
+from .session import RciSession
+from .settings import RciSessionParams, SessionConfig
 from .users import (check_bind_allowed, DEMO_KEY, file_permission_warning, is_loopback, User, Users,
                     UsersFileError)
 
 __all__ = ["MotorSetting", "PortUnavailable", "RobotPort",
            "SonarTiming", "RciServer", "DEFAULT_HOST", "DEFAULT_PORT", "RciSession",
-           "SessionConfig", "DEMO_KEY", "User", "Users", "UsersFileError",
+           "RciSessionParams", "SessionConfig", "DEMO_KEY", "User", "Users", "UsersFileError",
            "check_bind_allowed", "file_permission_warning", "is_loopback", "LoginThrottle",
            "PendingLimit", "address_key"]

@@ -15,29 +15,22 @@
 # SPDX-License-Identifier: Apache-2.0
 
 """RCI sensor commands: Activate Sensor, Set Sensor (clear encoders, sonar
-firing order and timing) and Get Sensor (seed 001 4.6.11-4.6.13).
-
-A mix-in of :class:`~bsal_ros.rci.session.RciSession`.
+firing order and timing) and Get Sensor (seed 001 4.6.11-4.6.13), one
+handler object each (:class:`~bsal_ros.rci.handlers_base.Handler`).
 """
 
 from __future__ import annotations
 
-from .handlers_base import answers_at_once
-from .port import SonarTiming
+from .handlers_base import DeviceCommands, Handler
+from .inquiries import Inquiries
+from .port import RobotPort, SonarTiming
+from .session_parts import CaState, RobotCalls
 from ..kinds import kind, rci_item, RCI_SENSOR_CLASS
 from ..protocol.constants import (CStRpStatus, GetSensorStatus, RciCode, SensorCommandCode,
                                   SensorType)
 from ..protocol.rci import CAcSn, CGtSnIq, CGtSnRp, CStSn, StatusData
 
-#: RCI sensor sub-code -> device kind: built by the kinds' declarations (bsal_ros/kinds)
 SENSOR_CLASS = RCI_SENSOR_CLASS
-
-
-def wrap_i16(v: int) -> int:
-    """Wrap into gint16: encoder counts and their differences wrap on the wire
-    as on the board (a clamp would freeze a count passing 32767)."""
-    v = int(v) & 0xFFFF
-    return v - 0x10000 if v & 0x8000 else v
 
 
 class DataItems:
@@ -65,21 +58,35 @@ class DataItems:
         return data
 
 
-class SensorHandlers:
-    """The CAcSn, CStSn and CGtSnIq handlers."""
+class ActivateSensor(Handler):
+    """CAcSn: sensors switched on or off for the control application."""
 
-    async def _h_cacsn(self, pkt: CAcSn) -> None:
+    def __init__(self, devices: DeviceCommands):
+        self.devices = devices
+
+    async def run(self, pkt: CAcSn) -> None:
+        """Activate or deactivate and answer."""
         cls = SENSOR_CLASS[pkt.sub_code]
-        if self._write_ids(RciCode.CAcSn, cls, pkt) is None:
+        if self.devices.ids(RciCode.CAcSn, cls, pkt) is None:
             return
-        await self._activate(RciCode.CAcSn, cls, pkt)
+        await self.devices.activate(RciCode.CAcSn, cls, pkt)
 
-    async def _h_cstsn(self, pkt: CStSn) -> None:
-        ids = self._write_ids(RciCode.CStSn, SENSOR_CLASS[pkt.sub_code], pkt)
+
+class SetSensor(Handler):
+    """CStSn: relative encoders cleared, or the sonars' firing order and timing."""
+
+    def __init__(self, port: RobotPort, devices: DeviceCommands, calls: RobotCalls):
+        self.port = port
+        self.devices = devices
+        self.calls = calls
+
+    async def run(self, pkt: CStSn) -> None:
+        """Carry out the setting and answer."""
+        ids = self.devices.ids(RciCode.CStSn, SENSOR_CLASS[pkt.sub_code], pkt)
         if ids is None:
             return
         if pkt.sub_code == SensorType.RELENCODER:
-            res = await self._acked_call(self.port.clear_encoders(ids), pkt.rq_ack)
+            res = await self.calls.acked_call(self.port.clear_encoders(ids), pkt.rq_ack)
         else:
             timings: dict[int, SonarTiming] = {}
             for i, d in pkt.items:
@@ -88,23 +95,34 @@ class SensorHandlers:
                     t.firing_slot = int(d.value)
                 else:
                     t.interval_ms = int(d.value)
-            res = await self._acked_call(self.port.set_sonar_timing(list(timings.values())),
-                                         pkt.rq_ack)
-        self._finish_result(RciCode.CStSn, res, pkt.rq_ack)
+            res = await self.calls.acked_call(
+                self.port.set_sonar_timing(list(timings.values())), pkt.rq_ack)
+        self.devices.answers.finish_result(RciCode.CStSn, res, pkt.rq_ack)
 
-    def _now_cgtsniq(self, pkt: CGtSnIq) -> bool:
+
+class GetSensor(Handler):
+    """CGtSnIq: readings (DATA) or statvals, from the port's cache (at once)
+    or fetched."""
+
+    def __init__(self, inquiries: Inquiries, ca: CaState):
+        self.inquiries = inquiries
+        self.ca = ca
+        #: DATA items converted once per state object
+        self._data_items = DataItems()
+
+    def now(self, pkt: CGtSnIq) -> bool:
         """Answer from the cache (or refuse the ids) at once; False: the
         states must be fetched (nothing was sent)."""
-        return self._inquire_now(RciCode.CGtSnIq, SENSOR_CLASS[pkt.sub_code], pkt,
-                                 self._sensor_reply)
+        return self.inquiries.now(RciCode.CGtSnIq, SENSOR_CLASS[pkt.sub_code], pkt,
+                                  self._reply)
 
-    @answers_at_once("_now_cgtsniq")
-    async def _h_cgtsniq(self, pkt: CGtSnIq) -> None:
-        if not self._now_cgtsniq(pkt):
-            await self._inquire_fetched(RciCode.CGtSnIq, SENSOR_CLASS[pkt.sub_code], pkt,
-                                        self._sensor_reply)
+    async def run(self, pkt: CGtSnIq) -> None:
+        """Answer, fetching the states when the cache cannot."""
+        if not self.now(pkt):
+            await self.inquiries.fetched(RciCode.CGtSnIq, SENSOR_CLASS[pkt.sub_code], pkt,
+                                         self._reply)
 
-    def _sensor_reply(self, pkt: CGtSnIq, states):
+    def _reply(self, pkt: CGtSnIq, states):
         """CGtSnRp for ``states`` (None: answered NO_SUPPORT)."""
         items = []
         append = items.append
@@ -115,17 +133,18 @@ class SensorHandlers:
         # sends, whenever and however often this CA asks
         k = kind(SENSOR_CLASS[pkt.sub_code])
         item = self._data_items.item
+        statval = self.ca.statval
         for (i, s), state in zip(pkt.items, states):
             if s == GetSensorStatus.DATA:
                 data = item(k, state)
                 append((i, data))
                 sent.append(data)
             elif s == GetSensorStatus.STATUS:
-                append((i, StatusData(self._statval(state))))
+                append((i, StatusData(statval(state))))
                 sent.append(None)
             else:
-                self._inquiry_failed(RciCode.CGtSnIq, CStRpStatus.NO_SUPPORT,
-                                     f"status type {int(s)} is not supported")
+                self.inquiries.answers.inquiry_failed(RciCode.CGtSnIq, CStRpStatus.NO_SUPPORT,
+                                                      f"status type {int(s)} is not supported")
                 return None
         what = "status" if pkt.items[0][1] == GetSensorStatus.STATUS else "data"
         # the control-application view (rci/ca_states -> RDI port 7652) gets

@@ -26,19 +26,24 @@ init phase: our IIId; CA ICaIq* -> ICaRp (every item answered);
             the CP's refusal: IInCp + CSvTm ERROR);
             CA IInCp -> CBsTm (control phase)
 
-A mix-in of :class:`~bsal_ros.rci.session.RciSession`; it reads and writes the
-session's state.
+:class:`Handshake` is an object of its own, made by the session with what it
+needs (the connection, the users, the robot port, the settings, the login
+throttle); loop thread only.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Callable
 
-from .transport import SessionEnd
+from .port import RobotPort
+from .settings import SessionConfig
+from .transport import RciTransport, SessionEnd
+from .users import Users
 from ..protocol.constants import (CapInquiry, CapReply, RCI_VERSION_MAJOR, RCI_VERSION_MINOR,
                                   TermCode)
-from ..protocol.rci import CSvTm, ICaIq, ICaRp, IIId, IInCp, VersionReply
+from ..protocol.rci import ICaIq, ICaRp, IIId, IInCp, VersionReply
 from ..protocol.rci_packets import FLAGS
 from ..protocol.rci_registry import command
 
@@ -50,7 +55,32 @@ _MULTI_FLAGS = 0xC000
 
 
 class Handshake:
-    """Identification, login throttle, authentication and capability answers."""
+    """Identification, login throttle, authentication and capability answers
+    of one connection."""
+
+    def __init__(self, transport: RciTransport, users: Users, port: RobotPort,
+                 cfg: SessionConfig, log: logging.Logger, throttle=None, throttle_key: str = "",
+                 sleep: Callable = asyncio.sleep):
+        self.transport = transport
+        self.users = users
+        self.port = port
+        self.cfg = cfg
+        self.log = log
+        self.peer = transport.peer
+        #: the login throttle (None: none) and this peer's key in it
+        self.throttle = throttle
+        self.throttle_key = throttle_key
+        #: how the throttle's wait is slept (injectable: tests)
+        self.sleep = sleep
+        #: the authenticated user (None until login() accepted it)
+        self.user = None
+        #: the protocol version both sides speak (the lower of the two)
+        self.version = (RCI_VERSION_MAJOR, RCI_VERSION_MINOR)
+        #: seconds this login waited because of the throttle
+        self.throttled_for = 0.0
+        #: why a refused login ended ("" : it did not)
+        self.end_reason = ""
+        self._init_used = 0.0
 
     async def login(self) -> bool:
         """Identification, before the server gives this connection the
@@ -87,7 +117,6 @@ class Handshake:
             ours = (RCI_VERSION_MAJOR, RCI_VERSION_MINOR)
             self.version = min(ours, (pkt.vers_major, pkt.vers_minor))
             self.user = user
-            self._logged_in = True
             return True
         except SessionEnd as e:
             await self._finish_login(e)
@@ -120,21 +149,17 @@ class Handshake:
         self.end_reason = end.reason
         self.log.log(end.level, "RCI client %s (-): session ends: %s%s", self.peer, end.reason,
                      f"; sent CSvTm {TermCode(end.term).name}" if end.term else "")
-        self._send_term(end)
+        self.transport.send_term(end.term)
         await self.transport.close(self.cfg.linger_s)
 
-    def _send_term(self, end: SessionEnd) -> None:
-        """Send the CSvTm of an ending session, if any; nothing may follow it."""
-        if end.term is not None and not self.transport.closed:
-            self.transport.send(CSvTm(end.term))
-            self.term_sent = int(end.term)
-        self.transport.ending = True
-
-    async def _initialize(self) -> None:
+    async def initialize(self, forced_end: Callable[[], bool]) -> None:
         """The initialization phase within the rest of ``init_timeout_s``
-        (the throttle's wait not counted), CSvTm NOACK past it. While the
+        (the throttle's wait not counted), CSvTm NOACK past it; returns once
+        both IInCp are exchanged (the caller sends CBsTm at once). While the
         robot is not known yet the wait for it (bounded by ``hardware_wait_s``)
-        does not count against the CA's time."""
+        does not count against the CA's time. ``forced_end()``: the session
+        is being ended from another task (a time-out then is that end's
+        cancellation, not the CA's slowness)."""
         left = max(self.cfg.init_timeout_s - self._init_used, 0.05)
         waiting = self.port.waiting_for()
         if waiting:
@@ -142,7 +167,7 @@ class Handshake:
         try:
             await asyncio.wait_for(self._init_phase(waiting), left)
         except asyncio.TimeoutError:
-            if self._forced_end is not None:
+            if forced_end():
                 raise asyncio.CancelledError from None
             raise SessionEnd("initialization not completed in time", TermCode.NOACK,
                              logging.WARNING) from None
@@ -190,8 +215,6 @@ class Handshake:
                         self.log.debug("RCI client %s: quiet for %.2f s after IIId: IInCp "
                                        "sent first", self.peer, quiet)
                 if ca_done and ours_sent:
-                    self.control_phase = True
-                    self._rebase(send=True)
                     return
                 if reading is None and not ca_done:
                     # after the CA's IInCp its next packets are the control phase's

@@ -45,8 +45,10 @@ import socket
 from .limits import address_key, LoginThrottle, PendingLimit
 from .port import RobotPort
 from .safety import StopRetrier
-from .session import RciSession, SessionConfig
-from .transport import linger_close, peer_byteorder, start_packet_server
+from .session import RciSession
+from .settings import SessionConfig
+from .stream import PacketReader, PacketWriter, start_packet_server
+from .transport import linger_close, peer_byteorder
 from .users import check_bind_allowed, Users
 from ..protocol.constants import TermCode
 from ..protocol.rci import CSvTm, encode_rci, IInCp
@@ -85,7 +87,7 @@ class RciServer:
         self.session: RciSession | None = None
         self.sessions_served = 0
         self.refused = 0
-        self._server: asyncio.base_events.Server | None = None
+        self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task] = set()
         self._idle = asyncio.Event()
         self._idle.set()
@@ -149,7 +151,7 @@ class RciServer:
             except asyncio.TimeoutError:
                 pass
 
-    async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _on_client(self, reader: PacketReader, writer: PacketWriter) -> None:
         task = asyncio.current_task()
         self._tasks.add(task)
         peer = writer.get_extra_info("peername")
@@ -170,10 +172,15 @@ class RciServer:
             if self.session is not None and not await self._slot_free():
                 await self._refuse(reader, writer, key)
                 return
-            session = RciSession(self.robot, self.users, reader, writer, self.cfg, self.log)
-            session.stopper = self.stopper
-            session.throttle, session.throttle_key = self.throttle, key
-            session.sleep = self.sleep
+
+            def released():
+                if self.session is session:
+                    self.session = None
+                    self.sessions_served += 1
+                    self._idle.set()
+            session = RciSession(self.robot, self.users, reader, writer, self.cfg, self.log,
+                                 stopper=self.stopper, throttle=self.throttle, throttle_key=key,
+                                 sleep=self.sleep, on_released=released)
             self.logins.add(session)
             try:
                 ok = await session.login()
@@ -191,13 +198,6 @@ class RciServer:
             counted = False
             self.session = session
             self._idle.clear()
-
-            def released():
-                if self.session is session:
-                    self.session = None
-                    self.sessions_served += 1
-                    self._idle.set()
-            session.on_released = released
             try:
                 await session.run()
             finally:

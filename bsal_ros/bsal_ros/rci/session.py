@@ -27,8 +27,8 @@ Life of a session::
                    init_quiet_s of silence; held until the robot is known,
                    at most hardware_wait_s, then IInCp + CSvTm ERROR), CBsTm
                    (both: :mod:`.handshake`)
-    control phase: every packet of 001 4.6 (:mod:`.handlers_base`,
-                   :mod:`.handlers_motor`, :mod:`.handlers_sensor`)
+    control phase: every packet of 001 4.6 to its code's handler object
+                   (:mod:`.handlers`: one table, code -> handler)
     silence:       after watchdog_s without a packet the motors the session set
                    running are stopped (logged once, CStIq(CStMt) ABORT,
                    "silence" on the port's session events); the session
@@ -38,165 +38,124 @@ Life of a session::
                    -> homing cancelled, motors stopped, what the CA
                    activated deactivated, socket closed.
 
-Bytes in and out go through :class:`~bsal_ros.rci.transport.RciTransport`.
-Commands are executed in the order received; only the steering homing runs in
-the background.
+Bytes in and out go through :class:`~bsal_ros.rci.transport.RciTransport`;
+the login and initialization phase is :class:`~bsal_ros.rci.handshake.Handshake`;
+the handlers share the session's parts (:mod:`.session_parts`), each given
+the ones it uses when it is made. Commands are executed in the order
+received; only the steering homing runs in the background.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 import logging
 import time
+from typing import Callable
 
-from .commands import check_commands, dispatch_table
-from .handlers_base import BaseHandlers, RefusalLog, Replies
-from .handlers_motor import MotorHandlers
-from .handlers_sensor import DataItems, SensorHandlers
+from .handlers import check_handlers, HANDLERS, session_handlers, SessionParts
+from .handlers_base import DeviceCommands
 from .handshake import Handshake
+from .inquiries import Inquiries
 from .port import PortUnavailable, RobotPort
+from .session_parts import Answers, BaseTime, CaState, Homing, RobotCalls
+from .settings import SessionConfig
+from .stream import PacketReader, PacketWriter
 from .transport import RciTransport, SessionEnd
 from .users import Users
 from ..core.device_classes import MOTOR_CLASSES
-from ..protocol.constants import (CStRpStatus, RCI_VERSION_MAJOR, RCI_VERSION_MINOR, RciCode,
-                                  TermCode)
-from ..protocol.rci import CBsTm
-from ..protocol.values import STATVAL_MS_MAX, Timeval
+from ..protocol.constants import CStRpStatus, RciCode, TermCode
+from ..protocol.rci import CGtMtIq, CGtSnIq, CODE_OF, CStRp
+from ..protocol.rci_registry import commands
 
 log = logging.getLogger("bsal_ros.rci")
 
 
-@dataclass
-class SessionConfig:
-    """Timeouts and limits of the sessions and of the server that runs them."""
-
-    byteorder: str = "big"
-    #: seconds without any packet (and no acknowledged command pending) after
-    #: which the motors the session set running are stopped; the session stays
-    #: open and the next command works (001 4.1: communication may resume
-    #: after long delays; the book has no keepalive)
-    watchdog_s: float = 2.0
-    #: seconds of such silence after which the session is ended with CSvTm
-    #: NOACK (a site that wants idle programs out); 0: never (the default)
-    idle_limit_s: float = 0.0
-    #: seconds allowed for the whole initialization phase
-    init_timeout_s: float = 10.0
-    #: seconds without a packet after our IIId after which we send our IInCp
-    #: first, for a CA that waits for it (001 4.5.3); 0: only after the CA's
-    init_quiet_s: float = 0.5
-    #: seconds a session's initialization phase waits for the robot to be
-    #: known (:meth:`RobotPort.waiting_for`) before the CP refuses service
-    #: (IInCp, CSvTm ERROR); our IInCp is held meanwhile
-    hardware_wait_s: float = 20.0
-    #: seconds the robot side may stay unreachable before CSvTm ERROR
-    #: (meanwhile commands are answered with ABORT); 0: never (the default:
-    #: the hardware node's command lease stops the motors anyway, and a
-    #: legacy program outlives a Wi-Fi drop-out; docs/DEPLOYMENT.md)
-    hardware_gone_s: float = 0.0
-    #: length of the statval time window; the base time moves (and CBsTm is
-    #: sent) before it is used up. 2**24-1 ms = about 4.66 h (001 4.7.3).
-    base_time_span_ms: int = STATVAL_MS_MAX
-    #: how long a closing socket is drained so the peer reads our last packet
-    linger_s: float = 0.5
-    server_name: bytes = b"bsal_ros"
-    #: answers buffered for a CA that does not read before we stop reading it
-    max_write_buffer: int = 64 * 1024
-    #: how long such a CA may take to catch up before CSvTm NOACK
-    drain_timeout_s: float = 5.0
-    # --- server-level limits (RciServer; docs/SECURITY.md) ---
-    #: failed logins from one address within login_window_s after which its
-    #: further attempts wait before being answered (0: no throttle)
-    login_max_failures: int = 3
-    login_window_s: float = 60.0
-    #: first wait; doubles with every further failure, up to login_max_delay_s
-    login_delay_s: float = 1.0
-    login_max_delay_s: float = 30.0
-    #: addresses the throttle remembers at most (least recently active forgotten)
-    login_table_size: int = 1024
-    #: open connections that are not the session (identifying, throttled,
-    #: refused, closing), in all and per source address (IPv6: per /64)
-    max_pending: int = 16
-    max_pending_per_address: int = 4
-
-
-class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
+class RciSession:
     """One control application, from accept to close."""
 
-    def __init__(self, port: RobotPort, users: Users, reader: asyncio.StreamReader,
-                 writer: asyncio.StreamWriter, config: SessionConfig | None = None,
-                 logger: logging.Logger | None = None):
+    def __init__(self, port: RobotPort, users: Users, reader: PacketReader,
+                 writer: PacketWriter, config: SessionConfig | None = None,
+                 logger: logging.Logger | None = None, *, stopper=None, throttle=None,
+                 throttle_key: str = "", sleep: Callable = asyncio.sleep,
+                 on_released: Callable[[], None] | None = None):
+        """``stopper``: retries refused safety stops across sessions;
+        ``throttle``/``throttle_key``: the login throttle and this peer's key
+        in it; ``sleep``: how the throttle's wait is slept; ``on_released``:
+        called once the robot is safe, before the socket's lingering close.
+        Raises RciCommandError when a command the session runs has no
+        handler, or names a port method ``port`` lacks."""
+        check_handlers(commands(), HANDLERS, type(port))
         self.port = port
-        #: packet class -> (spec, handler): every registered command, its
-        #: names resolved against this session and port (RciCommandError if not)
-        self._commands = dispatch_table(type(self), type(port))
-        #: packet class -> the part of its handler that answers at once
-        #: (:func:`~bsal_ros.rci.handlers_base.answers_at_once`)
-        self._at_once = {cls: (spec, getattr(type(self), h.at_once))
-                         for cls, (spec, h) in self._commands.items() if hasattr(h, "at_once")}
-        self.users = users
         self.cfg = config or SessionConfig()
         self.log = logger or log
         self.transport = RciTransport(reader, writer, self.cfg.byteorder)
         self.peer = self.transport.peer
-        self.user = None
-        self.version = (RCI_VERSION_MAJOR, RCI_VERSION_MINOR)
+        self.stopper = stopper
+        self.on_released = on_released
+        self.handshake = Handshake(self.transport, users, port, self.cfg, self.log, throttle,
+                                   throttle_key, sleep)
+        self.answers = Answers(self.transport, self.log, self._who)
+        self.calls = RobotCalls(port, self.cfg)
+        self.ca = CaState(port)
+        self.homing = Homing()
+        parts = SessionParts(
+            out=self.transport, port=port, cfg=self.cfg, log=self.log, who=self._who,
+            answers=self.answers, calls=self.calls, ca=self.ca, homing=self.homing,
+            devices=DeviceCommands(port, self.answers, self.calls, self.ca),
+            inquiries=Inquiries(self.transport, port, self.answers, self.calls, self.ca),
+            stopper=stopper, force_end=self._force_end)
+        #: packet class -> (spec, handler object) of every command the session runs
+        self._handlers = session_handlers(parts)
+        #: packet class -> (spec, the part of its handler that answers at once)
+        self._at_once = {cls: (spec, h.now) for cls, (spec, h) in self._handlers.items()
+                         if h.now is not None}
+        #: the base time the statvals count from (CBsTm)
+        self.base_time = BaseTime(port, self.ca, self.transport, self.cfg)
         self.control_phase = False
-        self._ack_pending = 0
-        self._status: dict[int, CStRpStatus] = {}
-        #: the control application's view: devices it activated this session
-        self._activated: dict[str, set[int]] = {}
-        #: DATA items converted once per state object (Get Sensor)
-        self._data_items = DataItems()
-        #: the last reply to each inquiry (Get Sensor, Get Motor)
-        self._replies = Replies()
-        #: which refusals are logged (one line per kind, not per packet)
-        self._refusals = RefusalLog()
-        #: hardware on-state of each device before this session first changed it
-        self._hw_orig: dict[str, dict[int, bool]] = {}
-        self._home_task: asyncio.Task | None = None
-        self._homing_ids: set[int] = set()
-        self._port_down_since: float | None = None
-        #: motor ids per class this session set to a non-zero speed
-        self._running: dict[str, set[int]] = {}
         self._silence_task: asyncio.Task | None = None
         #: how often silence stopped this session's motors
         self.silence_stops = 0
-        self._base_ns = 0
-        #: the hardware node's base time (ns) this session last took; None: unknown
-        self._hw_base_ns: int | None = None
-        self._rebase_at_ns = 0
         self.end_reason = ""
         #: the session has started to end (safety stop, close)
         self.closing = False
-        self.term_sent: int | None = None
         self._run_task: asyncio.Task | None = None
         self._forced_end: SessionEnd | None = None
         self._busy = False
-        #: called once the robot is safe, before the socket's lingering close
-        self.on_released = None
-        #: retries refused safety stops across sessions (set by the server)
-        self.stopper = None
-        #: login throttle (set by the server) and this peer's key in it
-        self.throttle = None
-        self.throttle_key = ""
-        #: how the throttle's wait is slept (injectable: tests)
-        self.sleep = asyncio.sleep
-        #: seconds this login waited because of the throttle
-        self.throttled_for = 0.0
-        self._logged_in = False
-        self._init_used = 0.0
+
+    @property
+    def user(self):
+        """Who logged in; None until the login is accepted."""
+        return self.handshake.user
+
+    @property
+    def term_sent(self) -> int | None:
+        """The CSvTm code sent to end the connection (None: none)."""
+        return self.transport.term_sent
+
+    def _who(self) -> str:
+        """``peer (user)`` for log lines."""
+        return f"{self.peer} ({self.user.name if self.user else '-'})"
+
+    async def login(self) -> bool:
+        """Identification and authentication (:meth:`Handshake.login`); False:
+        refused, answered and closed."""
+        ok = await self.handshake.login()
+        if not ok:
+            self.end_reason = self.handshake.end_reason
+        return ok
 
     # ================================================================ driver
     async def run(self) -> None:
         """Log in (unless done), run the init and control phases, end safely."""
-        if not self._logged_in and not await self.login():
+        if self.user is None and not await self.login():
             return
         self._run_task = asyncio.current_task()
         watchdog = asyncio.get_running_loop().create_task(self._watchdog())
         end: SessionEnd | None = None
         try:
-            await self._initialize()
+            await self.handshake.initialize(lambda: self._forced_end is not None)
+            self.control_phase = True
+            self.base_time.take()
             self.port.session_event("connected", self.user.name if self.user else "")
             await self._control_phase()
         except SessionEnd as e:
@@ -238,7 +197,7 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         self.log.log(end.level, "RCI client %s (%s): session ends: %s%s", self.peer,
                      self.user.name if self.user else "-", end.reason,
                      f"; sent CSvTm {TermCode(end.term).name}" if end.term else "")
-        self._send_term(end)
+        self.transport.send_term(end.term)
         await self._safety_stop()
         self.port.session_event("closed", end.reason)
         if self.on_released is not None:
@@ -251,8 +210,9 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         stopping, self._silence_task = self._silence_task, None
         if stopping is not None and not stopping.done():
             await asyncio.gather(stopping, return_exceptions=True)
-        self._running.clear()
-        task, self._home_task = self._home_task, None
+        ca = self.ca
+        ca.running.clear()
+        task, self.homing.task = self.homing.task, None
         if task is not None and not task.done():
             task.cancel()
             try:
@@ -262,7 +222,7 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
                 pass
         # every device back as the hardware had it before this session: what
         # it switched on off again, what it switched off (motors, a reset) on
-        orig = self._hw_orig
+        orig = ca.hw_orig
         deactivate = {c: sorted(i for i, on in o.items() if not on) for c, o in orig.items()}
         reactivate = {c: sorted(i for i, on in o.items() if on) for c, o in orig.items()}
         deactivate = {c: ids for c, ids in deactivate.items() if ids}
@@ -274,8 +234,8 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
             failed = set(MOTOR_CLASSES)
         if failed and self.stopper is not None:
             self.stopper.add(failed)
-        self._activated.clear()
-        self._hw_orig.clear()
+        ca.activated.clear()
+        ca.hw_orig.clear()
 
     async def _watchdog(self) -> None:
         """Silence: stop the motors the session set (once per silence), and
@@ -287,7 +247,7 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
             await asyncio.sleep(period)
             if not self._busy:
                 self._check_base()      # a moved base time goes out at once
-            if not self.control_phase or self._ack_pending or self._busy:
+            if not self.control_phase or self.calls.ack_pending or self._busy:
                 continue
             silent = time.monotonic() - self.transport.last_rx
             idle = self.cfg.idle_limit_s
@@ -295,15 +255,15 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
                 self._force_end(SessionEnd(f"idle limit: silent for more than {idle:.1f} s",
                                            TermCode.NOACK, logging.WARNING))
                 return
-            if (silent > self.cfg.watchdog_s and any(self._running.values())
+            if (silent > self.cfg.watchdog_s and any(self.ca.running.values())
                     and (self._silence_task is None or self._silence_task.done())):
                 self._silence_task = loop.create_task(self._silence_stop(silent))
 
     async def _silence_stop(self, silent: float) -> None:
         """Stop every motor class in which this session set a motor running;
         the session stays open (the next command waits for this to finish)."""
-        classes = sorted(c for c, ids in self._running.items() if ids)
-        self._running.clear()
+        classes = sorted(c for c, ids in self.ca.running.items() if ids)
+        self.ca.running.clear()
         failed = set()
         for cls in classes:
             try:
@@ -315,7 +275,7 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         if failed and self.stopper is not None:
             self.stopper.add(failed)
         # the Set Motor in force was cancelled by the CP: CStIq(CStMt) says so
-        self._status[RciCode.CStMt] = CStRpStatus.ABORT
+        self.answers.status[RciCode.CStMt] = CStRpStatus.ABORT
         self.silence_stops += 1
         self.log.warning("RCI client %s (%s): silent for %.1f s (watchdog_s %.1f): motors "
                          "stopped (%s)%s; the session stays open", self.peer,
@@ -325,39 +285,10 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         self.port.session_event("silence", f"motors stopped after {silent:.1f} s without a "
                                 f"packet: {', '.join(classes)}")
 
-    # ============================================================ base time
-    def _rebase(self, send: bool) -> None:
-        """Take the control process's base time: the hardware node's when the
-        port knows it (one base time for RCI, RDI and the ROS stamps), else
-        our own (a port without one, e.g. the tests' fake robot)."""
-        hw = self.port.base_time_ns()
-        now = time.time_ns()
-        self._hw_base_ns = hw
-        if hw is not None:
-            self._base_ns = hw
-            self._rebase_at_ns = None
-            if send:
-                self.transport.send(CBsTm(Timeval.from_ns(hw)))
-            return
-        self._base_ns = now
-        span = max(int(self.cfg.base_time_span_ms), 1000)
-        # move on with a margin (a tenth of the span, at most 10 minutes)
-        margin = min(span // 10, 600_000)
-        self._rebase_at_ns = now + (span - margin) * 1_000_000
-        if send:
-            self.transport.send(CBsTm(Timeval.from_ns(now)))
-
     def _check_base(self) -> None:
-        """Send CBsTm when the base time moved (4.6.16: whenever it is
-        updated): the hardware node's moved, or our own window is used up."""
-        if not self.control_phase or self.transport.ending:
-            return
-        hw = self.port.base_time_ns()
-        if hw is not None:
-            if hw != self._base_ns:
-                self._rebase(send=True)
-        elif self._rebase_at_ns is None or time.time_ns() >= self._rebase_at_ns:
-            self._rebase(send=True)
+        """In the control phase: CBsTm when the base time moved."""
+        if self.control_phase and not self.transport.ending:
+            self.base_time.check()
 
     # ========================================================= control phase
     def _answer_now(self, pkt) -> bool:
@@ -377,14 +308,14 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
         self._check_base()
         self._guard_write(spec)
         try:
-            return now(self, pkt)
+            return now(pkt)
         except PortUnavailable:
             # nothing sent yet (e.g. the device list is not known):
             # the control phase answers it (CStRp ABORT)
             return False
 
     async def _control_phase(self) -> None:
-        handlers = self._commands       # built from bsal_ros/protocol/rci_commands.py
+        handlers = self._handlers       # code -> handler: bsal_ros/rci/handlers.py
         transport = self.transport
         transport.answer_at_once(self._answer_now)
         while True:
@@ -398,11 +329,11 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
             if entry is None:
                 raise SessionEnd(f"bad input: {type(pkt).__name__} in the control phase",
                                  TermCode.ERROR, logging.WARNING)
-            spec, h = entry
+            spec, handler = entry
             self._guard_write(spec)     # a guest sent a command declared ``writes``
             self._busy = True
             try:
-                await h(self, pkt)
+                await handler.run(pkt)
                 if transport.buffered() > self.cfg.max_write_buffer:
                     # the CA sends faster than it reads: stop reading it until
                     # it catches up, so our buffer stays bounded
@@ -413,8 +344,24 @@ class RciSession(Handshake, BaseHandlers, MotorHandlers, SensorHandlers):
                 self._busy = False
                 transport.last_rx = time.monotonic()
 
+    def _guard_write(self, spec) -> None:
+        """A guest may not send commands that change the robot (declared
+        ``writes``): CSvTm ACCESS, before the handler runs."""
+        if spec.writes and self.user.read_only:
+            raise SessionEnd(f"guest sent {spec.name}, a command it may not use",
+                             TermCode.ACCESS, logging.WARNING)
 
-# Brak's own commands name handlers of this class and methods of RobotPort:
-# a misspelt name fails here, at import (a later registration: when a session
-# is built)
-check_commands(RciSession, RobotPort)
+    def _port_failed(self, pkt, exc: PortUnavailable) -> None:
+        """A handler met an unreachable robot: the command is ABORTed."""
+        self.calls.unreachable(exc)
+        base = int(CODE_OF[type(pkt)])
+        self.answers.status[base] = CStRpStatus.ABORT
+        self.answers.log_refusal(base, CStRpStatus.ABORT, f"robot not answering: {exc}")
+        if isinstance(pkt, (CGtMtIq, CGtSnIq)) or getattr(pkt, "rq_ack", False):
+            self.transport.send(CStRp(base, CStRpStatus.ABORT))
+
+
+# Brak's own commands have handlers, and the port methods they name are
+# RobotPort's: a gap fails here, at import (a later registration: when a
+# session is built)
+check_handlers(commands(), HANDLERS, RobotPort)

@@ -33,9 +33,10 @@ import logging
 import time
 from typing import Callable
 
+from .stream import PacketReader, PacketWriter
 from ..protocol.constants import TermCode
 from ..protocol.errors import ProtocolError
-from ..protocol.rci import encode_rci, IIID_SIZE, RciDecoder
+from ..protocol.rci import CSvTm, encode_rci, IIID_SIZE, RciDecoder
 
 #: bytes read at a time once the user is logged in
 READ_SIZE = 65536
@@ -56,8 +57,7 @@ class SessionEnd(Exception):
         self.reason, self.term, self.level = reason, term, level
 
 
-async def linger_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                       linger_s: float) -> None:
+async def linger_close(reader: PacketReader, writer: PacketWriter, linger_s: float) -> None:
     """Half-close, let the peer read what was written, then close.
 
     What the peer still sends is read and dropped for up to ``linger_s``, so
@@ -81,7 +81,7 @@ async def linger_close(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
             pass
 
 
-async def peer_byteorder(reader: asyncio.StreamReader, wait_s: float, default: str) -> str:
+async def peer_byteorder(reader: PacketReader, wait_s: float, default: str) -> str:
     """Byte order of a connection answered before its login (a refusal): read
     the first two bytes of its IIId, waiting at most ``wait_s`` for them;
     ``default`` when they do not come or are not an IIId's code. The bytes read
@@ -100,92 +100,17 @@ async def peer_byteorder(reader: asyncio.StreamReader, wait_s: float, default: s
     return ORDER_OF_HEAD.get(head, default)
 
 
-class PacketReader(asyncio.StreamReader):
-    """A StreamReader whose bytes can be diverted to a callback
-    (:meth:`divert`), which then also hears of the end of the stream."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        #: the peer has closed its side (its FIN reached the loop), though
-        #: bytes it sent before may still wait to be read
-        self.peer_closed = False
-        self._sink: Callable[[bytes], None] | None = None
-        self._on_end: Callable[[], None] | None = None
-        self._held = False
-
-    def divert(self, sink: Callable[[bytes], None], on_end: Callable[[], None]) -> None:
-        """Hand every received chunk to ``sink`` from now on, the bytes
-        already buffered first; ``on_end`` is called at EOF or a connection
-        error (then :meth:`exception` / :meth:`at_eof` say which)."""
-        self._sink, self._on_end = sink, on_end
-        if self._buffer:
-            data = bytes(self._buffer)
-            self._buffer.clear()
-            self._maybe_resume_transport()
-            sink(data)
-
-    def undivert(self) -> None:
-        """Bytes go to the buffer again (for :func:`linger_close`)."""
-        self._sink = self._on_end = None
-        self.release()
-
-    def hold(self) -> None:
-        """Stop reading the socket until :meth:`release` (diverted bytes
-        have no buffer for the base class to bound)."""
-        if not self._held and self._transport is not None:
-            self._held = True
-            self._transport.pause_reading()
-
-    def release(self) -> None:
-        """Read the socket again after :meth:`hold`."""
-        if self._held:
-            self._held = False
-            if self._transport is not None and not self._transport.is_closing():
-                self._transport.resume_reading()
-
-    def feed_data(self, data: bytes) -> None:
-        """Received bytes: to the sink when diverted, else to the buffer."""
-        if self._sink is not None:
-            self._sink(data)
-        else:
-            super().feed_data(data)
-
-    def feed_eof(self) -> None:
-        """The peer closed its side; a diverted reader tells its sink's owner."""
-        self.peer_closed = True
-        super().feed_eof()
-        if self._on_end is not None:
-            self._on_end()
-
-    def set_exception(self, exc) -> None:
-        """The connection failed; a diverted reader tells its sink's owner."""
-        super().set_exception(exc)
-        if self._on_end is not None:
-            self._on_end()
-
-
-async def start_packet_server(client_connected_cb, host: str, port: int, **kwargs):
-    """:func:`asyncio.start_server` whose connections read through a
-    :class:`PacketReader`."""
-    loop = asyncio.get_running_loop()
-
-    def factory():
-        reader = PacketReader(loop=loop)
-        return asyncio.StreamReaderProtocol(reader, client_connected_cb, loop=loop)
-    return await loop.create_server(factory, host, port, **kwargs)
-
-
 class RciTransport:
     """Packets in and out of one TCP connection.
 
     Before the login it reads one identification's worth of bytes at a time,
     so that a client not logged in (or throttled) never has more than a few
-    decoded packets queued here (asyncio holds at most 128 KiB of raw bytes
-    for it, then stops reading its socket); :meth:`logged_in` lifts that.
+    decoded packets queued here (its :class:`~bsal_ros.rci.stream.PacketReader`
+    holds at most 128 KiB of raw bytes for it, then stops reading its
+    socket); :meth:`logged_in` lifts that.
     """
 
-    def __init__(self, reader: PacketReader, writer: asyncio.StreamWriter,
-                 byteorder: str = "big"):
+    def __init__(self, reader: PacketReader, writer: PacketWriter, byteorder: str = "big"):
         self.reader = reader
         self.writer = writer
         #: the gateway's default; the first two bytes of the CA's IIId decide
@@ -203,6 +128,8 @@ class RciTransport:
         self.closed = False
         #: a CSvTm went out: nothing may follow it
         self.ending = False
+        #: the CSvTm code sent (None: none)
+        self.term_sent: int | None = None
         self._queue: collections.deque = collections.deque()
         self._pending_error: ProtocolError | None = None
         #: answer_at_once: the session's answer, the future next() waits on,
@@ -334,6 +261,14 @@ class RciTransport:
             self.byteorder = order
             self.decoder = RciDecoder(order, role="server")
         return data
+
+    def send_term(self, term: int | None) -> None:
+        """Send the CSvTm ``term`` of an ending connection (None: none);
+        nothing is sent after it."""
+        if term is not None and not self.closed:
+            self.send(CSvTm(term))
+            self.term_sent = int(term)
+        self.ending = True
 
     def send(self, pkt) -> None:
         """Encode and write one packet (dropped once the session is ending)."""

@@ -43,6 +43,7 @@ from bsal_ros.protocol import constants as k
 from bsal_ros.protocol import rci_registry as reg
 from bsal_ros.protocol.rci import encode_rci  # noqa: F401  (registers the book's commands)
 from bsal_ros.protocol.rci_tables import REPLY_LAYOUTS
+from bsal_ros.rci.handlers import HANDLERS, ignore
 from bsal_ros.tools.gen_common import command_name, rendered, sub_name, write_or_check
 
 REPO = Path(__file__).resolve().parents[3]
@@ -162,7 +163,7 @@ def rci_to_ros() -> str:
     """README and INTERFACES: the ROS interfaces behind each command a CA sends."""
     rows = ["| RCI packet | ROS |", "|---|---|"]
     for s in reg.commands():
-        if not (s.server_receives and s.code >= 0x0100) or s.handler == "_h_ignore":
+        if not s.dispatched or HANDLERS.get(int(s.code)) is ignore:
             continue
         # a command re-reads the cache after it (cached, fetch): shown for the Get inquiries
         ros = [PORT_ROS.get(m, f"robot-port method `{m}`") for m in s.port_methods

@@ -130,7 +130,7 @@ class SessionTarget:
         from bsal_ros.rci.fake import FakeRobotPort
         self.robot = FakeRobotPort(home_duration_s=0.05)
         self.loop = asyncio.new_event_loop()
-        cfg = SessionConfig(linger_s=0.05, init_quiet_s=0.05)
+        cfg = SessionConfig.of(linger_s=0.05, init_quiet_s=0.05)
         self.server = RciServer(self.robot, Users.from_yaml_text(self.USERS), "127.0.0.1", 0, cfg)
         started = threading.Event()
 
