@@ -13,7 +13,7 @@
 # limitations under the License.
 #
 # SPDX-License-Identifier: Apache-2.0
-"""The stop's clock (bsal_ros.nodes.stop_timing): a slow stop says in one line
+"""The stop's clock (bsal_ros.nodes.process_exit): a slow stop says in one line
 which phase took the time, and a stop that hangs past the bound is ended by
 the watchdog with the phases already done and every thread's stack."""
 
@@ -24,7 +24,7 @@ import textwrap
 
 import pytest
 
-from bsal_ros.nodes.stop_timing import PhaseClock
+from bsal_ros.nodes.process_exit import PhaseClock
 
 # A node whose destroy_node takes DESTROY_S (time.sleep: the GIL is free, as
 # when rclpy waits in Python; a C call that keeps the GIL is faulthandler's case).
@@ -54,7 +54,7 @@ def run_driver(destroy_s, bound):
 
 def test_phase_clock_sums_its_laps_and_names_the_slow_ones(monkeypatch):
     now = [100.0]
-    monkeypatch.setattr("bsal_ros.nodes.stop_timing.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("bsal_ros.nodes.process_exit.time.monotonic", lambda: now[0])
     clock = PhaseClock()
     for phase, took in (("stop steps", 0.004), ("executor", 0.25), ("destroying x", 1.5)):
         now[0] += took

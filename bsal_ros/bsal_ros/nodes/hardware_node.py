@@ -59,7 +59,7 @@ from bsal_ros.nodes.hardware_msgs import device_info_msg, diag_status_msg, resul
 from bsal_ros.nodes.hardware_params import DYNAMIC, PARAMETERS  # noqa: F401
 from bsal_ros.nodes.hardware_publishers import HardwarePublishers, RELIABLE
 from bsal_ros.nodes.homing_action import HomingSupervisor
-from bsal_ros.nodes.startup import destroyed_if_refused
+from bsal_ros.nodes.runtime import destroyed_if_refused
 
 
 class HardwareNode(Node):

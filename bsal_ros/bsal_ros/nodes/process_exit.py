@@ -14,41 +14,37 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""End an executable's process at once, keeping what must not be lost.
+"""How an executable's process ends: the stop's clock, the watchdog that
+bounds it, and ``os._exit`` keeping the output and coverage data.
 
-:func:`bsal_ros.nodes.runtime.run` ends the executables with ``os._exit``
-after a clean stop (its docstring says why). ``os._exit`` skips the
-interpreter's teardown and its ``atexit`` hooks, so :func:`hard_exit` first
-flushes stdout and stderr and, when coverage.py measures the process
-(``make test`` starts it in every process through ``COVERAGE_PROCESS_START``),
-saves its data, which coverage.py would otherwise save at exit.
+``os._exit`` skips the interpreter's teardown (where no watchdog runs) and
+its ``atexit`` hooks, coverage.py's save among them.
 """
 
+import faulthandler
 import os
 import sys
+import threading
+import time
 
 
 def save_coverage() -> bool:
     """Stop and save coverage.py's measurement of this process, if one runs.
 
-    Returns whether data was saved. coverage.py is never imported here: it
-    is in ``sys.modules`` only when it was started.
-    """
+    :returns: whether data was saved (coverage.py is never imported here)."""
     coverage = sys.modules.get("coverage")
     current = getattr(getattr(coverage, "Coverage", None), "current", None)
     cov = current() if callable(current) else None
-    if cov is None:
-        return False
     try:
         cov.stop()
         cov.save()
-    except Exception:   # noqa: BLE001 - measuring must never change how a process ends
+    except Exception:   # noqa: BLE001 - no measurement, or one that fails: exit the same
         return False
     return True
 
 
 def hard_exit(code: int) -> None:
-    """Flush stdout and stderr, save coverage data, then ``os._exit(code)``."""
+    """Flush stdout and stderr, save coverage data, then ``os._exit(code)``; never returns."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -56,3 +52,53 @@ def hard_exit(code: int) -> None:
             pass
     save_coverage()
     os._exit(code)
+
+
+class PhaseClock:
+    """Durations of a stop's phases, for the one line a slow stop logs."""
+
+    def __init__(self):
+        self._last, self.laps = time.monotonic(), []
+
+    def lap(self, phase: str) -> None:
+        """``phase`` ended now: it took the time since the previous lap."""
+        now = time.monotonic()
+        self.laps.append((phase, now - self._last))
+        self._last = now
+
+    def total(self) -> float:
+        """Seconds from the clock's creation to the last lap."""
+        return sum(took for _, took in self.laps)
+
+    def summary(self) -> str:
+        """The phases of 10 ms or more, e.g. ``stop steps 0.41 s, destroying x 3.90 s``."""
+        slow = [f"{phase} {took:.2f} s" for phase, took in self.laps if took >= 0.01]
+        return ", ".join(slow) or "no phase over 10 ms"
+
+
+class StopWatchdog:
+    """Ends the process with exit code 1 and every thread's stack on stderr
+    unless ``cancel`` is called by ``deadline`` (``time.monotonic()``)."""
+
+    def __init__(self, deadline: float, name: str, bound: float, phases: PhaseClock):
+        self.deadline, self.name, self.bound, self.phases = deadline, name, bound, phases
+        self.cancelled = threading.Event()
+        threading.Thread(target=self._watch, name="runtime-shutdown-watchdog",
+                         daemon=True).start()
+        # faulthandler's C timer needs no GIL: it fires even if a thread holding it deadlocks
+        faulthandler.dump_traceback_later(max(0.1, deadline - time.monotonic()) + 0.5,
+                                          exit=True, file=sys.__stderr__)
+
+    def cancel(self) -> None:
+        """Stand down: the process goes on."""
+        self.cancelled.set()
+        faulthandler.cancel_dump_traceback_later()
+
+    def _watch(self) -> None:
+        if self.cancelled.wait(max(0.0, self.deadline - time.monotonic())):
+            return
+        # os.write: a thread stuck inside print() may hold sys.stderr's lock
+        os.write(2, (f"[runtime] {self.name}: not stopped within {self.bound:g} s (phases "
+                     f"done: {self.phases.summary()}); forcing exit. Threads:\n").encode())
+        faulthandler.dump_traceback(file=sys.__stderr__, all_threads=True)
+        os._exit(1)
