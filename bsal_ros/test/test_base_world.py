@@ -167,3 +167,48 @@ def test_a_scan_sector_is_the_nearest_return_in_each_sonars_cone():
     assert sonar_m["sonar_00"] == pytest.approx(2.0 - 0.53, abs=0.01)
     assert sonar_m["sonar_06"] == math.inf       # faces backwards: no return (REP-117)
     b.robot.close()
+
+
+def test_diagnostics_and_the_device_list_name_the_driver_and_the_silence(base):
+    from bsal_ros.hardware import diagnostics as hwdiag
+    base.run(1.0)
+    base.silent.add("sonar_02")
+    base.run(1.0)
+    diags = {d.name: d for d in hwdiag.device_diagnostics(base.robot, base.clock())}
+    sonar = next(d for name, d in diags.items() if name == "ultrasonic 2")
+    assert sonar.level == hwdiag.ERROR and "topic /base/sonar_02 silent for" in sonar.message
+    assert sonar.values["driver"] == \
+        "profile twist_range: /base/sonar_02 (sensor_msgs/msg/Range)"
+    assert sonar.hardware_id.startswith("ros_base:twist_range:")
+    steering = next(d for name, d in diags.items() if name == "absolute_encoder 0")
+    assert steering.values["driver"] == "profile twist_range: the bridge's steering model"
+    assert steering.level == hwdiag.OK
+    listed = {(d["device_class"], d["id"]): d for d in base.robot.list_devices()}
+    assert listed[("ultrasonic", 2)]["bus"] == "ros_base:twist_range"
+    assert not listed[("ultrasonic", 2)]["ok"]
+    assert "silent" in listed[("ultrasonic", 2)]["fault"]
+    assert listed[("ultrasonic", 1)]["ok"]
+
+
+def test_the_tricycle_profile_reads_the_traction_joint_in_book_counts():
+    b = Base("base_tricycle.yaml")
+    link = b.link
+    assert b.robot.bus.base.profile.command().type == "geometry_msgs/msg/TwistStamped"
+
+    def feed(position):
+        link.on_joint_state("/joint_states", ["steering_joint", "traction_joint"],
+                            [0.2, position], [0.0, 1.0])
+        link.on_imu("/imu", 0.0)
+        link.on_scan("/scan", -math.pi, math.pi / 180, [4.0] * 360, 0.1, 30.0)
+
+    feed(0.0)
+    b.robot.start(activate=True)
+    run(b.robot, b.clock, 0.5, dt=0.05, each=lambda: feed(0.0))
+    b.robot.clear_encoders([0])
+    run(b.robot, b.clock, 0.5, dt=0.05, each=lambda: feed(-3.0))   # 3 rad backwards
+    s = b.state("relative_encoder")
+    assert s.ok, s.fault
+    # wheel_radius 0.1 m there and on Brak: the joint's angle is the wheel's
+    assert s.count == pytest.approx(-3.0 / (2 * math.pi) * 2048, abs=2)
+    assert b.state("ultrasonic", 0).ok
+    b.robot.close()

@@ -269,6 +269,14 @@ class BaseLink:
             return f"topic {m.topic} silent for {age:.1f} s (timeout {m.timeout:g} s)"
         return None
 
+    def driver_of(self, device_class: str, device_id: int) -> str | None:
+        """What serves the device: the profile and its topic (Player's driver name)."""
+        m = self.profile.of_device(device_class, device_id)
+        if m is None:
+            return None
+        source = "the bridge's steering model" if not m.topic else f"{m.topic} ({m.type})"
+        return f"profile {self.profile.name}: {source}"
+
     # ---- out -----------------------------------------------------------------
     def velocity_command(self) -> tuple[float, float] | None:
         """(vx, wz) to publish now, or None: nothing to send (stopped, zero sent).
@@ -295,12 +303,13 @@ class BaseLink:
         return notes
 
 
-def build_base_bus(robot: dict, clock: Callable[[], float], profile: BaseProfile,
-                   name: str = "ros_base") -> SimBus:
-    """A SimBus whose virtual boards live in a :class:`BaseWorld`; ``bus.base`` is
-    its :class:`BaseLink`, ``bus.device_fault`` the per-device readiness."""
+def build_base_bus(robot: dict, clock: Callable[[], float], profile: BaseProfile) -> SimBus:
+    """A SimBus named ``ros_base:<profile>`` whose virtual boards live in a
+    :class:`BaseWorld`; ``bus.base`` is its :class:`BaseLink`,
+    ``bus.device_fault`` the per-device readiness, ``bus.driver_of`` what
+    serves each device (both read by the device and diagnostics code)."""
     world = BaseWorld(robot, profile, clock)
-    bus = SimBus(name=name, seed=world.rng.randrange(1 << 30))
+    bus = SimBus(name=f"ros_base:{profile.name}", seed=world.rng.randrange(1 << 30))
     poses = {sonar: [float(v) for v in d.get("pose", (0.0, 0.0, 0.0))]
              for sonar, d in (robot["devices"].get("ultrasonic") or {}).items()}
     link = BaseLink(bus, world, clock, poses)
@@ -322,4 +331,5 @@ def build_base_bus(robot: dict, clock: Callable[[], float], profile: BaseProfile
         bus.attach(int(b["address"]), vb)
     bus.base = link
     bus.device_fault = link.device_fault
+    bus.driver_of = link.driver_of
     return bus

@@ -349,15 +349,18 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
             return Result(OK, f"{len(devs)} devices"), snaps
 
     def list_devices(self) -> list[dict]:
-        """Where every device is: board, bus, address, channel, and its status."""
+        """Where every device is: board, bus (on ros_base ``ros_base:<profile>``,
+        the driver that serves it), address, channel, and its status."""
+        own = getattr(self.bus, "device_fault", None)   # ros_base: a silent topic
         with self.lock:
             out = []
             for c in device_classes():
                 for d in self.devices_of(c):
+                    why = own(c, d.id) if own is not None else None
                     out.append({"device_class": c, "id": d.id, "board": d.board.name,
                                 "bus": self.bus.name, "address": d.board.address,
                                 "channel": d.channel, "on": d.on, "up": d.board.up,
-                                "ok": d.board.ok, "fault": d.board.fault})
+                                "ok": d.board.ok and not why, "fault": why or d.board.fault})
             return out
 
     def close(self) -> None:
