@@ -42,8 +42,11 @@ from bsal_ros.hardware import base_profile as bp
 from bsal_ros.paths import shipped
 
 #: how long the start waits for the mapped topics to show on the graph before
-#: it checks their types (discovery takes a moment; a missing one is waited for later)
-GRAPH_WAIT_S = 2.0
+#: it checks their types (discovery takes a moment, seconds on a loaded machine;
+#: a topic still missing is waited for, and its type checked once it shows)
+GRAPH_WAIT_S = 5.0
+#: s between the later looks at the graph for a mapped topic of another type
+GRAPH_RECHECK_S = 1.0
 
 
 def profile_path(value: str) -> str:
@@ -79,7 +82,10 @@ class RosBaseLink:
         rate = float(cmd.options.get("rate_hz", bp.DEFAULT_RATE_HZ))
         self.timer = node.create_timer(1.0 / rate, self._on_timer, callback_group=group)
         self._notes_timer = node.create_timer(0.2, self._log_notes, callback_group=group)
-        waiting = sorted(m.topic for m in self.profile.inputs())
+        self._told: set[str] = set()      # conflicts already logged
+        self._graph_timer = node.create_timer(GRAPH_RECHECK_S, self._recheck_graph,
+                                              callback_group=group)
+        waiting = sorted({m.topic for m in self.profile.inputs()})
         node.get_logger().info(
             f"ros_base: profile {self.profile.name} ({self.profile.source}): velocity on "
             f"{cmd.topic} ({cmd.type.rsplit('/', 1)[-1]}, {rate:g} Hz while a speed is held); "
@@ -112,6 +118,28 @@ class RosBaseLink:
             if seen or time.monotonic() >= deadline:
                 return
             time.sleep(0.1)
+
+    def _recheck_graph(self) -> None:
+        """A topic that showed after the start with another type: one error line
+        (its devices stay not ready: no message of the profile's type comes)."""
+        for line in self._endpoint_conflicts():
+            if line not in self._told:
+                self._told.add(line)
+                self.node.get_logger().error(line + "; its devices stay not ready")
+
+    def _endpoint_conflicts(self) -> list[str]:
+        """The graph's types of the other nodes' ends of each mapped topic (our own
+        subscription or publisher carries the profile's type and is left out)."""
+        me = (self.node.get_name(), self.node.get_namespace())
+        graph = []
+        for topic, mtype in self.profile.topics().items():
+            full = self.node.resolve_topic_name(topic)
+            ends = (self.node.get_subscriptions_info_by_topic(full) if mtype in bp.COMMAND_TYPES
+                    else self.node.get_publishers_info_by_topic(full))
+            types = sorted({e.topic_type for e in ends if (e.node_name, e.node_namespace) != me})
+            if types:
+                graph.append((full, types))
+        return bp.graph_conflicts(self.profile, graph, self.node.get_namespace())
 
     def _input(self, topic: str, mtype: str):
         """(message class, callback) of an input topic."""
@@ -176,8 +204,8 @@ class RosBaseLink:
 
     def close(self) -> None:
         """Stop the timers and send one zero: the program that drove the base is gone."""
-        self.timer.cancel()
-        self._notes_timer.cancel()
+        for timer in (self.timer, self._notes_timer, self._graph_timer):
+            timer.cancel()
         try:
             self.publish(0.0, 0.0)
         except Exception:   # noqa: BLE001 - the context may already be shut down
