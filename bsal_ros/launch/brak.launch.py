@@ -18,6 +18,7 @@
 
     ros2 launch bsal_ros brak.launch.py                       # simulated robot
     ros2 launch bsal_ros brak.launch.py bus_backend:=smbus2 i2c_bus:=1
+    ros2 launch bsal_ros brak.launch.py bus_backend:=ros_base base_profile:=tricycle
     ros2 launch bsal_ros brak.launch.py config:=my_brak.yaml  # your robot, your values
     ros2 launch bsal_ros brak.launch.py namespace:=brak2 \
         rci_port:=7660 rdi_realtime_port:=7661 rdi_ca_port:=7662   # a second robot
@@ -61,6 +62,7 @@ DDS_PROFILE = PathJoinSubstitution([SHARE, "config", "fastdds_robot.xml"])
 HARDWARE_OVERRIDES = {
     "bus_backend": ("bus_backend", str),
     "i2c_bus": ("i2c_bus", int),
+    "base_profile": ("base_profile", str),
 }
 RCI_OVERRIDES = {
     "rci_host": ("host", str),
@@ -212,8 +214,11 @@ def generate_launch_description():
             "RCI and RDI gateway parameters (YAML params file)"),
         arg("frame_prefix", "", "prefix of every frame id, e.g. brak2/ ('': the value in "
             "config, else <namespace>/ when a namespace is given, else none)"),
-        arg("bus_backend", "", "I2C backend: sim (simulated Brak) or smbus2 (/dev/i2c-N)"
-            + from_file.format("config"), choices=["", "sim", "smbus2"]),
+        arg("bus_backend", "", "I2C backend: sim (simulated Brak), smbus2 (/dev/i2c-N) or "
+            "ros_base (a ROS 2 base, base_profile)" + from_file.format("config"),
+            choices=["", "sim", "smbus2", "ros_base"]),
+        arg("base_profile", "", "ros_base backend: the profile file or a shipped one's name "
+            "(twist_range, twist_lidar, tricycle)" + from_file.format("config")),
         arg("i2c_bus", "", "N of /dev/i2c-N for the smbus2 backend" + from_file.format("config")),
         arg("users_file", "", "RCI users and keys" + from_file.format("gateways_config")),
         arg("rci_host", "", "RCI gateway bind address" + from_file.format("gateways_config")),

@@ -302,7 +302,7 @@ def test_enumerated_arguments_declare_their_choices():
     for name in ("use_sim_time", "rci", "rdi", "robot_state_publisher", "rviz",
                  "diagnostics_aggregator", "dds_profile"):
         assert args[name].choices == ["true", "false"], name
-    assert args["bus_backend"].choices == ["", "sim", "smbus2"]
+    assert args["bus_backend"].choices == ["", "sim", "smbus2", "ros_base"]
 
 
 def test_launch_never_sigterms_our_nodes_before_their_own_stop_bound(tree):

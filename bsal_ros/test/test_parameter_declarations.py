@@ -56,7 +56,7 @@ def test_the_launch_overrides_name_declared_parameters():
     tables = launch_tables(source)
     assert set(tables) == {"hardware_node", "rci_gateway", "rdi_gateway"}
     assert tables["hardware_node"]["bus_backend"] == ("bus_backend", "str",
-                                                      ["", "sim", "smbus2"])
+                                                      ["", "sim", "smbus2", "ros_base"])
     assert launch_problems(records(), source) == []
 
 

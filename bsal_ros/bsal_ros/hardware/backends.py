@@ -19,7 +19,10 @@
 A factory takes the robot description and the options below and returns an
 object with the :class:`~.bus.I2CBus` methods. The ``sim`` backend's bus also
 carries ``bus.simulation`` (:class:`~.simulation.SimControls`); a real bus has
-none, so nothing above the bus needs to know which backend it runs on.
+none, so nothing above the bus needs to know which backend it runs on. The
+``ros_base`` backend's bus (:mod:`.base_world`: Brak's devices served by a
+ROS 2 base) carries ``bus.base``, what the ROS side feeds and reads, and
+``bus.device_fault``, a device's own readiness.
 
     register_backend("my_adapter", lambda robot, **opts: MyBus(...))
 """
@@ -41,6 +44,7 @@ class BusOptions:
     seed: int | None = None              # sim: world and fault RNG seed
     i2c_bus: int = 1                     # smbus2: N of /dev/i2c-N
     smbus_factory: Callable | None = None  # smbus2: opener of the device (tests fake it)
+    base_profile: str = ""               # ros_base: the profile file (base_profile.py)
 
 
 def _sim(robot: dict, opts: BusOptions):
@@ -48,11 +52,21 @@ def _sim(robot: dict, opts: BusOptions):
     return build_sim_bus(robot, opts.clock, seed=opts.seed)
 
 
+def _ros_base(robot: dict, opts: BusOptions):
+    from .base_profile import load_profile, ProfileError
+    from .base_world import build_base_bus
+    if not opts.base_profile:
+        raise ProfileError("bus_backend ros_base needs base_profile (a profile file, or the "
+                           "name of a shipped one)")
+    return build_base_bus(robot, opts.clock, load_profile(opts.base_profile, robot))
+
+
 def _smbus2(robot: dict, opts: BusOptions):
     return Smbus2Bus(int(opts.i2c_bus), smbus_factory=opts.smbus_factory, clock=opts.clock)
 
 
-BACKENDS: dict[str, Callable[[dict, BusOptions], object]] = {"sim": _sim, "smbus2": _smbus2}
+BACKENDS: dict[str, Callable[[dict, BusOptions], object]] = {"sim": _sim, "smbus2": _smbus2,
+                                                             "ros_base": _ros_base}
 
 
 def register_backend(name: str, factory: Callable[[dict, BusOptions], object]) -> None:

@@ -83,8 +83,15 @@ class Device:
             elif s.watchdog_stopped and not fault:
                 fault = (f"stopped by the board's command watchdog "
                          f"({b.command_timeout_ms} ms without a command)")
+        # a bus whose devices have a readiness of their own (ros_base: a silent topic)
+        own = getattr(b.bus, "device_fault", None)
+        why = own(self.device_class, self.id) if own is not None else None
+        if why:
+            s.ok = False
+            s.statval = statval_pack(self.on, b.up, False, _ms_since(b.stamp, base_time))
+            fault = f"{fault}; {why}" if fault and not b.ok else why
         # a fault string is only news while the board is not healthy or a stop is in play
-        if not b.ok or not b.up or s.stop_pending or s.watchdog_stopped:
+        if not s.ok or not b.up or s.stop_pending or s.watchdog_stopped:
             s.fault = fault
         return s
 
@@ -138,7 +145,7 @@ class RelativeEncoder(EncoderDevice):
         """Counts since the last read, angle since the last clear, their statval."""
         s.d_count = b.d_count
         s.position = counts_to_angle(b.total, robot.drive_cpr)
-        s.d_statval = statval_pack(self.on, b.up, b.ok, _ms_since(b.prev_stamp, base_time))
+        s.d_statval = statval_pack(self.on, b.up, s.ok, _ms_since(b.prev_stamp, base_time))
         s.measured_speed = b.speed_meas
 
 

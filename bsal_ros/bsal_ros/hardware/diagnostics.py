@@ -71,6 +71,9 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                           "poll_failures": b.poll_failures}
                 if b.errno is not None:
                     values["errno"] = b.errno
+                driver_of = getattr(b.bus, "driver_of", None)   # a bus serving another robot
+                if driver_of is not None:
+                    values["driver"] = driver_of(cls, d.id)
                 values.update(k.diagnostics(s))    # the kind's own values
                 if k.motor:
                     values["command_timeout_ms"] = b.command_timeout_ms

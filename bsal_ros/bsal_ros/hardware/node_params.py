@@ -46,8 +46,12 @@ class HardwareNodeParams(ParamRecord):
 
     DERIVED = ("auto_home",)
 
-    bus_backend: str = param("sim", "I2C bus backend: 'sim' (simulated Brak, default) or "
-                             "'smbus2' (/dev/i2c-N)", choices=tuple(BACKENDS))
+    bus_backend: str = param("sim", "I2C bus backend: 'sim' (simulated Brak, default), "
+                             "'smbus2' (/dev/i2c-N) or 'ros_base' (a ROS 2 base through "
+                             "base_profile)", choices=tuple(BACKENDS))
+    base_profile: str = param("", "ros_base backend: the profile mapping each device to the "
+                              "base's topics, a file or a shipped one's name (twist_range, "
+                              "twist_lidar, tricycle)")
     i2c_bus: int = param(1, "bus number N of /dev/i2c-N for the smbus2 backend", 0, 255)
     robot_description_file: str = param(
         "", "optional robot description file (ROS params format, like config/brak.yaml); "

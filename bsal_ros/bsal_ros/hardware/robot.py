@@ -95,7 +95,7 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
                  wall: Callable[[], float] = time.time, seed: int | None = None,
                  speed_of_sound: float = SPEED_OF_SOUND, cmd_timeout: float = 0.5,
                  smbus_factory=None, odom_noise=(0.02, 0.02), stuck_polls: int = 4,
-                 base_time_rollover_s: float = 14400.0):
+                 base_time_rollover_s: float = 14400.0, base_profile: str = ""):
         check_motor_watchdogs(robot)   # refuse a keep-alive that would not beat the timeout
         self.desc = robot
         self.clock = clock
@@ -108,7 +108,8 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
         self.drive_cpr = int(geo["drive_encoder_cpr"])
         self.steer_cpr = int(geo["steering_encoder_cpr"])
         self.bus = open_bus(backend, robot, BusOptions(clock=clock, seed=seed, i2c_bus=i2c_bus,
-                                                       smbus_factory=smbus_factory))
+                                                       smbus_factory=smbus_factory,
+                                                       base_profile=base_profile))
         self._build(robot, stuck_polls)
         self.odometry = TricycleOdometry(float(geo["wheelbase"]), float(geo["wheel_radius"]),
                                          *odom_noise)
@@ -348,15 +349,18 @@ class Robot(RobotCommands, LeaseKeeping, SteeringHoming, DriveFollower):
             return Result(OK, f"{len(devs)} devices"), snaps
 
     def list_devices(self) -> list[dict]:
-        """Where every device is: board, bus, address, channel, and its status."""
+        """Where every device is: board, bus (on ros_base ``ros_base:<profile>``,
+        the driver that serves it), address, channel, and its status."""
+        own = getattr(self.bus, "device_fault", None)   # ros_base: a silent topic
         with self.lock:
             out = []
             for c in device_classes():
                 for d in self.devices_of(c):
+                    why = own(c, d.id) if own is not None else None
                     out.append({"device_class": c, "id": d.id, "board": d.board.name,
                                 "bus": self.bus.name, "address": d.board.address,
                                 "channel": d.channel, "on": d.on, "up": d.board.up,
-                                "ok": d.board.ok, "fault": d.board.fault})
+                                "ok": d.board.ok and not why, "fault": why or d.board.fault})
             return out
 
     def close(self) -> None:

@@ -139,8 +139,12 @@ class SimWorld:
         return cur + (target - cur) * (1.0 - math.exp(-dt / tau))
 
     def _step(self, dt: float) -> None:
+        self._step_drive(dt)
+        self._step_steering(dt)
+        self._step_chassis(dt)
+
+    def _step_drive(self, dt: float) -> None:
         sim = self.sim
-        # drive wheel
         if self.drive_enabled:
             duty, val = self.drive_cmd
             target = val / 100.0 * float(sim["drive_noload_speed"]) if duty else val
@@ -151,7 +155,10 @@ class SimWorld:
         else:
             self.w = self._lag(self.w, target, dt)
         self._stall_check("drive", abs(target) > 1e-3 and self.drive_enabled, abs(self.w), dt)
-        # steering
+
+    def _step_steering(self, dt: float) -> None:
+        """The steering motor: speed or position mode, or homing, between the limits."""
+        sim = self.sim
         rate_target = 0.0
         if self.steer_enabled:
             if self.steer_mode == "speed":
@@ -176,7 +183,10 @@ class SimWorld:
         if self.steer_mode == "homing":
             self.homing_swept += abs(self.steer - old)
             self._homing_advance()
-        # chassis (tricycle, exact for constant v and steer over dt)
+
+    def _step_chassis(self, dt: float) -> None:
+        """Tricycle motion, exact for constant v and steer over dt."""
+        sim = self.sim
         self.phi += self.w * dt
         v = self.w * self.r * (1.0 - float(sim["encoder_slip"]))
         ds = v * math.cos(self.steer) * dt

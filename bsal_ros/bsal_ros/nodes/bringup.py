@@ -154,8 +154,10 @@ def compose(nodes, args) -> dict:
         nodes.check()
     if rdi is not None:
         ports["rdi"] = rdi.start()
-    parts = [f'namespace {args.namespace or "/"}', f'bus {hardware.p["bus_backend"]}',
-             EXECUTOR_NAMES[choice]]
+    bus = f'bus {hardware.p["bus_backend"]}'
+    if hardware.base_link is not None:
+        bus += f" (profile {hardware.base_link.profile.name})"
+    parts = [f'namespace {args.namespace or "/"}', bus, EXECUTOR_NAMES[choice]]
     if "rci" in ports:
         parts.append(f'RCI {rci.p["host"]}:{ports["rci"]}')
     if "rdi" in ports:

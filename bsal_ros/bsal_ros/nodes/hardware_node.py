@@ -53,7 +53,7 @@ from bsal_ros.hardware.description import DescriptionError
 from bsal_ros.hardware.poller import Poller
 from bsal_ros.hardware.robot import Robot
 from bsal_ros.hardware.simulation import not_simulated, simulation_of
-from bsal_ros.nodes import hardware_params
+from bsal_ros.nodes import hardware_params, ros_base_link
 from bsal_ros.nodes.device_state_msg import to_msg
 from bsal_ros.nodes.hardware_msgs import device_info_msg, diag_status_msg, result_msg
 from bsal_ros.nodes.hardware_params import DYNAMIC, PARAMETERS  # noqa: F401
@@ -88,11 +88,14 @@ class HardwareNode(Node):
                            cmd_timeout=float(p["cmd_vel_timeout"]),
                            odom_noise=(float(p["odom_noise_per_m"]),
                                        float(p["odom_heading_noise_per_rad"])),
-                           base_time_rollover_s=float(p["base_time_rollover_s"]))
+                           base_time_rollover_s=float(p["base_time_rollover_s"]),
+                           base_profile=ros_base_link.profile_path(p["base_profile"]))
         self.sim = simulation_of(self.robot.bus)   # None on a real bus
         self.frame = {k: p["frame_prefix"] + p[f"{k}_frame"] for k in ("odom", "map", "base")}
         self.out = HardwarePublishers(self, self.robot, self.sim, p, self.frame)
         self._create_interfaces()
+        # after the node's own topics: a profile topic that is one of them is refused
+        self.base_link = ros_base_link.attach(self, self.robot.bus)   # ros_base only
         self.homing = HomingSupervisor(self, self.robot)
         self._bus_diag = hwdiag.BusDiagnostics()
         self.create_timer(float(p["diagnostics_period"]), self._on_diagnostics,
@@ -155,6 +158,8 @@ class HardwareNode(Node):
         self._closed = True
         self.poller.stop()
         self.robot.close()
+        if self.base_link is not None:
+            self.base_link.close()
 
     def destroy_node(self):
         """Close the robot, then destroy the node."""
