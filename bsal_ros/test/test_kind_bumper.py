@@ -38,6 +38,7 @@ from bsal_ros.protocol import encode_rdi_frame, RdiDecoder, RdiSensor
 from bsal_ros.rdi.state import StreamState
 from bsal_ros.viewer.model import describe, ViewerModel
 import bumper_kind as bumper  # noqa: F401  (registers the bumper)
+from plugin_kinds import config_with
 from test_hardware_bus import FakeSMBus as SharedFakeSMBus
 
 
@@ -283,22 +284,7 @@ def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
 
 def bumper_config(tmp_path):
     """config/brak.yaml with the bumper's description entries added."""
-    import yaml
-    from pathlib import Path
-    root = Path(__file__).resolve().parents[1]
-    doc = yaml.safe_load((root / "config" / "brak.yaml").read_text(encoding="utf-8"))
-    robot = doc["/**/hardware_node"]["ros__parameters"]["robot"]
-    for key, entries in bumper.DESCRIPTION.items():
-        robot.setdefault(key, {}).update(copy.deepcopy(entries))
-
-    class Dumper(yaml.SafeDumper):
-        """Quotes the strings ROS would read as floats (sonar_no_return: "inf")."""
-
-    Dumper.add_representer(str, lambda d, v: d.represent_scalar(
-        "tag:yaml.org,2002:str", v, style='"' if v.lower() in ("inf", "-inf", "nan") else None))
-    path = tmp_path / "brak_bumper.yaml"
-    path.write_text(yaml.dump(doc, Dumper=Dumper), encoding="utf-8")
-    return path
+    return config_with(tmp_path, bumper.DESCRIPTION, "brak_bumper.yaml")
 
 
 @pytest.mark.ros
