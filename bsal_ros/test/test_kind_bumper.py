@@ -158,21 +158,13 @@ def wait(cond, what, timeout=60.0):
         time.sleep(0.05)
 
 
-class BumperProbe:
-    """A node in ``ns`` that records ``bumper_00`` (``got["topic"]``) and
-    /diagnostics (``got["diag"]``: statuses), spun in the background."""
+class SpunProbe:
+    """A probe node (``self.node``) spun by an executor of its own in the
+    background until :meth:`close`."""
 
-    def __init__(self, ros_context, ns: str, name: str):
-        import rclpy
+    def spin(self, ros_context) -> None:
+        """Start spinning ``self.node``."""
         from rclpy.executors import SingleThreadedExecutor
-        from diagnostic_msgs.msg import DiagnosticArray
-        from std_msgs.msg import UInt8
-        self.got = {"topic": [], "diag": []}
-        self.node = rclpy.create_node(name, namespace=ns, context=ros_context)
-        self.node.create_subscription(UInt8, "bumper_00",
-                                      lambda m: self.got["topic"].append(m.data), 10)
-        self.node.create_subscription(DiagnosticArray, "/diagnostics",
-                                      lambda m: self.got["diag"].extend(m.status), 50)
         self.ex = SingleThreadedExecutor(context=ros_context)
         self.ex.add_node(self.node)
         self._stop, self._spin = spin_in_background(self.ex, ros_context)
@@ -184,6 +176,23 @@ class BumperProbe:
         self.ex.remove_node(self.node)
         self.node.destroy_node()
         self.ex.shutdown()
+
+
+class BumperProbe(SpunProbe):
+    """A node in ``ns`` that records ``bumper_00`` (``got["topic"]``) and
+    /diagnostics (``got["diag"]``: statuses), spun in the background."""
+
+    def __init__(self, ros_context, ns: str, name: str):
+        import rclpy
+        from diagnostic_msgs.msg import DiagnosticArray
+        from std_msgs.msg import UInt8
+        self.got = {"topic": [], "diag": []}
+        self.node = rclpy.create_node(name, namespace=ns, context=ros_context)
+        self.node.create_subscription(UInt8, "bumper_00",
+                                      lambda m: self.got["topic"].append(m.data), 10)
+        self.node.create_subscription(DiagnosticArray, "/diagnostics",
+                                      lambda m: self.got["diag"].extend(m.status), 50)
+        self.spin(ros_context)
 
 
 def rci_activates_and_reads_the_bumper(c, contacts: int) -> None:

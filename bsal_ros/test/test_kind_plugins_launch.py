@@ -54,7 +54,7 @@ from bsal_ros.tools.wire_record import RecordingProxy, to_pcap
 from bsal_ros.viewer.model import describe, ViewerModel
 from bsal_ros.wireshark import gen_lua, lua_path
 from plugin_kinds import at_least_two, config_with, installed_plugins, merged_description
-from test_kind_bumper import spin_in_background, wait
+from test_kind_bumper import SpunProbe, wait
 from test_legacy_api import run as run_legacy
 from test_legacy_wire_tables import _compile
 from test_ros2_launch import check_clean_shutdown, free_ports, launch, READY, \
@@ -152,14 +152,13 @@ def read_rdi_until(port, devices, timeout=DEADLINE_S):
     return packets
 
 
-class Probe:
+class Probe(SpunProbe):
     """A node in ``ns`` recording each plugin device's topic (``topics``:
     name -> messages) and /diagnostics (``diag``: statuses), spun in the background."""
 
     def __init__(self, ros_context, ns: str, devices):
         import rclpy
         from diagnostic_msgs.msg import DiagnosticArray
-        from rclpy.executors import SingleThreadedExecutor
         from rclpy.qos import qos_profile_sensor_data
         self.topics = {d.topic: [] for d in devices if d.topic is not None}
         self.diag = []
@@ -172,17 +171,7 @@ class Probe:
                                           qos_profile_sensor_data)
         self.node.create_subscription(DiagnosticArray, "/diagnostics",
                                       lambda m: self.diag.extend(m.status), 50)
-        self.ex = SingleThreadedExecutor(context=ros_context)
-        self.ex.add_node(self.node)
-        self._stop, self._spin = spin_in_background(self.ex, ros_context)
-
-    def close(self) -> None:
-        """Stop spinning and destroy the node."""
-        self._stop.append(1)
-        self._spin.join(5)
-        self.ex.remove_node(self.node)
-        self.node.destroy_node()
-        self.ex.shutdown()
+        self.spin(ros_context)
 
 
 def on_its_topic(probe: Probe, dev: Device, desc: dict) -> bool:
