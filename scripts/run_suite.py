@@ -23,11 +23,12 @@ What `make test` runs (docs/DEVELOPING.md, "Tests"). As ament_cmake_ros'
 fresh pytest process with a ROS_DOMAIN_ID no other running module holds
 (:mod:`suite_domains`), several at once; then the modules that hold a test
 marked ``alone`` (it times a bound) run those tests one module at a time with
-nothing else running. A module past ``--module-timeout`` gets the native and
-Python stacks of every thread of every process it started printed
-(:mod:`suite_stacks`, py-spy), is killed, and the run goes on; it fails at the
-end, named. Reported as one run: a line per module, the failures' output, one
-junit file (``build/test-results/junit.xml``) and one closing line
+nothing else running, untraced (coverage.py's tracer would be timed). A
+module past ``--module-timeout`` gets the native and Python stacks of every
+thread of every process it started printed (:mod:`suite_stacks`, py-spy), is
+killed, and the run goes on; it fails at the end, named. Reported as one
+run: a line per module, the failures' output, one junit file
+(``build/test-results/junit.xml``) and one closing line
 ``N passed, N failed, N skipped``. Exit code 0 when every module passed, 1
 when one failed, 5 when no test ran at all (pytest's own code for that).
 """
@@ -61,6 +62,10 @@ SLOW_FIRST = ("test_ros2_colcon.py", "test_rci_one_truth.py", "test_node_shutdow
               "test_copyright.py", "test_bringup.py")
 #: a test that times a bound is marked with this and runs with nothing beside it
 ALONE_MARK = "alone"
+#: taken out of an alone test's environment: coverage.py's tracer multiplies
+#: the measured processes' CPU (the peer kills' RCI answers: p99 26 ms traced,
+#: 12 ms untraced, on 2 cores), so a bound would time the tracer
+TRACER_VARS = ("BSAL_COVERAGE_RCFILE", "COVERAGE_PROCESS_START")
 #: how many lines of a failed module's output are printed (the whole log is kept)
 FAILURE_LINES = 400
 
@@ -218,6 +223,8 @@ class Suite:
             env = {**os.environ, "ROS_DOMAIN_ID": str(domain),
                    "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST",
                    "BSAL_SUITE_MODULE": module.name, "PYTHONUNBUFFERED": "1"}
+            if phase == "alone":
+                env = {k: v for k, v in env.items() if k not in TRACER_VARS}
             targets = [f"{module}::{p}" for p in self.picked.get(module.name, [])] or [str(module)]
             cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
                    *plugins_left_out(module), *targets,

@@ -58,11 +58,14 @@ def tree(tmp_path: Path, modules: dict[str, str]) -> Path:
     return test_dir
 
 
-def run_suite(test_dir: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def run_suite(test_dir: Path, *args: str, timeout: float = 120,
+              coverage_rcfile: str | None = None) -> subprocess.CompletedProcess:
     """The runner on ``test_dir``, its modules in domains 90-99 (held through
     the machine's lock folder, as the suite's own modules are)."""
     env = dict(os.environ)
     env.pop("BSAL_COVERAGE_RCFILE", None)     # the toy trees measure nothing of ours
+    if coverage_rcfile is not None:           # as make test sets it
+        env["BSAL_COVERAGE_RCFILE"] = coverage_rcfile
     return subprocess.run([sys.executable, str(RUNNER), "--test-dir", str(test_dir),
                            "--results", str(test_dir.parent / "results"), "--domains", "90-99",
                            *args, "--", "-q"],
@@ -174,7 +177,8 @@ def test_no_test_at_all_is_exit_5(tmp_path):
 
 
 def test_alone_tests_run_after_the_others_with_nothing_beside_them(tmp_path):
-    """A test marked ``alone`` starts once every other module has ended."""
+    """A test marked ``alone`` starts once every other module has ended, and
+    runs untraced: coverage's variable reaches the other tests, not it."""
     stamp = tmp_path / "stamps"
     stamp.mkdir()
     busy = f"""
@@ -187,23 +191,31 @@ def test_alone_tests_run_after_the_others_with_nothing_beside_them(tmp_path):
             (d / (__name__ + ".end")).write_text(str(time.monotonic()))
     """
     alone = f"""
-        import pathlib, time
+        import os, pathlib, time
         import pytest
 
+        def traced(name):
+            (pathlib.Path({str(stamp)!r}) / name).write_text(
+                os.environ.get("BSAL_COVERAGE_RCFILE", "untraced"))
+
         def test_in_parallel():
-            pass
+            traced("parallel.tracer")
 
         @pytest.mark.alone
         def test_timed():
             (pathlib.Path({str(stamp)!r}) / "alone.start").write_text(str(time.monotonic()))
+            traced("alone.tracer")
     """
     # the alone module sorts first: without the phases it would start first
     test_dir = tree(tmp_path, {"test_0_alone.py": alone, "test_x.py": busy, "test_y.py": busy})
-    done = run_suite(test_dir, "--jobs", "3")
+    # a path no import reads: the toy modules never import bsal_ros
+    done = run_suite(test_dir, "--jobs", "3", coverage_rcfile="toy.coveragerc")
     assert done.returncode == 0, done.stdout + done.stderr
     assert closing_line(done.stdout) == "4 passed, 0 failed, 0 skipped"
     ends = [float((stamp / f"test_{m}.end").read_text()) for m in "xy"]
     assert float((stamp / "alone.start").read_text()) > max(ends)
+    assert (stamp / "parallel.tracer").read_text() == "toy.coveragerc"
+    assert (stamp / "alone.tracer").read_text() == "untraced"
     assert re.search(r"test_0_alone\.py \[alone\]: 1 passed", done.stdout), done.stdout
 
 
