@@ -23,7 +23,8 @@ What `make test` runs (docs/DEVELOPING.md, "Tests"). As ament_cmake_ros'
 fresh pytest process with a ROS_DOMAIN_ID no other running module holds
 (:mod:`suite_domains`), several at once; then the modules that hold a test
 marked ``alone`` (it times a bound) run those tests one module at a time with
-nothing else running, untraced (coverage.py's tracer would be timed). A
+nothing else running, untraced (coverage.py's tracer would be timed; a
+module marked ``untraced`` runs so too). A
 module past ``--module-timeout`` gets the native and Python stacks of every
 thread of every process it started printed (:mod:`suite_stacks`, py-spy), is
 killed, and the run goes on; it fails at the end, named. Reported as one
@@ -54,7 +55,7 @@ from suite_stacks import command_line, dump_process_tree, session_members  # noq
 REPOSITORY = Path(__file__).resolve().parents[1]
 #: modules known to take longest, started first on a machine with no record
 #: of an earlier run (afterwards: the durations of the last run, RESULTS/durations.txt)
-SLOW_FIRST = ("test_ros2_colcon.py", "test_rci_one_truth.py", "test_node_shutdown.py",
+SLOW_FIRST = ("test_ros2_colcon.py", "test_rci_one_truth_rounds.py", "test_node_shutdown.py",
               "test_ros2_cli.py", "test_start_signals.py", "test_flake8.py",
               "test_gateway_params_cli.py",
               "test_ros2_launch.py", "test_pep257.py", "test_bench_rci.py",
@@ -62,9 +63,13 @@ SLOW_FIRST = ("test_ros2_colcon.py", "test_rci_one_truth.py", "test_node_shutdow
               "test_copyright.py", "test_bringup.py")
 #: a test that times a bound is marked with this and runs with nothing beside it
 ALONE_MARK = "alone"
-#: taken out of an alone test's environment: coverage.py's tracer multiplies
-#: the measured processes' CPU (the peer kills' RCI answers: p99 26 ms traced,
-#: 12 ms untraced, on 2 cores), so a bound would time the tracer
+#: a module whose ``pytestmark`` holds this runs without coverage.py: it
+#: repeats paths other modules measure (test_rci_one_truth_rounds.py)
+UNTRACED_MARK = "untraced"
+#: taken out of the environment of an alone test and of an untraced module:
+#: coverage.py's tracer multiplies the CPU of the processes it measures (the
+#: peer kills' RCI answers: p99 26 ms traced, 12 ms untraced, on 2 cores), so
+#: a bound would time the tracer, and a thousand repetitions pay it for no line
 TRACER_VARS = ("BSAL_COVERAGE_RCFILE", "COVERAGE_PROCESS_START")
 #: how many lines of a failed module's output are printed (the whole log is kept)
 FAILURE_LINES = 400
@@ -96,6 +101,12 @@ def alone_kind(module: Path) -> str:
     if re.search(rf"^( {{4}})?@pytest\.mark\.{ALONE_MARK}\b", text, re.MULTILINE):
         return "some"
     return ""
+
+
+def untraced(module: Path) -> bool:
+    """True when the module's ``pytestmark`` holds the untraced mark."""
+    return re.search(rf"^pytestmark\s*=.*\bpytest\.mark\.{UNTRACED_MARK}\b",
+                     module.read_text(), re.MULTILINE) is not None
 
 
 def combined_marker(user: str | None, extra: str | None) -> list[str]:
@@ -223,7 +234,7 @@ class Suite:
             env = {**os.environ, "ROS_DOMAIN_ID": str(domain),
                    "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST",
                    "BSAL_SUITE_MODULE": module.name, "PYTHONUNBUFFERED": "1"}
-            if phase == "alone":
+            if phase == "alone" or untraced(module):
                 env = {k: v for k, v in env.items() if k not in TRACER_VARS}
             targets = [f"{module}::{p}" for p in self.picked.get(module.name, [])] or [str(module)]
             cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider",

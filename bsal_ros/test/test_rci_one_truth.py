@@ -18,9 +18,9 @@ bytes of seed 001 (a raw socket and ``struct``; neither the project's codec
 nor the C++ library):
 
 * a read issued right after a CCnAc (or a CStIq IDLE) returns the state after
-  the command: clear, reset, activate, set motor; 1,000 times in a row on the
-  simulated bus, 300 on the smbus2 backend against a fake bus (1,000 with
-  BSAL_ONE_TRUTH_N_SMBUS2=1000), and with late topic messages forced;
+  the command: clear, reset, activate, set motor; with late topic messages
+  forced here, and 1,000 times in a row on the simulated bus and 300 on the
+  smbus2 backend in test_rci_one_truth_rounds.py;
 * one base time: CBsTm of every session is the hardware node's, and a
   reading's base + ms is the same instant on RCI, RDI and its ROS stamp;
 * byte order per connection (``00 10`` / ``10 00``), both at once;
@@ -345,41 +345,6 @@ def watched_rounds(ca: RawCA, n: int, stacks: Path) -> None:
         except Exception as exc:    # noqa: BLE001 - re-raised with the stall report
             raise AssertionError(f"{exc!r}\n{watch.report()}") from exc
     print(watch.report())
-
-
-@pytest.mark.timeout(1800)  # 1,000 rounds; coverage.py slows a round 2-3 times
-def test_read_after_command_returns_the_new_state_1000_times_sim(robot, tmp_path):
-    ca = RawCA(robot.port)
-    try:
-        watched_rounds(ca, int(os.environ.get("BSAL_ONE_TRUTH_N", "1000")), tmp_path / "stalls")
-    finally:
-        ca.close()
-
-
-@pytest.mark.timeout(1800)  # 1,000 rounds; coverage.py slows a round 2-3 times
-def test_read_after_command_returns_the_new_state_1000_times_smbus2(
-        ros_context, monkeypatch, tmp_path):
-    """The same rounds on the smbus2 backend's own code over a fake SMBus. Its
-    process runs a multi-threaded executor (callbacks may block on the bus), where
-    a round takes about twice the simulated bus's (events executor), five times
-    under coverage.py. The suite runs 300 rounds (about 150 s under coverage);
-    BSAL_ONE_TRUTH_N_SMBUS2=1000 runs the thousand (156-590 s without coverage
-    on one 2-core machine, 498 s in a clean-clone `make test`). Once in CI the
-    whole test process stalled for about 2.5 s 250 s into the thousand and a
-    read was answered CStRp ABORT: the robot unreachable, not a stale state.
-    The same was reproduced since with Fast DDS's shared-memory transport
-    holding a publish, GIL held (docs/INTERFACES.md, "Reads after a
-    command"); a failed round now reports such stalls and their stacks."""
-    r = Robot(ros_context, backend="smbus2", monkeypatch=monkeypatch)
-    ca = None
-    try:
-        ca = RawCA(r.port)
-        watched_rounds(ca, int(os.environ.get("BSAL_ONE_TRUTH_N_SMBUS2", "300")),
-                       tmp_path / "stalls")
-    finally:
-        if ca is not None:
-            ca.close()
-        r.close()
 
 
 @pytest.mark.timeout(900)

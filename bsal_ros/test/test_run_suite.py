@@ -52,7 +52,8 @@ def tree(tmp_path: Path, modules: dict[str, str]) -> Path:
     test_dir = tmp_path / "t" / "test"
     test_dir.mkdir(parents=True)
     (test_dir / "conftest.py").write_text(CONFTEST)
-    (tmp_path / "t" / "pytest.ini").write_text("[pytest]\nmarkers =\n    alone: runs alone\n")
+    (tmp_path / "t" / "pytest.ini").write_text(
+        "[pytest]\nmarkers =\n    alone: runs alone\n    untraced: runs untraced\n")
     for name, text in modules.items():
         (test_dir / name).write_text(textwrap.dedent(text))
     return test_dir
@@ -178,7 +179,8 @@ def test_no_test_at_all_is_exit_5(tmp_path):
 
 def test_alone_tests_run_after_the_others_with_nothing_beside_them(tmp_path):
     """A test marked ``alone`` starts once every other module has ended, and
-    runs untraced: coverage's variable reaches the other tests, not it."""
+    runs untraced, as a module marked ``untraced`` does: coverage's variable
+    reaches the other tests, not them."""
     stamp = tmp_path / "stamps"
     stamp.mkdir()
     busy = f"""
@@ -206,16 +208,28 @@ def test_alone_tests_run_after_the_others_with_nothing_beside_them(tmp_path):
             (pathlib.Path({str(stamp)!r}) / "alone.start").write_text(str(time.monotonic()))
             traced("alone.tracer")
     """
+    repeats = f"""
+        import os, pathlib
+        import pytest
+
+        pytestmark = pytest.mark.untraced
+
+        def test_repeats():
+            (pathlib.Path({str(stamp)!r}) / "untraced.tracer").write_text(
+                os.environ.get("BSAL_COVERAGE_RCFILE", "untraced"))
+    """
     # the alone module sorts first: without the phases it would start first
-    test_dir = tree(tmp_path, {"test_0_alone.py": alone, "test_x.py": busy, "test_y.py": busy})
+    test_dir = tree(tmp_path, {"test_0_alone.py": alone, "test_x.py": busy, "test_y.py": busy,
+                               "test_z_untraced.py": repeats})
     # a path no import reads: the toy modules never import bsal_ros
     done = run_suite(test_dir, "--jobs", "3", coverage_rcfile="toy.coveragerc")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert closing_line(done.stdout) == "4 passed, 0 failed, 0 skipped"
+    assert closing_line(done.stdout) == "5 passed, 0 failed, 0 skipped"
     ends = [float((stamp / f"test_{m}.end").read_text()) for m in "xy"]
     assert float((stamp / "alone.start").read_text()) > max(ends)
     assert (stamp / "parallel.tracer").read_text() == "toy.coveragerc"
     assert (stamp / "alone.tracer").read_text() == "untraced"
+    assert (stamp / "untraced.tracer").read_text() == "untraced"
     assert re.search(r"test_0_alone\.py \[alone\]: 1 passed", done.stdout), done.stdout
 
 

@@ -73,8 +73,9 @@ def _exe(name: str) -> str:
 class Agent:
     """A probe agent (two_hosts.agent) in one namespace."""
 
-    def __init__(self, hosts: TwoHosts, side: str, logdir: Path, env: dict, tf: bool = True):
-        argv = [sys.executable, "-m", "two_hosts.agent"] + ([] if tf else ["--no-tf"])
+    def __init__(self, hosts: TwoHosts, side: str, logdir: Path, env: dict, tf: bool = True,
+                 nice: int = 0):
+        argv = niced(nice, [sys.executable, "-m", "two_hosts.agent"] + ([] if tf else ["--no-tf"]))
         self.child = Child(f"agent_{side}", hosts.wrap(side, argv), logdir, TEST,
                            hosts.ros_env(side, env), pipes=True)
         self._lock = threading.Lock()
@@ -102,12 +103,23 @@ class Agent:
         return self.child.stop()
 
 
+def niced(nice: int, argv: list[str]) -> list[str]:
+    """``argv`` at nice value ``nice`` (0: as it is). Below 0 needs root, as
+    the namespaces do; without it nice(1) says so and runs ``argv`` as it is."""
+    return ["nice", "-n", str(nice)] + argv if nice else argv
+
+
 class Deployment:
-    """The bridge in ``placement`` on ``hosts``, plus a probe agent on each side."""
+    """The bridge in ``placement`` on ``hosts``, plus a probe agent on each side.
+
+    ``nice``: the bridge's processes and the agents run at that nice value (a
+    test that times the bridge gives it and the control application the CPU
+    before anything else on the machine: what it measures is the bridge)."""
 
     def __init__(self, hosts: TwoHosts, placement: str, logdir: Path, env: dict,
-                 gateway_args: tuple[str, ...] = (), dds_profile: bool = True):
+                 gateway_args: tuple[str, ...] = (), dds_profile: bool = True, nice: int = 0):
         self.hosts, self.placement, self.dds_profile = hosts, placement, dds_profile
+        self.nice = nice
         env = {k: v for k, v in env.items() if k != PROFILES_VAR}
         self._bridge_env = dict(env, **profile_env(env, dds_profile))
         self.users, self.user, self.key = users_file(logdir)
@@ -129,8 +141,8 @@ class Deployment:
                       "-p", f"host:={self.gw_host}"]
                 self._start("rci_gateway", "lab", env, [_exe("rci_gateway")] + gw + rci_params)
                 self._start("rdi_gateway", "lab", env, [_exe("rdi_gateway")] + gw)
-            self.agents["robot"] = Agent(hosts, "robot", logdir, env, tf=False)
-            self.agents["lab"] = Agent(hosts, "lab", logdir, env, tf=True)
+            self.agents["robot"] = Agent(hosts, "robot", logdir, env, tf=False, nice=nice)
+            self.agents["lab"] = Agent(hosts, "lab", logdir, env, tf=True, nice=nice)
         except BaseException:
             self.stop()
             raise
@@ -139,7 +151,8 @@ class Deployment:
         """A bridge process: brak_bringup adds the profile itself, the single
         nodes get it here (the split placement starts them without launch)."""
         env = env if name == "bringup" else self._bridge_env
-        self.procs.append(Child(name, self.hosts.wrap(side, argv), Path(self.users.parent),
+        self.procs.append(Child(name, self.hosts.wrap(side, niced(self.nice, argv)),
+                                Path(self.users.parent),
                                 REPO, self.hosts.ros_env(side, env,
                                                          udp_only=not self.dds_profile)))
 
