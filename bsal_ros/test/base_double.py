@@ -32,25 +32,23 @@ import threading
 import time
 
 from bsal_ros.hardware import load_description
+from spun_node import SpunNode
 
 ROOM_HALF_M = 3.0        # the room: x and y in [-3, 3] m
 MAX_RANGE_M = 5.0
 PERIOD_S = 0.05          # 20 Hz
 
 
-class TwistRangeDouble:
+class TwistRangeDouble(SpunNode):
     """The double node, spinning in its own thread until :meth:`close`."""
 
     def __init__(self, namespace: str = "/base"):
         import rclpy
-        import rclpy.context
-        import rclpy.executors
         from geometry_msgs.msg import Twist
         from nav_msgs.msg import Odometry
         from rclpy.qos import qos_profile_sensor_data
         from sensor_msgs.msg import Imu, Range
-        self.context = rclpy.context.Context()
-        rclpy.init(context=self.context)
+        self.start_context()
         self.node = rclpy.create_node("twist_range_double", namespace=namespace,
                                       context=self.context)
         sonars = load_description()["robot"]["devices"]["ultrasonic"]
@@ -67,15 +65,7 @@ class TwistRangeDouble:
         self.pub_range = {name: self.node.create_publisher(Range, name, qos_profile_sensor_data)
                           for name in self.poses}
         self.node.create_timer(PERIOD_S, self._on_timer)
-        self.executor = rclpy.executors.SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.node)
-        self._running = True
-        self.thread = threading.Thread(target=self._spin, daemon=True)
-        self.thread.start()
-
-    def _spin(self):
-        while self._running:
-            self.executor.spin_once(timeout_sec=0.05)
+        self.spin()
 
     def _on_twist(self, msg) -> None:
         with self.lock:
@@ -145,12 +135,3 @@ class TwistRangeDouble:
                 return got
             time.sleep(0.02)
         raise AssertionError(f"{what} not seen within {timeout} s")
-
-    def close(self) -> None:
-        """Stop the thread, destroy the node, shut the context down."""
-        import rclpy
-        self._running = False
-        self.thread.join(5)
-        self.executor.shutdown()
-        self.node.destroy_node()
-        rclpy.shutdown(context=self.context)

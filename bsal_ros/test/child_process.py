@@ -33,8 +33,10 @@ except (OSError, AttributeError):   # not Linux: cleanup relies on the finally b
     _prctl = None
 
 
-def _die_with_parent():
-    # PR_SET_PDEATHSIG: a child gets SIGTERM if the benchmark dies, even by SIGKILL.
+def die_with_parent():
+    """For ``preexec_fn``: the child gets SIGTERM when the process that started
+    it dies, even by SIGKILL (PR_SET_PDEATHSIG; nothing where it is not Linux).
+    Start children from the main thread only: the signal follows the thread."""
     if _prctl is not None:
         _prctl(1, signal.SIGTERM)
 
@@ -53,7 +55,38 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-class Child:
+def stopped(proc: subprocess.Popen, sig: int = signal.SIGTERM, timeout: float = 30.0):
+    """Send ``sig`` to ``proc`` (if it still runs) and return everything it
+    wrote to its output pipe; SIGKILL when it has not ended within ``timeout``."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return out
+
+
+class LoggedProcess:
+    """A process we started (``popen``) whose output goes to the file ``log_path``."""
+
+    popen: subprocess.Popen
+    log_path: Path
+
+    def alive(self) -> bool:
+        """True while the process runs."""
+        return self.popen.poll() is None
+
+    def text(self) -> str:
+        """Its log so far ("" when the file cannot be read)."""
+        try:
+            return self.log_path.read_text("utf-8", "replace")
+        except OSError:
+            return ""
+
+
+class Child(LoggedProcess):
     """A process we started; output goes to a log file we can search."""
 
     def __init__(self, name: str, cmd: list[str], logdir: Path, cwd: Path, env: dict | None = None,
@@ -66,18 +99,9 @@ class Child:
             cmd, cwd=cwd, env=env,
             stdin=subprocess.PIPE if pipes else subprocess.DEVNULL,
             stdout=subprocess.PIPE if pipes else self._logf, stderr=self._logf,
-            preexec_fn=_die_with_parent, text=pipes, bufsize=1 if pipes else -1)
+            preexec_fn=die_with_parent, text=pipes, bufsize=1 if pipes else -1)
         self.pid = self.popen.pid
         STARTED.append(self.pid)
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def text(self) -> str:
-        try:
-            return self.log_path.read_text("utf-8", "replace")
-        except OSError:
-            return ""
 
     def wait_log(self, pattern: str, timeout: float) -> re.Match:
         """First match of ``pattern`` in the log; RuntimeError on timeout or death."""

@@ -91,6 +91,20 @@ def build_legacy() -> Path:
     return legacy / "build"
 
 
+def run_legacy(argv, env=None) -> tuple[int, list]:
+    """Run a program of legacy/build whose output is one ``kind key=value ...``
+    line per event (api-check, client-app), with ``env`` added to this
+    process's environment; returns (exit code, [(kind, {key: value}), ...])."""
+    import subprocess
+    p = subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, **(env or {})})
+    rows = []
+    for line in p.stdout.splitlines():
+        kind, _, rest = line.partition(" ")
+        rows.append((kind, dict(kv.split("=", 1) for kv in rest.split() if "=" in kv)))
+    return p.returncode, rows
+
+
 def check_shipped_generator(module: str) -> None:
     """``python -m MODULE --check`` in a fresh interpreter, as a user regenerating
     the checked-in files would, with Brak's own kinds only (the installed bumper

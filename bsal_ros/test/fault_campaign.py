@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-import ctypes
 import json
 import os
 from pathlib import Path
@@ -92,6 +91,7 @@ from bsal_ros.protocol.rci import (CAcMt, CCnAc, CGtSnIq, CGtSnRp, CStIq, CStMt,
                                    MotorCommandKind, RciDecoder)
 from bsal_ros.protocol.values import speedval_pack  # noqa: E402
 from bsal_ros.rci.client import RciClient  # noqa: E402
+from child_process import die_with_parent, LoggedProcess  # noqa: E402
 from faults import stats as S  # noqa: E402
 from faults.corpus import build_corpus, CONTROL  # noqa: E402
 
@@ -109,22 +109,7 @@ def now() -> float:
 
 
 # =========================================================================== processes
-_libc = None
-try:
-    _libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    _prctl = _libc.prctl
-except (OSError, AttributeError):   # not Linux: cleanup relies on the finally blocks
-    _prctl = None
-
-
-def _die_with_parent():
-    # PR_SET_PDEATHSIG: if this campaign dies (even by SIGKILL), its children
-    # get SIGTERM. Children are only ever started from the main thread.
-    if _prctl is not None:
-        _prctl(1, signal.SIGTERM)
-
-
-class Child:
+class Child(LoggedProcess):
     """A process we started: log file, PID, bounded waits, clean stop."""
 
     def __init__(self, name: str, cmd: list[str], logdir: Path, env: dict,
@@ -138,7 +123,7 @@ class Child:
         self.popen = subprocess.Popen(
             cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE if json_stdout else self._logf, stderr=self._logf,
-            preexec_fn=_die_with_parent)
+            preexec_fn=die_with_parent)   # a campaign that dies takes them along
         self.pid = self.popen.pid
         self.started = now()
         self.expected_death = False
@@ -173,15 +158,6 @@ class Child:
                 if left <= 0 or self._reader_done:
                     return None
                 self._ev_cond.wait(min(left, 0.1))
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def text(self) -> str:
-        try:
-            return self.log_path.read_text("utf-8", "replace")
-        except OSError:
-            return ""
 
     def wait_log(self, pattern: str, timeout: float, after: int = 0):
         rx = re.compile(pattern)

@@ -159,3 +159,18 @@ class Probe(Node):
     def wait_future(fut, timeout=TIMEOUT):
         assert wait_for(fut.done, timeout), "future not done"
         return fut.result()
+
+
+def set_drive(probe, duty, lease_s=0.0):
+    """set_motors on the drive (dc_motor 0) at ``duty`` percent through
+    ``probe``, with a command lease of ``lease_s`` (0: none); its Result."""
+    from bsal_interfaces.msg import MotorCommand
+    from bsal_interfaces.srv import SetMotors
+    return probe.call(SetMotors, "set_motors", SetMotors.Request(
+        device_class="dc_motor", lease_s=lease_s,
+        commands=[MotorCommand(id=0, mode=MotorCommand.MODE_DUTY_CYCLE, value=duty)])).result
+
+
+def drive_state(arr):
+    """The drive's (dc_motor 0) state in a DeviceStateArray; None when it is not in it."""
+    return next((s for s in arr.states if s.device_class == "dc_motor" and s.id == 0), None)

@@ -22,6 +22,7 @@ test_copyright.py (the same plus legacy/ and bsal_interfaces/). Deviations
 from ament's configuration are declared in ``.flake8`` (flake8) and here
 (pep257) and explained in QUALITY_DECLARATION.md, section "Linters".
 """
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -61,7 +62,14 @@ def copyright_paths():
 COPYRIGHT_EXCLUDES = [str(REPO / "legacy" / "build" / "*")]
 
 
-def skip_without(module_error, linter):
-    """Skip with the reason when an ament linter cannot be imported."""
-    pytest.skip(f"{linter} is not importable ({module_error}): a ROS install has it; on a "
-                "pip-only machine make setup installs it from ../shared/ros2-tools")
+@contextlib.contextmanager
+def importing(linter: str):
+    """Around a test's import of ament linter ``linter`` (``ament_flake8``): an
+    ImportError skips the test with the reason (a pip-only machine without
+    ../shared/ros2-tools). The import itself stays in the test, where
+    test_package_layout.py reads what the tests import."""
+    try:
+        yield
+    except ImportError as exc:
+        pytest.skip(f"{linter} is not importable ({exc}): a ROS install has it; on a "
+                    "pip-only machine make setup installs it from ../shared/ros2-tools")

@@ -28,6 +28,7 @@ from pathlib import Path
 import yaml
 
 from bsal_ros.core.params import closest, record_problems
+from bsal_ros.tools.gen_docs import default_cell, range_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT.parent / "docs" / "INTERFACES.md"
@@ -88,24 +89,6 @@ def orphan_table_problems(recs, text: str) -> list[str]:
             if node not in recs]
 
 
-def documented_range(spec) -> str:
-    """The range cell as the tables write it (before ", **run time**")."""
-    if spec.choices:
-        return " / ".join(f"`{c}`" for c in spec.choices)
-    if spec.low is not None:
-        return f"{spec.low:g}..{spec.high:g}"
-    return "-"
-
-
-def documented_default(default) -> str:
-    """The default cell as the tables write it."""
-    if isinstance(default, bool):
-        return str(default).lower()
-    if isinstance(default, str):
-        return f"`{default}`" if default else '`""`'
-    return repr(default)
-
-
 def doc_problems(recs, text: str) -> list[str]:
     """docs/INTERFACES.md has one row per declared parameter, with its default,
     range (or choices) and whether it changes at run time, and no other row."""
@@ -131,17 +114,17 @@ def doc_problems(recs, text: str) -> list[str]:
                 out.append(f"docs/INTERFACES.md: {node} `{name}`: no meaning")
                 continue
             rng = cells[2].split(",")[0].strip()
-            if rng != documented_range(spec):
+            if rng != range_cell(spec):
                 out.append(f"docs/INTERFACES.md: {node} `{name}`: range {rng!r}, declared "
-                           f"{documented_range(spec)!r}")
+                           f"{range_cell(spec)!r}")
             if ("run time" in cells[2]) != bool(spec.dynamic):
                 out.append(f"docs/INTERFACES.md: {node} `{name}`: "
                            + ("declared run time, the row does not say **run time**"
                               if spec.dynamic else "the row says run time, declared read-only"))
-            if name not in rec.DERIVED and cells[1] != documented_default(default) and not (
+            if name not in rec.DERIVED and cells[1] != default_cell(default) and not (
                     isinstance(default, float) and _float(cells[1]) == default):
                 out.append(f"docs/INTERFACES.md: {node} `{name}`: default {cells[1]}, declared "
-                           f"{documented_default(default)}")
+                           f"{default_cell(default)}")
     return out
 
 

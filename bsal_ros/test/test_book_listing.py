@@ -44,6 +44,7 @@ from bsal_ros.rci.client import RciClient
 from bsal_ros.rci.users import (check_bind_allowed, DEMO_KEY, file_permission_warning,
                                 unchecked_key_warning, Users, UsersFileError)
 from conftest import build_legacy
+from spun_node import SpunNode
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -246,17 +247,14 @@ def test_book_listing_runs_against_the_fake_robot(book_app):
         gw.stop()
 
 
-class Watcher:
+class Watcher(SpunNode):
     """Collects the hardware node's `encoders` and `motor_states` in a thread."""
 
     def __init__(self):
         from bsal_interfaces.msg import DeviceStateArray
         import rclpy
-        import rclpy.context
-        import rclpy.executors
         from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
-        self.context = rclpy.context.Context()
-        rclpy.init(context=self.context)
+        self.start_context()
         self.node = rclpy.create_node("book_listing_watcher", context=self.context)
         qos = QoSProfile(depth=50, history=HistoryPolicy.KEEP_LAST,
                          reliability=ReliabilityPolicy.RELIABLE)
@@ -265,15 +263,7 @@ class Watcher:
         self.drive = []         # (monotonic time, speedval) of DC motor 0
         self.node.create_subscription(DeviceStateArray, "encoders", self._on_encoders, qos)
         self.node.create_subscription(DeviceStateArray, "motor_states", self._on_motors, qos)
-        self.executor = rclpy.executors.SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.node)
-        self.running = True
-        self.thread = threading.Thread(target=self._spin, daemon=True)
-        self.thread.start()
-
-    def _spin(self):
-        while self.running:
-            self.executor.spin_once(timeout_sec=0.05)
+        self.spin()
 
     def _on_encoders(self, msg):
         now = time.monotonic()
@@ -297,14 +287,6 @@ class Watcher:
                     return
             time.sleep(0.05)
         raise AssertionError(f"{what} not seen within {timeout} s")
-
-    def close(self):
-        import rclpy
-        self.running = False
-        self.thread.join(5)
-        self.executor.shutdown()
-        self.node.destroy_node()
-        rclpy.shutdown(context=self.context)
 
 
 @pytest.mark.ros

@@ -21,19 +21,13 @@ bsal_interfaces/ (scripts/add_license_headers.py writes the headers).
 """
 import pytest
 
-from linters import COPYRIGHT_EXCLUDES, copyright_paths, skip_without
-
-try:
-    from ament_copyright.main import main
-except ImportError as exc:   # pip-only machine without ../shared/ros2-tools
-    main = None
-    IMPORT_ERROR = exc
+from linters import COPYRIGHT_EXCLUDES, copyright_paths, importing
 
 
 @pytest.mark.copyright
 @pytest.mark.linter
 def test_copyright():
-    if main is None:
-        skip_without(IMPORT_ERROR, "ament_copyright")
+    with importing("ament_copyright"):
+        from ament_copyright.main import main
     rc = main(argv=[*copyright_paths(), "--exclude", *COPYRIGHT_EXCLUDES])
     assert rc == 0, "Found errors"

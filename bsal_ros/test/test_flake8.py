@@ -23,20 +23,14 @@ import sys
 
 import pytest
 
-from linters import FLAKE8_CONFIG, python_paths, skip_without
-
-try:
-    from ament_flake8.main import main_with_errors
-except ImportError as exc:   # pip-only machine without ../shared/ros2-tools
-    main_with_errors = None
-    IMPORT_ERROR = exc
+from linters import FLAKE8_CONFIG, importing, python_paths
 
 
 @pytest.mark.flake8
 @pytest.mark.linter
 def test_flake8():
-    if main_with_errors is None:
-        skip_without(IMPORT_ERROR, "ament_flake8")
+    with importing("ament_flake8"):   # it runs in a process of its own (below)
+        from ament_flake8.main import main_with_errors  # noqa: F401
     # In a process of its own: flake8's worker pool forks, and a fork of this
     # process (threads of earlier tests still alive) can deadlock in the child:
     # a clean-clone run hung here until pytest-timeout's 300 s.

@@ -109,27 +109,28 @@ def ros2():
     return require_ros2_tools()
 
 
-@pytest.fixture(scope="module")
-def rci(ros2, tmp_path_factory):
-    gw = GatewayProcess("rci_gateway", ["-p", "port:=0", "-p", "watchdog_s:=2"],
-                        tmp_path_factory.mktemp("rci") / "rci.log")
+def serving(module, args, ready, folder):
+    """For a fixture: the gateway ``module`` with ``args`` (its log in
+    ``folder``) once its log shows ``ready``; stopped afterwards."""
+    gw = GatewayProcess(module, args, folder / f"{module}.log")
     try:
-        gw.wait_for(r"RCI gateway ready on")
+        gw.wait_for(ready)
         yield gw
     finally:
         gw.stop()
+
+
+@pytest.fixture(scope="module")
+def rci(ros2, tmp_path_factory):
+    yield from serving("rci_gateway", ["-p", "port:=0", "-p", "watchdog_s:=2"],
+                       r"RCI gateway ready on", tmp_path_factory.mktemp("rci"))
 
 
 @pytest.fixture(scope="module")
 def rdi(ros2, tmp_path_factory):
-    gw = GatewayProcess("rdi_gateway", ["-p", "realtime_port:=0", "-p", "ca_port:=0",
-                                        "-p", "realtime_rate_hz:=20"],
-                        tmp_path_factory.mktemp("rdi") / "rdi.log")
-    try:
-        gw.wait_for(r"RDI gateway: real-time stream")
-        yield gw
-    finally:
-        gw.stop()
+    yield from serving("rdi_gateway", ["-p", "realtime_port:=0", "-p", "ca_port:=0",
+                                       "-p", "realtime_rate_hz:=20"],
+                       r"RDI gateway: real-time stream", tmp_path_factory.mktemp("rdi"))
 
 
 def test_an_integer_for_a_float_parameter_starts_the_rci_gateway(ros2, rci):

@@ -30,8 +30,8 @@ import pytest
 
 pytest.importorskip("rclpy")
 
-from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402, I100
-from bsal_interfaces.srv import RenewLease, Reset, SetMotors  # noqa: E402
+from bsal_interfaces.msg import DeviceStateArray, Result  # noqa: E402, I100
+from bsal_interfaces.srv import RenewLease, Reset  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 
@@ -40,7 +40,7 @@ from bsal_ros.protocol.values import speedval_sign  # noqa: E402
 
 from conftest import HARDWARE_NODE_KW  # noqa: E402, I100
 from hardware_helpers import speedval_from_duty  # noqa: E402
-from hardware_node_helpers import TIMEOUT, wait_for  # noqa: E402
+from hardware_node_helpers import drive_state, set_drive, TIMEOUT, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 NS = "hw_lease_test"
@@ -77,19 +77,6 @@ def fresh(env):
     assert r.result.code == Result.OK
     env.node.robot.lease_expiries = 0
     return env
-
-
-def set_drive(p, duty, lease_s=0.0):
-    return p.call(SetMotors, "set_motors", SetMotors.Request(
-        device_class="dc_motor", lease_s=lease_s,
-        commands=[MotorCommand(id=0, mode=MotorCommand.MODE_DUTY_CYCLE, value=duty)])).result
-
-
-def drive_state(arr):
-    for s in arr.states:
-        if s.device_class == "dc_motor" and s.id == 0:
-            return s
-    return None
 
 
 def drive_stopped_msg(p):

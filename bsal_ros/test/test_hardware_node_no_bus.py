@@ -29,6 +29,7 @@ pytest.importorskip("rclpy")
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402, I100
 
+from child_process import stopped  # noqa: E402
 from hardware_node_helpers import Probe, RosEnv  # noqa: E402
 
 pytestmark = pytest.mark.ros
@@ -60,12 +61,6 @@ def test_node_without_the_i2c_device_keeps_running_and_reports_why():
         assert proc.poll() is None, "the node exited"
     finally:
         env.close()
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-        try:
-            out, _ = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, _ = proc.communicate()
+        out = stopped(proc, signal.SIGINT)
     assert "Traceback" not in out and "AttributeError" not in out, out
     assert sum(REASON in line for line in out.splitlines()) == 1, out

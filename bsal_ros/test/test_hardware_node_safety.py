@@ -21,13 +21,13 @@ import pytest
 
 pytest.importorskip("rclpy")
 
-from bsal_interfaces.msg import DeviceStateArray, MotorCommand, Result  # noqa: E402, I100
-from bsal_interfaces.srv import SetMotors, SimControl  # noqa: E402
+from bsal_interfaces.msg import DeviceStateArray, Result  # noqa: E402, I100
+from bsal_interfaces.srv import SimControl  # noqa: E402
 
 from bsal_ros.protocol.values import speedval_sign  # noqa: E402
 
 from hardware_helpers import speedval_from_duty  # noqa: E402
-from hardware_node_helpers import wait_for  # noqa: E402
+from hardware_node_helpers import drive_state, set_drive, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.ros
 NS = "hw_safety_test"
@@ -45,19 +45,6 @@ def env(hardware_node_env):
 
 def sim(p, **kw):
     return p.call(SimControl, "sim_control", SimControl.Request(**kw)).result
-
-
-def set_drive(p, duty):
-    return p.call(SetMotors, "set_motors", SetMotors.Request(
-        device_class="dc_motor",
-        commands=[MotorCommand(id=0, mode=MotorCommand.MODE_DUTY_CYCLE, value=duty)])).result
-
-
-def drive_state(arr):
-    for s in arr.states:
-        if s.device_class == "dc_motor" and s.id == 0:
-            return s
-    return None
 
 
 def test_stop_through_set_motors_to_a_missing_board_is_latched_and_applied(env):

@@ -47,7 +47,7 @@ from bsal_ros.protocol.values import Statval, Timeval
 from bsal_ros.rci.fake import FakeRobotPort
 from bsal_ros.rci.port import RELATIVE_ENCODER
 from bsal_ros.rci.users import DEMO_KEY
-from conftest import build_legacy
+from conftest import build_legacy, run_legacy
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -66,17 +66,8 @@ def api_check():
 
 def run(app, port, *commands, host=None, env=None):
     """Run api-check; returns (exit code, [(kind, {key: value})])."""
-    import os
-    e = dict(os.environ)
-    e.update(env or {})
     target = host if host is not None else f"127.0.0.1:{port}"
-    p = subprocess.run([str(app), target, "demo", DEMO_KEY.hex(), *commands],
-                       capture_output=True, text=True, timeout=60, env=e)
-    rows = []
-    for line in p.stdout.splitlines():
-        kind, _, rest = line.partition(" ")
-        rows.append((kind, dict(kv.split("=", 1) for kv in rest.split() if "=" in kv)))
-    return p.returncode, rows
+    return run_legacy([app, target, "demo", DEMO_KEY.hex(), *commands], env)
 
 
 def calls(rows):

@@ -20,19 +20,13 @@ ament's convention, less the project's declared deviations (linters.PEP257_DEVIA
 """
 import pytest
 
-from linters import PEP257_DEVIATIONS, python_paths, skip_without
-
-try:
-    from ament_pep257.main import main
-except ImportError as exc:   # pip-only machine without ../shared/ros2-tools
-    main = None
-    IMPORT_ERROR = exc
+from linters import importing, PEP257_DEVIATIONS, python_paths
 
 
 @pytest.mark.linter
 @pytest.mark.pep257
 def test_pep257():
-    if main is None:
-        skip_without(IMPORT_ERROR, "ament_pep257")
+    with importing("ament_pep257"):
+        from ament_pep257.main import main
     rc = main(argv=["--add-ignore", *sorted(PEP257_DEVIATIONS), "--", *python_paths()])
     assert rc == 0, "Found code style errors / warnings"

@@ -98,6 +98,28 @@ def ack_ok(c, pkt, code):
     return reply
 
 
+def set_drive(c, percent):
+    """Set Motor with RQ_ACK: the drive (DC 0) forward at ``percent``, acknowledged."""
+    ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
+        MotorCommandKind.SPVAL, speedval_pack(True, percent)), rq_ack=True), RciCode.CStMt)
+
+
+def drive(c, percent):
+    """Activate the drive motor (DC 0) and set it forward at ``percent``, both acknowledged."""
+    ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
+    set_drive(c, percent)
+
+
+def leave_driving_with_the_stop_refused(gw):
+    """A session drives at 30 %; the drive board then refuses stops and the
+    client leaves: the session ends with its safety stop refused."""
+    c = connect(gw)
+    drive(c, 30.0)
+    gw.robot.refuse_stop = {"dc_motor"}
+    c.close()
+    gw.wait_idle()
+
+
 # ------------------------------------------------------------------ users file
 def test_users_file_default_and_rules():
     from pathlib import Path
@@ -424,15 +446,12 @@ def test_watchdog_stops_motors_of_silent_client_session_stays_open():
     gw = ServerThread(watchdog_s=0.3)
     try:
         c = connect(gw)
-        ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
-        ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
-            MotorCommandKind.SPVAL, speedval_pack(True, 40.0)), rq_ack=True), RciCode.CStMt)
+        drive(c, 40.0)
         with pytest.raises(TimeoutError):
             c.recv(timeout=1.2)                       # no CSvTm, no close
         assert not gw.robot.speed and gw.session_silence_stops() == 1
         assert c.request(CStIq(RciCode.CStMt)) == CStRp(RciCode.CStMt, CStRpStatus.ABORT)
-        ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
-            MotorCommandKind.SPVAL, speedval_pack(True, 20.0)), rq_ack=True), RciCode.CStMt)
+        set_drive(c, 20.0)
         assert gw.robot.moving()
         c.close()
     finally:
@@ -443,9 +462,7 @@ def test_idle_limit_ends_silent_client():
     gw = ServerThread(idle_limit_s=0.3)
     try:
         c = connect(gw)
-        ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
-        ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
-            MotorCommandKind.SPVAL, speedval_pack(True, 40.0)), rq_ack=True), RciCode.CStMt)
+        drive(c, 40.0)
         assert c.wait_closed(timeout=10) == [CSvTm(TermCode.NOACK)]
         gw.wait_idle()
         assert not gw.robot.speed and gw.robot.stop_calls[-1] == {"dc_motor": [0]}
@@ -517,9 +534,7 @@ def test_watchdog_paused_while_acknowledged_homing_runs():
         robot = gw.robot
         robot.home_release = gw.call(asyncio.Event)
         c = connect(gw)
-        ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
-        ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
-            MotorCommandKind.SPVAL, speedval_pack(True, 40.0)), rq_ack=True), RciCode.CStMt)
+        drive(c, 40.0)
         c.send(CStMt.one(MotorType.PSERVO, 0, MotorCommand(MotorCommandKind.RESET), rq_ack=True))
         wait_for(lambda: robot.homing, "the homing did not start")
         # silent, in the session's own clock, for five times the idle limit
@@ -628,9 +643,7 @@ BAD_CONTROL_INPUTS = {
 def test_bad_input_in_control_phase(gw, what, caplog):
     caplog.set_level(logging.WARNING, logger="bsal_ros.rci")
     c = connect(gw)
-    ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
-    ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
-        MotorCommandKind.SPVAL, speedval_pack(True, 20.0)), rq_ack=True), RciCode.CStMt)
+    drive(c, 20.0)
     c.send_raw(BAD_CONTROL_INPUTS[what])
     assert c.wait_closed() == [CSvTm(TermCode.ERROR)]
     gw.wait_idle()
@@ -806,13 +819,7 @@ def test_refused_safety_stop_is_retried_until_accepted():
     gw = ServerThread()
     robot = gw.robot
     try:
-        c = connect(gw)
-        ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
-        ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
-            MotorCommandKind.SPVAL, speedval_pack(True, 30.0)), rq_ack=True), RciCode.CStMt)
-        robot.refuse_stop = {"dc_motor"}
-        c.close()
-        gw.wait_idle()
+        leave_driving_with_the_stop_refused(gw)
         assert ("dc_motor", 0) in robot.speed            # refused: still running
         assert gw.server.stopper.pending == {"dc_motor"}
         robot.refuse_stop = set()                        # the board answers again
@@ -829,19 +836,12 @@ def test_new_session_command_is_not_overwritten_by_a_retry():
     gw = ServerThread()
     robot = gw.robot
     try:
-        c = connect(gw)
-        ack_ok(c, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
-        ack_ok(c, CStMt.one(MotorType.DC, 0, MotorCommand(
-            MotorCommandKind.SPVAL, speedval_pack(True, 30.0)), rq_ack=True), RciCode.CStMt)
-        robot.refuse_stop = {"dc_motor"}
-        c.close()
-        gw.wait_idle()
+        leave_driving_with_the_stop_refused(gw)
         c2 = connect(gw)
         ack_ok(c2, CAcMt.one(MotorType.DC, 0, 1, rq_ack=True), RciCode.CAcMt)
         assert gw.server.stopper.pending == set()        # the new session took over
         robot.refuse_stop = set()
-        ack_ok(c2, CStMt.one(MotorType.DC, 0, MotorCommand(
-            MotorCommandKind.SPVAL, speedval_pack(True, 15.0)), rq_ack=True), RciCode.CStMt)
+        set_drive(c2, 15.0)
         # until the retrier has ended (nothing pending: its loop ends after
         # the period it was sleeping), a late retry could still come
         stopper = gw.server.stopper

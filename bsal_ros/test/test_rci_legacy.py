@@ -22,7 +22,6 @@ the simulated robot through ROS is in test_rci_node.py."""
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 import subprocess
 
@@ -31,7 +30,7 @@ import pytest
 from bsal_ros.rci.client import RciClient
 from bsal_ros.rci.fake import FakeRobotPort
 from bsal_ros.rci.users import DEMO_KEY
-from conftest import build_legacy
+from conftest import build_legacy, run_legacy
 from test_rci_gateway import ServerThread
 
 pytestmark = pytest.mark.timeout(180)
@@ -59,15 +58,8 @@ class MovingRobot(FakeRobotPort):
 
 
 def run(app, port, *args, env=None):
-    e = dict(os.environ)
-    e.update(env or {})
-    p = subprocess.run([str(app), "127.0.0.1", str(port), *args], capture_output=True,
-                       text=True, timeout=60, env=e)
-    rows = []
-    for line in p.stdout.splitlines():
-        kind, _, rest = line.partition(" ")
-        rows.append((kind, dict(kv.split("=", 1) for kv in rest.split() if "=" in kv)))
-    return p.returncode, rows
+    """Run client-app; returns (exit code, [(kind, {key: value})])."""
+    return run_legacy([app, "127.0.0.1", port, *args], env)
 
 
 def rcs(rows):

@@ -100,6 +100,13 @@ def wrong_login(gw, source=None, user=b"ops", key=WRONG_KEY):
     return c
 
 
+def refused_login(gw, source=None, user=b"ops", key=WRONG_KEY, term=TermCode.AUTHENTICATE):
+    """A wrong login answered at once: the server ends it with CSvTm ``term``."""
+    c = wrong_login(gw, source, user, key)
+    assert c.wait_closed() == [CSvTm(term)]
+    c.close()
+
+
 def nothing_received(c: RciClient, wait_s: float = 1.0) -> bool:
     """True when no byte arrives within ``wait_s`` (a peek: nothing is consumed).
     Passing cannot depend on the machine's load; a byte that was coming
@@ -247,9 +254,7 @@ def test_throttled_attempt_answered_after_the_delay_other_address_not_delayed(ca
     gw = ServerThread(login_max_failures=3, login_delay_s=1.0, login_max_delay_s=30.0)
     try:
         for _ in range(3):                     # N wrong keys: answered at once
-            c = wrong_login(gw)
-            assert c.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
-            c.close()
+            refused_login(gw)
         assert gw.gate.calls == []
         gw.gate.hold = True
         held = wrong_login(gw)                 # N+1: waits before it is answered
@@ -261,18 +266,14 @@ def test_throttled_attempt_answered_after_the_delay_other_address_not_delayed(ca
         assert other.request(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcMt)
         other.close()
         wait_for(lambda: gw.server.session is None, "the session to end")
-        bad_other = wrong_login(gw, source=OTHER)
-        assert bad_other.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
-        bad_other.close()
+        refused_login(gw, source=OTHER)
         assert gw.gate.calls == [1.0]          # neither was delayed
         assert nothing_received(held)
         gw.release()                           # the wait ends: now the answer
         assert held.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
         held.close()
         gw.gate.hold = False
-        c = wrong_login(gw)                    # the next one waits twice as long
-        assert c.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
-        c.close()
+        refused_login(gw)                      # the next one waits twice as long
         assert gw.gate.calls == [1.0, 2.0]
         wait_for(lambda: gw.server.failed_logins == 6, "the count of failed logins")
     finally:
@@ -288,9 +289,7 @@ def test_throttle_success_resets_and_a_late_success_may_find_the_slot_taken():
     gw = ServerThread(login_max_failures=2, login_delay_s=0.5)
     try:
         for _ in range(2):
-            c = wrong_login(gw)
-            assert c.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
-            c.close()
+            refused_login(gw)
         gw.gate.hold = True
         late = RciClient("127.0.0.1", gw.port)
         late.send(IIId(0, 3, b"ops", OPS_KEY))           # right key, but throttled
@@ -308,9 +307,7 @@ def test_throttle_success_resets_and_a_late_success_may_find_the_slot_taken():
         assert "127.0.0.1" not in gw.server.throttle
         login(gw).close()
         wait_for(lambda: gw.server.session is None, "the session to end")
-        c = wrong_login(gw)
-        assert c.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
-        c.close()
+        refused_login(gw)
         assert gw.gate.calls == [0.5]                     # counting anew
     finally:
         gw.stop()
@@ -320,58 +317,55 @@ def test_unknown_users_count_as_failures_too():
     gw = ServerThread(login_max_failures=2, login_delay_s=0.25)
     try:
         for name in (b"nobody", b"root", b"admin"):
-            c = wrong_login(gw, user=name, key=OPS_KEY)
-            assert c.wait_closed() == [CSvTm(TermCode.USER)]
-            c.close()
+            refused_login(gw, user=name, key=OPS_KEY, term=TermCode.USER)
         assert gw.gate.calls == [0.25]
     finally:
         gw.stop()
 
 
-def test_throttled_client_cannot_queue_much_while_it_waits():
+@pytest.fixture
+def held_throttle():
+    """A server that throttles every login after one failure, that failure
+    made, and the throttle's waits held until the test releases them."""
     gw = ServerThread(login_max_failures=1, login_delay_s=0.5)
     try:
-        c = wrong_login(gw)
-        assert c.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
-        c.close()
+        refused_login(gw)
         gw.gate.hold = True
-        c = RciClient("127.0.0.1", gw.port)
-        c.sock.settimeout(10)
-        c.send_raw(encode_rci(IIId(0, 3, b"ops", WRONG_KEY)) + encode_rci(CBsTmIq()) * 20000)
-        wait_for(lambda: gw.gate.calls == [0.5], "the throttle's wait")
-        (s,) = list(gw.server.logins)
-        assert s.transport.queued <= 30      # one identification's worth decoded
-        assert s.transport.decoder.pending <= MAX_PACKET
-        gw.release()
-        assert c.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
-        c.close()
+        yield gw
     finally:
         gw.stop()
 
 
-def test_failed_login_never_touches_the_robot_of_the_session():
-    gw = ServerThread(login_max_failures=1, login_delay_s=0.5)
-    try:
-        c = wrong_login(gw)
-        assert c.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
-        c.close()
-        gw.gate.hold = True
-        held = wrong_login(gw)                         # waiting, before the key check
-        wait_for(lambda: gw.gate.calls == [0.5], "the throttle's wait")
-        ca = login(gw, source=OTHER)                   # a control application drives
-        assert ca.request(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcMt)
-        assert ca.request(CStMt.one(MotorType.DC, 0, MotorCommand(
-            MotorCommandKind.SPVAL, 0x8100), rq_ack=True)) == CCnAc(RciCode.CStMt)
-        stops = len(gw.robot.stop_calls)
-        gw.release()
-        assert held.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
-        held.close()
-        assert gw.robot.moving() and len(gw.robot.stop_calls) == stops   # still driving
-        assert gw.robot.events == [("connected", "ops")]                  # no session event
-        assert ca.request(CStIq(RciCode.CStIq)) == CStRp(RciCode.CStIq, CStRpStatus.IDLE)
-        ca.close()
-    finally:
-        gw.stop()
+def test_throttled_client_cannot_queue_much_while_it_waits(held_throttle):
+    gw = held_throttle
+    c = RciClient("127.0.0.1", gw.port)
+    c.sock.settimeout(10)
+    c.send_raw(encode_rci(IIId(0, 3, b"ops", WRONG_KEY)) + encode_rci(CBsTmIq()) * 20000)
+    wait_for(lambda: gw.gate.calls == [0.5], "the throttle's wait")
+    (s,) = list(gw.server.logins)
+    assert s.transport.queued <= 30      # one identification's worth decoded
+    assert s.transport.decoder.pending <= MAX_PACKET
+    gw.release()
+    assert c.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
+    c.close()
+
+
+def test_failed_login_never_touches_the_robot_of_the_session(held_throttle):
+    gw = held_throttle
+    held = wrong_login(gw)                         # waiting, before the key check
+    wait_for(lambda: gw.gate.calls == [0.5], "the throttle's wait")
+    ca = login(gw, source=OTHER)                   # a control application drives
+    assert ca.request(CAcMt.one(MotorType.DC, 0, 1, rq_ack=True)) == CCnAc(RciCode.CAcMt)
+    assert ca.request(CStMt.one(MotorType.DC, 0, MotorCommand(
+        MotorCommandKind.SPVAL, 0x8100), rq_ack=True)) == CCnAc(RciCode.CStMt)
+    stops = len(gw.robot.stop_calls)
+    gw.release()
+    assert held.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
+    held.close()
+    assert gw.robot.moving() and len(gw.robot.stop_calls) == stops   # still driving
+    assert gw.robot.events == [("connected", "ops")]                  # no session event
+    assert ca.request(CStIq(RciCode.CStIq)) == CStRp(RciCode.CStIq, CStRpStatus.IDLE)
+    ca.close()
 
 
 def test_keys_are_compared_in_constant_time(monkeypatch):
@@ -583,12 +577,9 @@ def test_keys_never_appear_in_the_log(caplog):
         login(gw).close()                                        # a good key
         wait_for(lambda: gw.server.session is None, "the session to end")
         for _ in range(4):                                       # wrong keys, throttled
-            c = wrong_login(gw)
-            assert c.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
-            c.close()
-        c = wrong_login(gw, user=b"nobody", key=OPS_KEY)         # unknown user, real key
-        assert c.wait_closed() == [CSvTm(TermCode.USER)]
-        c.close()
+            refused_login(gw)
+        # an unknown user with a real key
+        refused_login(gw, user=b"nobody", key=OPS_KEY, term=TermCode.USER)
         c = login(gw, "guest", GUEST_KEY, source=OTHER)          # guest, then a write
         c.send(CRs(rq_ack=True))
         assert c.wait_closed() == [CSvTm(TermCode.ACCESS)]

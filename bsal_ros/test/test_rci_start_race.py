@@ -31,7 +31,6 @@ the moment the port accepts.
 import logging
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -46,6 +45,7 @@ from bsal_ros.rci.fake import FakeRobotPort
 from bsal_ros.rci.port import PortUnavailable
 from bsal_ros.rci.users import DEMO_KEY
 
+from child_process import stopped
 from conftest import build_legacy, RciServerThread
 from start_race import READS
 from test_bringup import Bridge, ROOT
@@ -232,18 +232,6 @@ def node(module: str, ns: str, *params: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", module, "--ros-args", "-r", f"__ns:={ns}",
                              *args], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
-
-
-def stopped(proc: subprocess.Popen) -> str:
-    """SIGTERM, then everything it wrote."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-    try:
-        out, _ = proc.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, _ = proc.communicate()
-    return out
 
 
 @pytest.mark.ros

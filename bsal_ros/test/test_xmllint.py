@@ -26,13 +26,7 @@ import shutil
 
 import pytest
 
-from linters import REPO, ROOT, skip_without
-
-try:
-    from ament_xmllint.main import main
-except ImportError as exc:   # pip-only machine without ../shared/ros2-tools
-    main = None
-    IMPORT_ERROR = exc
+from linters import importing, REPO, ROOT
 
 MANIFESTS = [ROOT / "package.xml", REPO / "bsal_interfaces" / "package.xml"]
 
@@ -40,8 +34,8 @@ MANIFESTS = [ROOT / "package.xml", REPO / "bsal_interfaces" / "package.xml"]
 @pytest.mark.linter
 @pytest.mark.xmllint
 def test_xmllint(tmp_path):
-    if main is None:
-        skip_without(IMPORT_ERROR, "ament_xmllint")
+    with importing("ament_xmllint"):
+        from ament_xmllint.main import main
     if shutil.which("xmllint") is None:
         pytest.skip("the xmllint program is missing "
                     "(Debian: libxml2-utils; make setup installs it)")

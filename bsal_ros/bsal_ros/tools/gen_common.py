@@ -25,6 +25,7 @@ from pathlib import Path
 import sys
 
 from bsal_ros import kinds
+from bsal_ros.core.cli import OneLineParser
 from bsal_ros.kinds.plugins import ONLY_ENV
 from bsal_ros.protocol import constants as k
 
@@ -50,6 +51,16 @@ def command_name(byte: int, kind) -> str:
         if byte in enum._value2member_map_:
             return enum(byte).name
     return kind.name
+
+
+def generator_parser(module: str, doc: str, what: str) -> OneLineParser:
+    """The command line every generator starts from: ``python -m module``,
+    described by the first line of its docstring ``doc``, and ``--check``
+    (exit 1 if ``what``, one of the files it writes, is stale); the generator
+    adds the option naming where its files are."""
+    ap = OneLineParser(prog=f"python -m {module}", description=doc.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help=f"exit 1 if {what} is stale")
+    return ap
 
 
 def replace_block(text: str, begin: str, end: str, block: str, what: str) -> str:

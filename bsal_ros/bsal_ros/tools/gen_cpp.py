@@ -40,12 +40,12 @@ from __future__ import annotations
 from pathlib import Path
 import sys
 
-from bsal_ros.core.cli import OneLineParser
 from bsal_ros.protocol import constants as k
 from bsal_ros.protocol import rci_registry as reg
 from bsal_ros.protocol.rci import encode_rci
 from bsal_ros.protocol.rci_tables import REPLY_LAYOUTS
-from bsal_ros.tools.gen_common import command_name, replace_block, sub_name, write_or_check
+from bsal_ros.tools.gen_common import (command_name, generator_parser, replace_block, sub_name,
+                                       write_or_check)
 
 INCLUDE = Path(__file__).resolve().parents[3] / "legacy" / "include"
 PROTOCOLS, TABLES = "bsal-protocols.h", "bsal-wire-tables.h"
@@ -145,9 +145,7 @@ def outputs(include: Path = INCLUDE) -> dict:
 
 def main(argv=None) -> int:
     """Write the headers, or with --check report which are stale."""
-    ap = OneLineParser(prog="python -m bsal_ros.tools.gen_cpp",
-                       description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if a header is stale")
+    ap = generator_parser("bsal_ros.tools.gen_cpp", __doc__, "a header")
     ap.add_argument("--out", type=Path, default=INCLUDE, help="folder to write the headers to")
     args = ap.parse_args(argv)
     if args.out.exists() and not args.out.is_dir():

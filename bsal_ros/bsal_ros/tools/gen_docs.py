@@ -37,14 +37,14 @@ from pathlib import Path
 import re
 import sys
 
-from bsal_ros.core.cli import OneLineParser
 from bsal_ros.kinds.registry import declared_keys, declared_params
 from bsal_ros.protocol import constants as k
 from bsal_ros.protocol import rci_registry as reg
 from bsal_ros.protocol.rci import encode_rci  # noqa: F401  (registers the book's commands)
 from bsal_ros.protocol.rci_tables import REPLY_LAYOUTS
 from bsal_ros.rci.handlers import HANDLERS, ignore
-from bsal_ros.tools.gen_common import command_name, rendered, sub_name, write_or_check
+from bsal_ros.tools.gen_common import (command_name, generator_parser, rendered, sub_name,
+                                       write_or_check)
 
 REPO = Path(__file__).resolve().parents[3]
 FILES = ("README.md", "docs/PROTOCOL.md", "docs/SECURITY.md", "docs/INTERFACES.md")
@@ -173,8 +173,11 @@ def rci_to_ros() -> str:
     return "\n".join(rows)
 
 
-def _default_text(default) -> str:
-    """A default as INTERFACES.md's parameter tables write it."""
+def default_cell(default) -> str:
+    """A default as every parameter table of INTERFACES.md writes it, the
+    generated ones and those written by hand (test/param_consistency.py
+    holds the hand-written rows to it): ``true``, a string in backquotes
+    (``""`` for the empty one), else the value's ``repr``."""
     if isinstance(default, bool):
         return str(default).lower()
     if isinstance(default, str):
@@ -182,21 +185,26 @@ def _default_text(default) -> str:
     return repr(default)
 
 
-def _range_text(spec) -> str:
-    """A range or choices as INTERFACES.md's parameter tables write them."""
+def range_cell(spec) -> str:
+    """A range or choices as every parameter table of INTERFACES.md writes
+    them, before the ", **run time**" of a parameter that changes at run time:
+    the choices in backquotes joined by " / ", ``low..high``, or ``-``."""
     if spec.choices:
-        text = " / ".join(f"`{c}`" for c in spec.choices)
-    elif spec.low is not None:
-        text = f"{spec.low:g}..{spec.high:g}"
-    else:
-        text = "-"
-    return text + (", **run time**" if spec.dynamic else "")
+        return " / ".join(f"`{c}`" for c in spec.choices)
+    if spec.low is not None:
+        return f"{spec.low:g}..{spec.high:g}"
+    return "-"
+
+
+def _range_text(spec) -> str:
+    """The range cell of a generated row, with its run-time mark."""
+    return range_cell(spec) + (", **run time**" if spec.dynamic else "")
 
 
 def kind_parameters() -> str:
     """INTERFACES.md, hardware_node: the parameters the loaded device kinds
     and board types bring (their ``params`` records), in its table's columns."""
-    rows = [f"| `{name}` | {_default_text(default)} | {_range_text(spec)} | "
+    rows = [f"| `{name}` | {default_cell(default)} | {_range_text(spec)} | "
             f"{spec.description} ({what} `{owner}`) |"
             for what, owner, rec in declared_params()
             for name, (default, spec) in rec.specs().items()]
@@ -212,7 +220,7 @@ def kind_description_keys() -> str:
     for what, owner, rec in declared_keys():
         entry = (f"robot.boards.<{owner} board>" if what == "board type"
                  else f"robot.devices.{owner}.<name>")
-        rows += [f"| `{entry}` | `{name}` | {_default_text(default)} | {_range_text(spec)} | "
+        rows += [f"| `{entry}` | `{name}` | {default_cell(default)} | {_range_text(spec)} | "
                  f"{spec.description} |" for name, (default, spec) in rec.specs().items()]
     if not rows:
         return "(none: no loaded board type or device kind declares a key of its own)"
@@ -237,9 +245,7 @@ def render(text: str, where: str = "") -> str:
 
 def main(argv=None) -> int:
     """Rewrite the generated tables, or with --check report the stale files."""
-    ap = OneLineParser(prog="python -m bsal_ros.tools.gen_docs",
-                       description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if a table is stale")
+    ap = generator_parser("bsal_ros.tools.gen_docs", __doc__, "a table")
     ap.add_argument("--root", type=Path, default=REPO, help="the repository")
     args = ap.parse_args(argv)
     paths = [args.root / name for name in FILES]

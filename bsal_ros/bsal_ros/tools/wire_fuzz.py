@@ -117,32 +117,21 @@ class SessionTarget:
     KEY = bytes.fromhex("0123456789abcdef0123456789abcdef")
 
     def __init__(self):
-        import asyncio
         import logging
-        import threading
 
         # one line per fuzzed session would drown the report; the records are
         # still formatted (a logging bug is a finding) and dropped
         log = logging.getLogger("bsal_ros.rci")
         log.addHandler(logging.NullHandler())
         log.propagate = False
+        from bsal_ros.loop_thread import LoopThread
         from bsal_ros.rci import RciServer, SessionConfig, Users
         from bsal_ros.rci.fake import FakeRobotPort
         self.robot = FakeRobotPort(home_duration_s=0.05)
-        self.loop = asyncio.new_event_loop()
         cfg = SessionConfig.of(linger_s=0.05, init_quiet_s=0.05)
         self.server = RciServer(self.robot, Users.from_yaml_text(self.USERS), "127.0.0.1", 0, cfg)
-        started = threading.Event()
-
-        def run():
-            asyncio.set_event_loop(self.loop)
-            self.loop.run_until_complete(self.server.start())
-            started.set()
-            self.loop.run_forever()
-        self.thread = threading.Thread(target=run, daemon=True)
-        self.thread.start()
-        if not started.wait(10):
-            raise RuntimeError("RCI server did not start")
+        self.loop_thread = LoopThread("fuzz-rci-asyncio")
+        self.loop_thread.start(self.server.start(), timeout=10)   # raises if it does not start
         self.port = self.server.bound_port
 
     def login(self) -> bytes:
@@ -172,10 +161,7 @@ class SessionTarget:
 
     def close(self) -> None:
         """Close the server and end its thread."""
-        import asyncio
-        asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
+        self.loop_thread.stop(self.server.close, timeout=10)
 
 
 def run_input(target: str, data: bytes) -> None:

@@ -264,6 +264,45 @@ local function take_layout(c, F, tree, specs)
     return first
 end
 
+-- A packet's first two bytes: its code, shown with the flags `flag_bits`
+-- (fields `flag_fields`, in the same order) that are set in it; an unknown
+-- code is bad(). Returns the base code (flags cleared), its name and the flags.
+local function take_code(c, F, codes, flag_bits, flag_fields)
+    local t, start = c.tree, c.pos
+    local id_code = c:peek("H")
+    local flags = 0
+    for _, m in ipairs(flag_bits) do
+        if hasbit(id_code, m) then flags = flags + m end
+    end
+    local base = id_code - flags
+    local name = codes[base]
+    if not name then c:take("H", F.id_code, t); bad("unknown code 0x%04x", id_code) end
+    if t then
+        local r = c.tvb(start, 2)
+        c:add_le_or_be(t, F.id_code, r)
+        t:add(F.code, r, base)
+        for _, f in ipairs(flag_fields) do c:add_le_or_be(t, F[f], r) end
+        t:add(F.packet, r, name):set_generated()
+        t:append_text(": " .. name)
+    end
+    c.pos = c.pos + 2
+    return base, name, flags
+end
+
+-- The sub-code byte, shown with its name from `subs`; bad() naming `packet`
+-- when `subs` has no such sub-code. Returns the sub-code and its name.
+local function take_sub(c, F, subs, packet)
+    local t = c.tree
+    local sub, item = c:take("B", F.sub_code, t)
+    local sname = subs[sub]
+    if not sname then bad("sub-code 0x%02x for %s", sub, packet) end
+    if item then
+        item:append_text(" (" .. sname .. ")")
+        t:add(F.sub_name, c.tvb(c.pos - 1, 1), sname):set_generated()
+    end
+    return sub, sname
+end
+
 -- Per-connection state, keyed by tcp.stream.
 local f_stream = Field.new("tcp.stream")
 
@@ -372,7 +411,7 @@ do
     end
     value_fields("rci", RF, specs)
 end
-local rci_byte_order, rdi_byte_order = 0, 0
+local byte_orders = {rci = 0, rdi = 0}    -- each protocol's preference, read by init
 rci.prefs.byte_order = Pref.enum("Byte order", 0, "auto: from the IIId's first two bytes",
     {{1, "auto", 0}, {2, "big", 1}, {3, "little", 2}}, false)
 
@@ -394,7 +433,11 @@ local function find_inquiry(c, st, dir, code, sub, control_id)
     return nil
 end
 
-local function rci_items(c, F, base, flags, sub, ctx, asked)
+-- The id items of a packet of form `flags` (neither POLY nor GROUP: one
+-- item; POLY: a count, then an id before each item; GROUP: a count and the
+-- first id): `take_data(it, n, id)` reads item n's data (n from 0).
+-- Returns the form ("", "POLY" or "GROUP") and the count.
+local function take_items(c, F, flags, take_data)
     local t = c.tree
     local form = hasbit(flags, 0x4000) and "POLY" or (hasbit(flags, 0x8000) and "GROUP" or "")
     local count, first = 1, nil
@@ -416,6 +459,17 @@ local function rci_items(c, F, base, flags, sub, ctx, asked)
         else
             id = c:take("H", F.id, it)
         end
+        take_data(it, n, id)
+        if it then
+            it:set_len(c.pos - at)
+            it:append_text(string.format(" id %d", id))
+        end
+    end
+    return form, count
+end
+
+local function rci_items(c, F, base, flags, sub, ctx, asked)
+    return take_items(c, F, flags, function(it, n, id)
         local shape = RCI_SHAPES[base]
         if shape == "items" then
             local v = take_layout(c, F, it, RCI_ITEMS[base])
@@ -437,36 +491,13 @@ local function rci_items(c, F, base, flags, sub, ctx, asked)
         else
             bad("%s carries no id items", RCI_CODES[base])
         end
-        if it then
-            it:set_len(c.pos - at)
-            it:append_text(string.format(" id %d", id))
-        end
-    end
-    return form, count
+    end)
 end
 
 local function rci_one(c, pinfo, st, dir)
     local F, t = RF, c.tree
-    local start = c.pos
-    local id_code = c:peek("H")
-    local flags = 0
-    for _, m in ipairs({0x0800, 0x4000, 0x8000}) do
-        if hasbit(id_code, m) then flags = flags + m end
-    end
-    local base = id_code - flags
-    local name = RCI_CODES[base]
-    if not name then c:take("H", F.id_code, t); bad("unknown code 0x%04x", id_code) end
-    if t then
-        local r = c.tvb(start, 2)
-        c:add_le_or_be(t, F.id_code, r)
-        t:add(F.code, r, base)
-        c:add_le_or_be(t, F.rq_ack, r)
-        c:add_le_or_be(t, F.poly, r)
-        c:add_le_or_be(t, F.group, r)
-        t:add(F.packet, r, name):set_generated()
-        t:append_text(": " .. name)
-    end
-    c.pos = c.pos + 2
+    local base, name, flags = take_code(c, F, RCI_CODES, {0x0800, 0x4000, 0x8000},
+                                        {"rq_ack", "poly", "group"})
     local allowed = dir == "CA" and RCI_FROM_CA or RCI_FROM_CP
     if not allowed[base] then bad("%s is not sent by the %s", name, dir) end
     if hasbit(flags, 0x4000) and hasbit(flags, 0x8000) then bad("POLY and GROUP together") end
@@ -535,13 +566,7 @@ local function rci_one(c, pinfo, st, dir)
         local usec = c:take("i", F.microseconds, t)
         if t then t:add(F.time, c.tvb(at, 8), NSTime.new(sec, usec * 1000)):set_generated() end
     elseif RCI_SUBS[base] then      -- id-carrying: items, commands, reply
-        local sub, item = c:take("B", F.sub_code, t)
-        local sname = RCI_SUBS[base][sub]
-        if not sname then bad("sub-code 0x%02x for %s", sub, name) end
-        if item then
-            item:append_text(" (" .. sname .. ")")
-            t:add(F.sub_name, c.tvb(c.pos - 1, 1), sname):set_generated()
-        end
+        local sub, sname = take_sub(c, F, RCI_SUBS[base], name)
         local ctx
         if INQUIRY_OF[base] then
             ctx = find_inquiry(c, st, dir, base, sub)
@@ -597,29 +622,35 @@ local function stream_state(tvb, pinfo, is_rci)
         tab[key] = st
     end
     if st.le == nil then
-        st.le = detect_le(tvb, is_rci and rci_byte_order or rdi_byte_order, is_rci)
+        st.le = detect_le(tvb, byte_orders[is_rci and "rci" or "rdi"], is_rci)
     end
     return st
 end
 
-function rci.init()
-    states.rci = {}
-    rci_byte_order = rci.prefs.byte_order or 0
+-- A protocol's init (per-capture states, its byte-order preference) and
+-- dissector: the first sender of a stream is `first`, the peer `other`;
+-- `one` parses one packet; a Lua error becomes an expert item, not a crash.
+local function install(proto, name, F, E, first, other, one, summary)
+    function proto.init()
+        states[name] = {}
+        byte_orders[name] = proto.prefs.byte_order or 0
+    end
+    function proto.dissector(tvb, pinfo, tree)
+        local ok, r = pcall(function()
+            local st = stream_state(tvb, pinfo, name == "rci")
+            local dir = (tostring(pinfo.src) == st.first_addr and pinfo.src_port == st.first_port)
+                        and first or other
+            return dissect_stream(proto, F, E, tvb, pinfo, tree, st, dir, one, summary)
+        end)
+        if not ok then
+            tree:add(proto, tvb()):add_proto_expert_info(E.bug, "dissector error: " .. tostring(r))
+            return tvb:len()
+        end
+        return r
+    end
 end
 
-function rci.dissector(tvb, pinfo, tree)
-    local ok, r = pcall(function()
-        local st = stream_state(tvb, pinfo, true)
-        local dir = (tostring(pinfo.src) == st.first_addr and pinfo.src_port == st.first_port)
-                    and "CA" or "CP"
-        return dissect_stream(rci, RF, RE, tvb, pinfo, tree, st, dir, rci_wrap, "RCI")
-    end)
-    if not ok then
-        tree:add(rci, tvb()):add_proto_expert_info(RE.bug, "dissector error: " .. tostring(r))
-        return tvb:len()
-    end
-    return r
-end
+install(rci, "rci", RF, RE, "CA", "CP", rci_wrap, "RCI")
 
 -- ===================================================================== RDI
 do
@@ -638,30 +669,9 @@ rdi.prefs.byte_order = Pref.enum("Byte order", 0, "auto: from the first code",
 
 local function rdi_one(c, pinfo, st, dir)
     local F, t = DF, c.tree
-    local start = c.pos
-    local id_code = c:peek("H")
-    local flags = (hasbit(id_code, 0x4000) and 0x4000 or 0) + (hasbit(id_code, 0x8000) and 0x8000 or 0)
-    local base = id_code - flags
-    local name = RDI_CODES[base]
-    if not name then c:take("H", F.id_code, t); bad("unknown code 0x%04x", id_code) end
-    if t then
-        local r = c.tvb(start, 2)
-        c:add_le_or_be(t, F.id_code, r)
-        t:add(F.code, r, base)
-        c:add_le_or_be(t, F.poly, r)
-        c:add_le_or_be(t, F.group, r)
-        t:add(F.packet, r, name):set_generated()
-        t:append_text(": " .. name)
-    end
-    c.pos = c.pos + 2
+    local base, name, flags = take_code(c, F, RDI_CODES, {0x4000, 0x8000}, {"poly", "group"})
     if flags == 0xc000 then bad("POLY and GROUP together") end
-    local sub, item = c:take("B", F.sub_code, t)
-    local sname = RDI_SUBS[base][sub]
-    if not sname then bad("sub-code 0x%02x for RDI-%s", sub, name) end
-    if item then
-        item:append_text(" (" .. sname .. ")")
-        t:add(F.sub_name, c.tvb(c.pos - 1, 1), sname):set_generated()
-    end
+    local sub, sname = take_sub(c, F, RDI_SUBS[base], "RDI-" .. name)
     local info = "RDI-" .. name .. " " .. sname
     if RDI_PLAIN[base] then
         if flags ~= 0 then bad("RDI-%s has no poly/group form", name) end
@@ -673,24 +683,8 @@ local function rdi_one(c, pinfo, st, dir)
         end
     else
         local lay = RDI_ITEMS[base][sub]
-        local count, first = 1, nil
-        if flags ~= 0 then
-            count = c:take("B", F.count, t)
-            if count == 0 then bad("count 0") end
-            info = info .. (flags == 0x4000 and " POLY" or " GROUP") .. " n=" .. count
-        end
-        if flags == 0x8000 then
-            first = c:take("H", F.first_id, t)
-            if first + count - 1 > 0xffff then bad("group ids past 0xffff") end
-        end
-        for n = 0, count - 1 do
-            local at = c.pos
-            local it = t and t:add(F.item, c.tvb(at, 0)) or nil
-            local id = first and first + n or c:take("H", F.id, it)
-            if first and it then it:add(F.id, c.tvb(at, 0), id):set_generated() end
-            take_layout(c, F, it, lay)
-            if it then it:set_len(c.pos - at); it:append_text(string.format(" id %d", id)) end
-        end
+        local form, count = take_items(c, F, flags, function(it) take_layout(c, F, it, lay) end)
+        if form ~= "" then info = info .. " " .. form .. " n=" .. count end
     end
     c.info = info
 end
@@ -706,25 +700,8 @@ local function rdi_wrap(c, pinfo, st, dir)
     rdi_one(c, pinfo, st, dir)
 end
 
-function rdi.init()
-    states.rdi = {}
-    rdi_byte_order = rdi.prefs.byte_order or 0
-end
-
-function rdi.dissector(tvb, pinfo, tree)
-    local ok, r = pcall(function()
-        local st = stream_state(tvb, pinfo, false)
-        -- the server speaks first (base time on connect): the first sender is the server
-        local dir = (tostring(pinfo.src) == st.first_addr and pinfo.src_port == st.first_port)
-                    and "server" or "client"
-        return dissect_stream(rdi, DF, DE, tvb, pinfo, tree, st, dir, rdi_wrap, "RDI")
-    end)
-    if not ok then
-        tree:add(rdi, tvb()):add_proto_expert_info(DE.bug, "dissector error: " .. tostring(r))
-        return tvb:len()
-    end
-    return r
-end
+-- the server speaks first (base time on connect): the first sender is the server
+install(rdi, "rdi", DF, DE, "server", "client", rdi_wrap, "RDI")
 
 register(rci, RF, RE)
 register(rdi, DF, DE)

@@ -36,15 +36,14 @@ from pathlib import Path
 import sys
 
 from bsal_ros import kinds
-from bsal_ros.core.cli import OneLineParser
 from bsal_ros.protocol import constants as k
 from bsal_ros.protocol import rci_registry as reg
 from bsal_ros.protocol import rci_tables as t
 from bsal_ros.protocol import rdi as rdi_mod
 from bsal_ros.protocol.rci import encode_rci  # noqa: F401  (registers the book's commands)
 from bsal_ros.protocol.wire_kinds import rdi_item_layouts
-from bsal_ros.tools.gen_common import (command_name, rendered, replace_block, sub_name,
-                                       write_or_check)
+from bsal_ros.tools.gen_common import (command_name, generator_parser, rendered, replace_block,
+                                       sub_name, write_or_check)
 
 BEGIN = "-- BEGIN GENERATED TABLES (python -m bsal_ros.wireshark.gen_lua; do not edit)"
 END = "-- END GENERATED TABLES"
@@ -245,9 +244,7 @@ def render(text: str) -> str:
 
 def main(argv=None) -> int:
     """Rewrite bsal.lua's generated block, or with --check report whether it is stale."""
-    ap = OneLineParser(prog="python -m bsal_ros.wireshark.gen_lua",
-                       description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if bsal.lua is stale")
+    ap = generator_parser("bsal_ros.wireshark.gen_lua", __doc__, "bsal.lua")
     ap.add_argument("--lua", type=Path, default=LUA,
                     help="the dissector file: bsal.lua, or a copy of it to regenerate")
     args = ap.parse_args(argv)
