@@ -190,6 +190,7 @@ def test_wrong_values_cover_every_declared_parameter():
     ["rci_gateway", "--ros-args", "-p", "port:=70000"],
     ["rdi_gateway", "--ros-args", "-p", "byteorder:=middle"],
     ["brak_bringup", "--no-such-option"],
+    ["brak_bringup", "--executor", "multi"],      # removed in issue 40: one executor kind
     ["brak_drive", "fast", "0"],
     ["rdi_viewer", "--no-such-option"],
 ])
