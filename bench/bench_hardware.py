@@ -49,20 +49,16 @@ import rclpy.context  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 
 from bsal_ros.hardware.bus import i2c_wire_time  # noqa: E402
-from bsal_ros.nodes import executors  # noqa: E402
 from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
+from bsal_ros.nodes.runtime import make_executor  # noqa: E402
 
 CLOCK_HZ = 100e3
-
-
-#: the executor hardware_node's main() builds on the simulated bus (auto)
-EXECUTOR = executors.resolve("auto", blocking_callbacks=False)
 
 
 class Spinner:
 
     def __init__(self, context, nodes):
-        self.ex = executors.make(EXECUTOR, context, num_threads=4)
+        self.ex = make_executor(context)     # the one hardware_node's main() builds
         for n in nodes:
             self.ex.add_node(n)
         self.stop = False
@@ -181,8 +177,8 @@ def main(argv=None):
 
     f = floor["cpu_per_s"] * 1e3
     print("### A. CPU time per second (process, all threads)\n")
-    print(f"Executor: {EXECUTOR} (what hardware_node's main() builds on the simulated "
-          f"bus), {args.seconds:g} s per configuration.\n")
+    print(f"Executor: the EventsExecutor (what hardware_node's main() builds), "
+          f"{args.seconds:g} s per configuration.\n")
     print("| configuration | polls/s | CPU ms/s | minus idle floor | of which simulating "
           "| node (minus floor and sim) | poll thread ms/s |")
     print("|---|---|---|---|---|---|---|")

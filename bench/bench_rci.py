@@ -20,8 +20,8 @@ deployments, floors measured in the same run, before and after.
     scripts/with_env.sh python bench/bench_rci.py [--samples 2000]
         [--deployments one,per-node] [--no-previous] [--before-src DIR]
         [--no-breakdown] [--json FILE]
-        [--switch-interval S] [--executor K] [--hw-executor K] [--gw-executor K]
-        [--gw-no-states] [--gc-freeze S] [--max-seconds 480] [--quick]
+        [--switch-interval S] [--executor K] [--bus B] [--gw-no-states]
+        [--gc-freeze S] [--max-seconds 480] [--quick]
 
 This process is the control application: plain sockets and bsal_ros.protocol,
 no rclpy. It starts, as child processes (stopped by PID at the end):
@@ -30,8 +30,8 @@ no rclpy. It starts, as child processes (stopped by PID at the end):
   one      `brak_bringup` (every node in one process, as `make run`);
   per-node `hardware_node`, `rci_gateway`, `rdi_gateway`, one process each
            with the parameters the launch file gives them (as `ros2 launch`);
-  each is measured as the executables are (every process picks its executor,
-  bsal_ros.nodes.executors: the EventsExecutor on the simulated bus) and
+  each is measured as the executables are (every process on the
+  EventsExecutor, bsal_ros.nodes.runtime.make_executor) and
   again with the previous release's executors (a single-threaded bring-up,
   thread pools in the nodes' own mains; ``--no-previous`` skips that), and
   with ``--before-src DIR`` again with the package code in DIR (a folder
@@ -89,7 +89,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bsal_ros" / "test"))
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
-from bsal_ros.nodes.executors import ENV_VAR as EXECUTOR_ENV  # noqa: E402
 from bsal_ros.paths import shipped  # noqa: E402
 from bsal_ros.protocol.constants import (GetSensorStatus, MotorType, RciCode,  # noqa: E402
                                          SensorCommandCode, SensorType)
@@ -319,12 +318,11 @@ def wrapped(entry, opts):
     """The command of one entry point: the console script, or run_node.py when
     an experiment or the tracer changes the process."""
     flags = []
-    for key in ("switch_interval", "trace", "gc_freeze"):
+    for key in ("switch_interval", "trace", "gc_freeze", "executor"):
         v = opts.get(key)
         if v not in (None, ""):
             flags += [f"--{key.replace('_', '-')}", str(v)]
-    if opts.get("no_states"):
-        flags.append("--no-states")
+    flags += [f"--{k.replace('_', '-')}" for k in ("no_states", "slow_smbus2") if opts.get(k)]
     if not flags:
         exe = shutil.which(entry)
         if exe is None:
@@ -340,9 +338,8 @@ PREVIOUS = {"one": "single", "per-node": "multi"}
 
 class Bridge:
     """One deployment of the bridge as child processes. ``variant`` "now" runs
-    the executables as they are (each picks its executor: auto); "previous"
-    gives them the executors of the previous release (``PREVIOUS``) through
-    BSAL_ROS_EXECUTOR."""
+    the executables as they are (the EventsExecutor); "previous" gives them the
+    executors of the previous release (``PREVIOUS``: run_node.py --executor)."""
 
     def __init__(self, deployment, a, logdir, env, ns, trace_dir=None, variant="now"):
         self.children = []
@@ -361,12 +358,13 @@ class Bridge:
         gateways = str(shipped("config", "gateways.yaml"))
         # 30 s watchdog: a floor block between two requests is no silence to stop for
         gw_params = ["-p", "watchdog_s:=30.0"]
+        backend = "smbus2" if a.bus == "slow-smbus2" else "sim"
 
         def opts(role):
             o = {"switch_interval": a.switch_interval, "gc_freeze": a.gc_freeze}
-            o["executor"] = ({"hw": a.hw_executor, "gw": a.gw_executor}.get(role)
-                             or a.executor or previous)
+            o["executor"] = a.executor or previous
             o["no_states"] = a.gw_no_states and role in ("gw", "one")
+            o["slow_smbus2"] = a.bus == "slow-smbus2" and role in ("hw", "one")
             if trace_dir is not None:
                 path = str(Path(trace_dir) / f"trace-{deployment}-{role}.json")
                 o["trace"] = path
@@ -382,30 +380,25 @@ class Bridge:
             cmd = wrapped("brak_bringup", o) + [
                 "--namespace", ns, "--config", config, "--gateways-config", gateways,
                 "--rci-port", "0", "--rdi-realtime-port", "0", "--rdi-ca-port", "0",
-                "--ros-args", "--params-file", str(watchdog)]
-            self.gateway = self._start("bringup", cmd, logdir, o["executor"])
+                "--bus-backend", backend, "--ros-args", "--params-file", str(watchdog)]
+            self.gateway = self._start("bringup", cmd, logdir)
             self.port = int(self.gateway.wait_log(r"RCI [0-9.]+:(\d+)", 60).group(1))
         else:
             ros = ["--ros-args", "-r", f"__ns:={ns}"]
             hw, gw = opts("hw"), opts("gw")
-            self.hardware = self._start("hardware_node", wrapped("hardware_node", hw) + ros
-                                        + ["--params-file", config, "-p", "bus_backend:=sim"],
-                                        logdir, hw["executor"])
+            self.hardware = self._start("hardware_node", wrapped("hardware_node", hw) + ros + [
+                "--params-file", config, "-p", f"bus_backend:={backend}"], logdir)
             self.gateway = self._start("rci_gateway", wrapped("rci_gateway", gw) + ros + [
-                "--params-file", gateways, "-p", "port:=0"] + gw_params, logdir, gw["executor"])
-            self._start("rdi_gateway", wrapped("rdi_gateway", {}) + ros + [
-                "--params-file", gateways, "-p", "realtime_port:=0", "-p", "ca_port:=0"],
-                logdir, a.executor or previous)
+                "--params-file", gateways, "-p", "port:=0"] + gw_params, logdir)
+            self._start("rdi_gateway", wrapped("rdi_gateway", {"executor": a.executor or previous})
+                        + ros + ["--params-file", gateways, "-p", "realtime_port:=0",
+                                 "-p", "ca_port:=0"], logdir)
             self.port = int(self.gateway.wait_log(r"RCI gateway ready on [0-9.]+:(\d+)",
                                                   60).group(1))
 
-    def _start(self, name, cmd, logdir, executor=None):
-        env = dict(self.env)
-        env.pop(EXECUTOR_ENV, None)
-        if executor:
-            env[EXECUTOR_ENV] = executor
+    def _start(self, name, cmd, logdir):
         with server_affinity():
-            c = Child(name + self.suffix, cmd, logdir, ROOT, env)
+            c = Child(name + self.suffix, cmd, logdir, ROOT, self.env)
         self.children.append(c)
         return c
 
@@ -613,9 +606,8 @@ def print_report(a, codec, runs, breakdowns, load):
           f"process (plain socket + bsal_ros.protocol). Times in ms. Load average at the start: "
           f"{load[0]}, at the end: {load[1]}.\n")
     exp = {k: v for k, v in (("switch interval", a.switch_interval), ("executor", a.executor),
-                             ("hardware node executor", a.hw_executor),
-                             ("gateway executor", a.gw_executor),
                              ("gateway without device_states", a.gw_no_states),
+                             ("bus", a.bus if a.bus != "sim" else ""),
                              ("gc.freeze() after start, s", a.gc_freeze)) if v}
     if exp:
         print("Experiment: " + ", ".join(f"{k} {v}" for k, v in exp.items()) + ".\n")
@@ -799,11 +791,13 @@ def main(argv=None):
                          "between two CPUs of this VM costs about 50 us more than on one "
                          "(docs/BENCHMARKS.md)")
     ap.add_argument("--executor", choices=["single", "multi", "events"])
-    ap.add_argument("--hw-executor", choices=["single", "multi", "events"])
-    ap.add_argument("--gw-executor", choices=["single", "multi", "events"])
     ap.add_argument("--gc-freeze", type=float,
                     help="in every bridge process, a full collection and gc.freeze() this "
                          "many s after start (see run_node.py)")
+    ap.add_argument("--bus", choices=["sim", "slow-smbus2"], default="sim",
+                    help="the hardware node's bus: the simulated one, or the smbus2 backend "
+                         "over the simulated boards with each transfer taking its wire time at "
+                         "100 kHz (run_node.py --slow-smbus2)")
     ap.add_argument("--gw-no-states", action="store_true",
                     help="the RCI gateway takes no device_states (what deserialising them costs "
                          "the acked path; sonar Gets then go through a service call)")
@@ -820,7 +814,7 @@ def main(argv=None):
     if a.quick:
         a.samples, a.warmup, a.blocks = min(a.samples, 50), 10, 2
         a.breakdown_samples, a.idle_s = 50, 0.3
-    if a.executor or a.hw_executor or a.gw_executor:
+    if a.executor:
         a.previous = False       # an executor experiment is its own comparison
     deployments = [d for d in a.deployments.split(",") if d]
     for d in deployments:

@@ -17,7 +17,7 @@
 """Start one of bsal_ros's console entry points with opt-in experiments.
 
     python bench/rci_latency/run_node.py ENTRY [--switch-interval S]
-        [--trace FILE] [--no-states] [--gc-freeze S]
+        [--trace FILE] [--no-states] [--gc-freeze S] [--slow-smbus2] [--executor K]
         -- <the entry point's own arguments>
 
 ENTRY: hardware_node, rci_gateway, rdi_gateway or brak_bringup. Without
@@ -33,11 +33,17 @@ process only, from outside the package (nothing in bsal_ros is edited):
                        garbage collection, then gc.freeze(): what lives then
                        is never scanned again, so later collections of the
                        oldest generation are short
+  --slow-smbus2        bus_backend smbus2 is Smbus2Bus over the simulated boards,
+                       each transfer taking its wire time at 100 kHz
+                       (bsal_ros/test/hardware_helpers.py, wire_timed_smbus2)
+  --executor K         the runtime spins the nodes on rclpy's single, multi
+                       (4 threads) or events executor (the executables' own)
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import sys
 
 ENTRIES = {
@@ -60,6 +66,8 @@ def main(argv=None) -> int:
     ap.add_argument("--trace")
     ap.add_argument("--no-states", action="store_true")
     ap.add_argument("--gc-freeze", type=float)
+    ap.add_argument("--slow-smbus2", action="store_true")
+    ap.add_argument("--executor", choices=["single", "multi", "events"])
     a = ap.parse_args(argv)
     if a.gc_freeze:
         import gc
@@ -83,6 +91,19 @@ def main(argv=None) -> int:
                 topic += "_bench_unused"
             return subscribe(self, msg_type, topic, *args, **kwargs)
         rci_gateway.RciGatewayNode.create_subscription = create_subscription
+    if a.slow_smbus2:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bsal_ros" / "test"))
+        from hardware_helpers import wire_timed_smbus2
+
+        from bsal_ros.hardware.backends import register_backend
+        register_backend("smbus2", wire_timed_smbus2)
+    if a.executor in ("single", "multi"):
+        from rclpy import executors
+
+        from bsal_ros.nodes import runtime
+        runtime.make_executor = lambda context=None: (
+            executors.SingleThreadedExecutor(context=context) if a.executor == "single"
+            else executors.MultiThreadedExecutor(num_threads=4, context=context))
     if a.trace:
         from tracemarks import install      # this script's folder is on sys.path
         install(a.trace)

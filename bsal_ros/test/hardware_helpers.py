@@ -68,3 +68,21 @@ def run_until(robot, clock, cond, limit=60.0, dt=0.01, each=None):
         if cond():
             return True
     return False
+
+
+def wire_timed_smbus2(robot, opts):
+    """A bus backend for ``smbus2`` (``backends.register_backend``; bench_rci's
+    ``--bus slow-smbus2``): the smbus2 backend's own code (Smbus2Bus) over the
+    simulated boards, each transfer first sleeping its wire time at 100 kHz
+    (the GIL released, as in smbus2's ioctl; Smbus2Bus's lock makes the
+    transfers one at a time, as on the wire)."""
+    import time
+
+    from bsal_ros.hardware.bus import i2c_wire_time, Smbus2Bus
+    from bsal_ros.hardware.sim import build_sim_bus
+    bus = build_sim_bus(robot, opts.clock, seed=opts.seed)
+    read, write = bus.read_i2c_block_data, bus.write_i2c_block_data   # the byte ones use them
+    bus.read_i2c_block_data = lambda a, r, n: time.sleep(i2c_wire_time(n)) or read(a, r, n)
+    bus.write_i2c_block_data = lambda a, r, d: (
+        time.sleep(i2c_wire_time(len(d), write=True)) or write(a, r, d))
+    return Smbus2Bus(int(opts.i2c_bus), clock=opts.clock, smbus_factory=lambda n: bus)

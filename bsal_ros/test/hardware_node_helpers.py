@@ -33,7 +33,7 @@ from rclpy.node import Node  # noqa: E402
 from rclpy.qos import (DurabilityPolicy, qos_profile_sensor_data, QoSProfile,  # noqa: E402
                        ReliabilityPolicy)
 
-from bsal_ros.nodes import executors  # noqa: E402
+from bsal_ros.nodes.runtime import make_executor  # noqa: E402
 
 TIMEOUT = 20.0
 
@@ -53,10 +53,8 @@ class RosEnv:
     def __init__(self):
         self.context = rclpy.context.Context()
         rclpy.init(context=self.context)
-        # The executor the executables build on the simulated bus (auto: the
-        # EventsExecutor; BSAL_ROS_EXECUTOR=multi runs these tests under a pool)
-        self.kind = executors.resolve("auto", blocking_callbacks=False)
-        self.executor = executors.make(self.kind, self.context, num_threads=4)
+        # the executor the executables build (the EventsExecutor)
+        self.executor = make_executor(self.context)
         self.nodes = []
         self.thread = threading.Thread(target=self._spin, daemon=True)
         self._stop = False

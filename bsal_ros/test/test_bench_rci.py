@@ -71,7 +71,7 @@ def test_quick_run_measures_both_deployments_and_breaks_an_acked_command_down(tm
     # each variant ran the executor it names (the bring-up says which in its log)
     logs = tmp_path / "logs"
     assert "bus sim, EventsExecutor" in (logs / "bringup.log").read_text()
-    assert "bus sim, single-threaded executor" in (logs / "bringup-previous.log").read_text()
+    assert "bus sim, SingleThreadedExecutor" in (logs / "bringup-previous.log").read_text()
     # every run's acked Set Motor is set against the floor taken, and before /
     # after is shown, for every deployment; figures and ratios, no verdicts
     rows = [ln for ln in out.splitlines()

@@ -245,10 +245,11 @@ def test_sigterm_with_a_driving_client_stops_through_the_gateway(bridge):
 
 
 def test_sigterm_stops_the_robot_and_exits_cleanly():
-    bridge = Bridge("--executor", "multi")     # the other executor choice
+    bridge = Bridge("--executor", "multi")     # 1.0's option: accepted, said to be ignored
     rc = bridge.stop()
     log = "\n".join(bridge.lines)
     assert rc == 0, log
     assert "stopping: motors off, sockets closed" in log
-    assert "multi-threaded executor" in log
+    assert "EventsExecutor" in log
+    assert "--executor multi is deprecated and ignored" in log
     assert "Traceback" not in log, log

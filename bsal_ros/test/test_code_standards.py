@@ -28,7 +28,10 @@
 - one quote style (double quotes), checked with ruff's flake8-quotes rules;
 - ``bench/`` holds benchmarks only: at most 2,500 lines of Python in all, and
   no test module imports it but the benchmarks' own test
-  (``test_bench_rci.py``).
+  (``test_bench_rci.py``);
+- the modules that start and stop every executable (issue 40: one plain way,
+  one executor kind) at most 400 lines together; ``preflight.py``, the
+  refusal check, apart.
 """
 import ast
 import importlib.util
@@ -48,6 +51,9 @@ BENCH = REPOSITORY / "bench"
 BENCH_TESTS = {"test_bench_rci.py"}
 #: bench/ holds benchmarks only (issue 40): every line of its Python, together
 MAX_BENCH_LINES = 2500
+#: the start and stop of every executable (issue 40), under bsal_ros/nodes/
+START_STOP_MODULES = ("runtime.py", "process_exit.py", "stop_request.py")
+MAX_START_STOP_LINES = 400
 
 # (file relative to bsal_ros/, dotted name or "*" for the whole file) -> why no docstring
 NO_DOCSTRING: dict = {}
@@ -220,3 +226,13 @@ def test_bench_stays_small():
     assert sum(sizes.values()) <= MAX_BENCH_LINES, (
         f"bench/ has {sum(sizes.values())} lines of Python, over {MAX_BENCH_LINES}: what is "
         f"not a benchmark goes to bsal_ros/test/ (docs/DEVELOPING.md); {sizes}")
+
+
+def test_start_and_stop_stay_small():
+    nodes = PACKAGE / "nodes"
+    sizes = {name: len((nodes / name).read_text(encoding="utf-8").splitlines())
+             for name in START_STOP_MODULES}
+    assert sizes["runtime.py"] > 100, sizes     # the files read are the real ones
+    assert sum(sizes.values()) <= MAX_START_STOP_LINES, (
+        f"the start/stop modules have {sum(sizes.values())} lines, over "
+        f"{MAX_START_STOP_LINES} (issue 40): {sizes}")

@@ -14,10 +14,10 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""Which executor the executables build (bsal_ros.nodes.executors), and the
-two behaviours of rclpy's EventsExecutor we build around: it must leave our
-SIGINT handler in place, and it re-runs a pending coroutine at once (the
-homing goal's ParkedWait keeps that from becoming a busy loop)."""
+"""The executor every executable builds (bsal_ros.nodes.runtime.make_executor:
+rclpy's EventsExecutor), and the two behaviours of it we build around: it must
+leave our SIGINT handler in place, and it re-runs a pending coroutine at once
+(the homing goal's ParkedWait keeps that from becoming a busy loop)."""
 import os
 import signal
 import time
@@ -30,37 +30,22 @@ import rclpy  # noqa: E402
 from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor  # noqa: E402
 from rclpy.task import Future  # noqa: E402
 
-from bsal_ros.nodes import executors  # noqa: E402
-from bsal_ros.nodes.homing_action import PARK_S, ParkedWait  # noqa: E402
+from bsal_ros.nodes.homing_action import PARK_S, ParkedWait, parks_pending_tasks  # noqa: E402
+from bsal_ros.nodes.runtime import make_executor  # noqa: E402
 
 pytestmark = pytest.mark.ros
 
 
-def test_auto_is_events_unless_callbacks_block(monkeypatch):
-    monkeypatch.delenv(executors.ENV_VAR, raising=False)
-    assert executors.resolve("auto", blocking_callbacks=False) == "events"
-    assert executors.resolve("auto", blocking_callbacks=True) == "multi"
-    assert executors.resolve("single", blocking_callbacks=True) == "single"
-
-
-def test_the_environment_sets_auto_and_a_bad_name_is_refused(monkeypatch):
-    monkeypatch.setenv(executors.ENV_VAR, "single")
-    assert executors.resolve("auto", blocking_callbacks=False) == "single"
-    assert executors.resolve("multi", blocking_callbacks=False) == "multi"   # explicit wins
-    monkeypatch.setenv(executors.ENV_VAR, "turbo")
-    with pytest.raises(ValueError, match="BSAL_ROS_EXECUTOR='turbo'"):
-        executors.resolve("auto", blocking_callbacks=False)
-
-
-def test_each_kind_is_built_and_only_rclpys_own_park_pending_tasks(ros_context):
-    built = {k: executors.make(k, ros_context, num_threads=2) for k in executors.KINDS}
+def test_the_executables_executor_is_events_and_only_rclpys_own_park_pending_tasks(
+        ros_context):
+    built = {"single": SingleThreadedExecutor(context=ros_context),
+             "multi": MultiThreadedExecutor(num_threads=2, context=ros_context),
+             "events": make_executor(ros_context)}
     try:
-        assert isinstance(built["single"], SingleThreadedExecutor)
-        assert isinstance(built["multi"], MultiThreadedExecutor)
         assert type(built["events"]).__name__ == "EventsExecutor"
-        assert executors.parks_pending_tasks(built["single"])
-        assert executors.parks_pending_tasks(built["multi"])
-        assert not executors.parks_pending_tasks(built["events"])
+        assert parks_pending_tasks(built["single"])
+        assert parks_pending_tasks(built["multi"])
+        assert not parks_pending_tasks(built["events"])
     finally:
         for ex in built.values():
             ex.shutdown()
@@ -71,7 +56,7 @@ def test_events_executor_leaves_our_sigint_handler_in_place(ros_context):
     its own in its constructor and would shut the context down instead)."""
     seen = []
     previous = signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
-    ex = executors.make("events", ros_context)
+    ex = make_executor(ros_context)
     try:
         os.kill(os.getpid(), signal.SIGINT)
         deadline = time.monotonic() + 5
@@ -91,7 +76,7 @@ def steps_of(awaitable_of, ros_context, seconds=0.3, steps_to_done=None):
     return how many times the executor stepped the coroutine and the wall
     time from its first step to its end."""
     node = rclpy.create_node(f"steps_{os.getpid()}_{time.monotonic_ns()}", context=ros_context)
-    ex = executors.make("events", ros_context)
+    ex = make_executor(ros_context)
     ex.add_node(node)
     future = Future()
     count = {"steps": 0, "done": False, "first": None, "end": None}

@@ -221,17 +221,17 @@ def test_bumper_end_to_end_through_ros_rci_and_rdi(ros_context):
     from rclpy.parameter import Parameter
     from std_msgs.msg import UInt8
 
-    from bsal_ros.nodes import executors
     from bsal_ros.nodes.hardware_node import HardwareNode
     from bsal_ros.nodes.rci_gateway import RciGatewayNode
     from bsal_ros.nodes.rdi_gateway import RdiGatewayNode
+    from bsal_ros.nodes.runtime import make_executor
     from bsal_ros.protocol.constants import RciCode
     from bsal_ros.protocol.rci import CCnAc, CRs
     from bsal_ros.rci.client import RciClient
     from bsal_ros.rci.users import DEMO_KEY
 
     ns = "/bumper_" + uuid.uuid4().hex[:8]
-    ex = executors.make(executors.resolve("auto", False), ros_context, 4)
+    ex = make_executor(ros_context)
     hw = HardwareNode(context=ros_context, namespace=ns, auto_home=False,
                       diagnostics_period=0.2, robot=bumper.DESCRIPTION)
     rci = RciGatewayNode(context=ros_context, namespace=ns, parameter_overrides=[

@@ -331,33 +331,3 @@ def test_hardware_node_stopped_during_a_homing_goal(tmp_path):
         p.kill()
         if homing is not None:
             homing.close()
-
-
-def test_drain_pool_returns_once_no_callback_runs(ros_context):
-    """The runtime shuts a MultiThreadedExecutor down only when no callback
-    runs in its pool (rclpy's shutdown destroys the guard condition a
-    running callback triggers when it ends)."""
-    from rclpy.executors import MultiThreadedExecutor
-
-    from bsal_ros.nodes.executors import drain_pool
-    node = __import__("rclpy").create_node(f"drain_{uuid.uuid4().hex[:8]}", context=ros_context)
-    executor = MultiThreadedExecutor(num_threads=3, context=ros_context)
-    executor.add_node(node)
-    started, finished = threading.Event(), threading.Event()
-
-    def slow():
-        started.set()
-        time.sleep(0.3)
-        finished.set()
-    node.create_timer(0.01, slow)
-    try:
-        deadline = time.monotonic() + 10
-        while not started.is_set():
-            assert time.monotonic() < deadline
-            executor.spin_once(timeout_sec=0.05)
-        assert drain_pool(executor, 3, 5.0)
-        assert finished.is_set()
-        assert executor.get_nodes() == []
-    finally:
-        executor.shutdown()
-        node.destroy_node()

@@ -40,9 +40,9 @@ rclpy = pytest.importorskip("rclpy")
 from bsal_interfaces.msg import DeviceStateArray  # noqa: E402,I100
 from rclpy.parameter import Parameter  # noqa: E402
 
-from bsal_ros.nodes import executors  # noqa: E402
 from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 from bsal_ros.nodes.rci_gateway import RciGatewayNode  # noqa: E402
+from bsal_ros.nodes.runtime import make_executor  # noqa: E402
 from bsal_ros.protocol.constants import (CStRpStatus, GetSensorStatus, MotorType,  # noqa: E402
                                          RciCode, SensorType, TermCode)
 from bsal_ros.protocol.rci import (CAcMt, CBsTm, CCnAc, CGtSnIq, CGtSnRp,  # noqa: E402
@@ -67,8 +67,7 @@ class Rig:
     def __init__(self, context, **gw_params):
         self.context = context
         self.ns = "/rci_" + uuid.uuid4().hex[:8]
-        # as the executables on the simulated bus (BSAL_ROS_EXECUTOR overrides)
-        self.executor = executors.make(executors.resolve("auto", False), context, 4)
+        self.executor = make_executor(context)     # the executables' executor
         self.hw = None
         self.start_hardware()
         params = {"port": 0, "watchdog_s": 5.0, "hardware_gone_s": 2.0,

@@ -212,13 +212,13 @@ def ms_of(statval):
 class Robot:
     """Hardware node (sim or smbus2 on a fake bus), RCI and RDI gateways."""
 
-    def __init__(self, context, backend="sim", monkeypatch=None, **hw_overrides):
+    def __init__(self, context, backend="sim", monkeypatch=None, executor=None, **hw_overrides):
         from rclpy.parameter import Parameter
 
-        from bsal_ros.nodes import executors
         from bsal_ros.nodes.hardware_node import HardwareNode
         from bsal_ros.nodes.rci_gateway import RciGatewayNode
         from bsal_ros.nodes.rdi_gateway import RdiGatewayNode
+        from bsal_ros.nodes.runtime import make_executor
         if backend == "smbus2":
             from bsal_ros.hardware import backends
             from bsal_ros.hardware.bus import Smbus2Bus
@@ -232,8 +232,7 @@ class Robot:
             monkeypatch.setitem(backends.BACKENDS, "smbus2", fake_smbus2)
         self.context = context
         ns = "/one_" + uuid.uuid4().hex[:8]
-        self.executor = executors.make(executors.resolve("auto", backend == "smbus2"),
-                                       context, 4)
+        self.executor = executor or make_executor(context)    # the executables' executor
         self.hw = HardwareNode(context=context, namespace=ns, auto_home=False,
                                bus_backend=backend, **hw_overrides)
         self.rci = RciGatewayNode(context=context, namespace=ns, parameter_overrides=[
@@ -369,8 +368,8 @@ def test_late_topic_messages_never_take_a_read_back_in_time(ros_context, monkeyp
         return get_states(self, req, res)
     monkeypatch.setattr(rci_ros_port.RosRobotPort, "_on_states", late_states)
     monkeypatch.setattr(hardware_node.HardwareNode, "_srv_get_states", slow_get_states)
-    monkeypatch.setenv("BSAL_ROS_EXECUTOR", "multi")
-    r = Robot(ros_context)
+    from rclpy.executors import MultiThreadedExecutor
+    r = Robot(ros_context, executor=MultiThreadedExecutor(num_threads=4, context=ros_context))
     ca = None
     try:
         ca = RawCA(r.port)

@@ -57,10 +57,9 @@ def test_read_after_command_returns_the_new_state_1000_times_sim(robot, tmp_path
 @pytest.mark.timeout(1800)  # 1,000 rounds; 2-3 times longer when traced by hand
 def test_read_after_command_returns_the_new_state_1000_times_smbus2(
         ros_context, monkeypatch, tmp_path):
-    """The same rounds on the smbus2 backend's own code over a fake SMBus. Its
-    process runs a multi-threaded executor (callbacks may block on the bus), where
-    a round takes about twice the simulated bus's (events executor), five times
-    under coverage.py. The suite runs 300 rounds;
+    """The same rounds on the smbus2 backend's own code over a fake SMBus
+    (until issue 40 under a multi-threaded executor, where a round took about
+    twice the simulated bus's). The suite runs 300 rounds;
     BSAL_ONE_TRUTH_N_SMBUS2=1000 runs the thousand (156-590 s without coverage
     on one 2-core machine, 498 s in a clean-clone `make test`). Once in CI the
     whole test process stalled for about 2.5 s 250 s into the thousand and a

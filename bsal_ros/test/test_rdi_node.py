@@ -44,10 +44,10 @@ from rclpy.qos import (DurabilityPolicy, qos_profile_sensor_data, QoSProfile,  #
                        ReliabilityPolicy)
 from sensor_msgs.msg import Range  # noqa: E402
 
-from bsal_ros.nodes import executors  # noqa: E402
 from bsal_ros.nodes.hardware_node import HardwareNode  # noqa: E402
 from bsal_ros.nodes.rci_gateway import RciGatewayNode  # noqa: E402
 from bsal_ros.nodes.rdi_gateway import RdiGatewayNode  # noqa: E402
+from bsal_ros.nodes.runtime import make_executor  # noqa: E402
 from bsal_ros.protocol import (CGtSnIq, CGtSnRp, GetSensorStatus, RdiBaseTime,  # noqa: E402
                                RdiDecoder, RdiMotor, RdiOrientEgo, RdiOrientOmni, RdiSensor,
                                RdiSensorType, SensorType, Statval)
@@ -67,8 +67,7 @@ class Rig:
     def __init__(self, context):
         self.context = context
         ns = "/rdi_" + uuid.uuid4().hex[:8]
-        # as the executables on the simulated bus (BSAL_ROS_EXECUTOR overrides)
-        self.executor = executors.make(executors.resolve("auto", False), context, 4)
+        self.executor = make_executor(context)     # the executables' executor
         self.hw = HardwareNode(context=context, namespace=ns, auto_home=False, rate_scale=2.0)
         self.rci = RciGatewayNode(context=context, namespace=ns,
                                   parameter_overrides=[Parameter("port", value=0),

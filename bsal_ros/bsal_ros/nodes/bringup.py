@@ -19,8 +19,8 @@
 For machines without `ros2 launch` (the PyPI wheels have no `launch`); on a
 ROS install `ros2 launch bsal_ros brak.launch.py` starts the same nodes as
 separate processes. This is manual composition: the hardware node, the RCI
-gateway and the RDI gateway share one executor (rclpy's EventsExecutor on
-the simulated bus; ``bsal_ros.nodes.executors``).
+gateway and the RDI gateway share one executor (rclpy's EventsExecutor, as
+every executable: ``bsal_ros.nodes.runtime.make_executor``).
 
     brak_bringup                                  # simulated Brak, default ports
     brak_bringup --bus-backend smbus2 --i2c-bus 1 # the real boards
@@ -38,10 +38,6 @@ from bsal_ros.dds_profile import describe, profile_env
 from bsal_ros.description.launch_args import flag, launch_overrides
 from bsal_ros.nodes.cli import ROS_ARGS, split_ros_args
 from bsal_ros.paths import shipped
-
-#: how the "Brak is up" line names each executor kind
-EXECUTOR_NAMES = {"events": "EventsExecutor", "single": "single-threaded executor",
-                  "multi": "multi-threaded executor"}
 
 
 def parse_args(argv):
@@ -68,12 +64,11 @@ def make_parser() -> OneLineParser:
     p.add_argument("--frame-prefix", help="prefix of every frame id (e.g. brak2/)")
     p.add_argument("--no-rci", action="store_true", help="do not start the RCI gateway")
     p.add_argument("--no-rdi", action="store_true", help="do not start the RDI gateway")
+    # 1.0's command lines still start (a public option: removed only in a major
+    # release); every executable runs one executor kind since issue 40
     p.add_argument("--executor", choices=["auto", "events", "single", "multi"],
-                   default="auto",
-                   help="rclpy executor of the composed nodes; auto: $BSAL_ROS_EXECUTOR "
-                        "if set, else events on the simulated bus (lowest latency), "
-                        "multi on smbus2 (a slow I2C write in a command service must "
-                        "not stall the other callbacks)")
+                   help="deprecated and ignored: every executable runs rclpy's "
+                        "EventsExecutor (docs/BENCHMARKS.md, \"Executor kind\")")
     p.add_argument("--no-dds-profile", action="store_true",
                    help="leave out the shipped Fast DDS profile config/fastdds_robot.xml "
                         "(also BSAL_DDS_PROFILE=0; a FASTDDS_DEFAULT_PROFILES_FILE of your "
@@ -129,14 +124,13 @@ def compose(nodes, args) -> dict:
     hardware = HardwareNode(namespace=ns, context=context, parameter_overrides=overrides(
         given(args, "hardware_node") + [("frame_prefix", args.frame_prefix)]))
     nodes.add(hardware, stop=hardware.homing.end_goals, close=hardware.close)
+    if getattr(args, "executor", None):
+        hardware.get_logger().warning(
+            f"--executor {args.executor} is deprecated and ignored: every executable "
+            "runs rclpy's EventsExecutor")
     # Polling runs in the hardware node's own thread and sockets in the
-    # gateways' asyncio threads; what runs in callbacks is short, except a
-    # command service's register writes, which on a real, sick I2C bus can
-    # take retries (bsal_ros.nodes.executors: which executor, and why).
-    nodes.executor_kind = getattr(args, "executor", "auto")
-    nodes.blocking_callbacks = hardware.p["bus_backend"] == "smbus2"
-    nodes.num_threads = 4
-    choice = nodes.resolved_kind()
+    # gateways' asyncio threads: what runs in callbacks is short, and the one
+    # executor thread serves them all (docs/BENCHMARKS.md, "Executor kind").
     rci = rdi = None
     if not args.no_rci:
         from bsal_ros.nodes.rci_gateway import RciGatewayNode
@@ -157,7 +151,7 @@ def compose(nodes, args) -> dict:
     bus = f'bus {hardware.p["bus_backend"]}'
     if hardware.base_link is not None:
         bus += f" (profile {hardware.base_link.profile.name})"
-    parts = [f'namespace {args.namespace or "/"}', bus, EXECUTOR_NAMES[choice]]
+    parts = [f'namespace {args.namespace or "/"}', bus, type(nodes.executor).__name__]
     if "rci" in ports:
         parts.append(f'RCI {rci.p["host"]}:{ports["rci"]}')
     if "rdi" in ports:

@@ -59,7 +59,7 @@ from bsal_ros.nodes.hardware_msgs import device_info_msg, diag_status_msg, resul
 from bsal_ros.nodes.hardware_params import DYNAMIC, PARAMETERS  # noqa: F401
 from bsal_ros.nodes.hardware_publishers import HardwarePublishers, RELIABLE
 from bsal_ros.nodes.homing_action import HomingSupervisor
-from bsal_ros.nodes.runtime import destroyed_if_refused
+from bsal_ros.nodes.preflight import destroyed_if_refused
 
 
 class HardwareNode(Node):
@@ -327,10 +327,8 @@ def main(args=None, hard_exit: bool = True, stop=None) -> int:
         except (ValueError, DescriptionError) as exc:   # bad parameter or robot description
             raise StartupError(f"hardware node: {exc}") from None
         nodes.add(node, stop=node.homing.end_goals, close=node.close)
-        # On a real bus a command service's register writes can block
-        nodes.blocking_callbacks = node.p["bus_backend"] == "smbus2"
 
-    return run("hardware_node", build, args=args, num_threads=4, hard_exit=hard_exit,
+    return run("hardware_node", build, args=args, hard_exit=hard_exit,
                check=one_node("hardware_node", "hardware node: "), stop=stop)
 
 

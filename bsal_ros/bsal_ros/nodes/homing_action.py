@@ -32,20 +32,27 @@ import time
 from bsal_interfaces.action import HomeSteering
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import Executor
 from rclpy.task import Future
 
 from bsal_ros.core.result import BUSY, HARDWARE_FAULT, OK, REFUSED, Result
-from bsal_ros.nodes.executors import parks_pending_tasks
 from bsal_ros.nodes.hardware_msgs import result_msg
 
 #: seconds a homing goal's coroutine parks the EventsExecutor's thread per step
 PARK_S = 0.001
 
 
+def parks_pending_tasks(executor) -> bool:
+    """True when ``executor`` leaves a coroutine awaiting an unfinished future
+    alone until something wakes it (rclpy's Python executors, which tests
+    use); the EventsExecutor re-runs it at once, a busy loop for the whole await."""
+    return executor is None or isinstance(executor, Executor)
+
+
 class ParkedWait:
     """``await ParkedWait(future)``: wait for an rclpy future under an
     executor that re-runs a pending coroutine at once (the EventsExecutor,
-    :func:`~bsal_ros.nodes.executors.parks_pending_tasks`), without a busy loop.
+    :func:`parks_pending_tasks`), without a busy loop.
 
     Each step sleeps ``PARK_S`` with the GIL released before it yields, so a
     homing goal (seconds) costs almost no CPU instead of a whole core. The

@@ -30,9 +30,13 @@ the node's constructor would have raised. The constructors keep their
 checks, for nodes built in code.
 
 The RCI gateway's users file is read here too (and again by the gateway).
+A node built in code that refuses anyway is destroyed at once
+(:func:`destroyed_if_refused`).
 """
 
 from __future__ import annotations
+
+import functools
 
 from bsal_ros.nodes import ros_args
 
@@ -79,3 +83,21 @@ def refusal(argv: list[str], nodes, prefix: str = "") -> str:
 def one_node(node: str, prefix: str):
     """The check of an executable that builds the node ``node`` alone."""
     return lambda argv: refusal(argv, [(node, None, None)], prefix)
+
+
+def destroyed_if_refused(init):
+    """Decorate a Node subclass's ``__init__``: if it raises once the rclpy
+    node exists, rclpy's own ``Node.destroy_node`` runs before the error goes on."""
+    @functools.wraps(init)
+    def wrapper(self, *args, **kwargs):
+        try:
+            init(self, *args, **kwargs)
+        except BaseException:
+            from rclpy.node import Node
+            try:
+                self.handle             # AttributeError: Node.__init__ never made it
+                Node.destroy_node(self)
+            except Exception:   # noqa: BLE001 - the constructor's error is the one to report
+                pass
+            raise
+    return wrapper

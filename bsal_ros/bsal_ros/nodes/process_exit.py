@@ -28,29 +28,21 @@ import threading
 import time
 
 
-def save_coverage() -> bool:
-    """Stop and save coverage.py's measurement of this process, if one runs.
-
-    :returns: whether data was saved (coverage.py is never imported here)."""
-    coverage = sys.modules.get("coverage")
-    current = getattr(getattr(coverage, "Coverage", None), "current", None)
-    cov = current() if callable(current) else None
-    try:
-        cov.stop()
-        cov.save()
-    except Exception:   # noqa: BLE001 - no measurement, or one that fails: exit the same
-        return False
-    return True
-
-
 def hard_exit(code: int) -> None:
-    """Flush stdout and stderr, save coverage data, then ``os._exit(code)``; never returns."""
+    """Flush stdout and stderr, stop and save coverage.py's measurement if one
+    runs (coverage.py is never imported here), then ``os._exit(code)``; never returns."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except Exception:   # noqa: BLE001 - a closed pipe: nothing left to say
             pass
-    save_coverage()
+    current = getattr(getattr(sys.modules.get("coverage"), "Coverage", None), "current", None)
+    try:
+        cov = current()             # TypeError: no coverage.py; AttributeError: none measuring
+        cov.stop()
+        cov.save()
+    except Exception:   # noqa: BLE001 - no measurement, or one that fails: exit the same
+        pass
     os._exit(code)
 
 

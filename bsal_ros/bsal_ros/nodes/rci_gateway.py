@@ -41,9 +41,9 @@ from rclpy.node import Node
 from bsal_ros.loop_thread import LoopThread
 from bsal_ros.nodes import params
 from bsal_ros.nodes.gateway_params import RciGatewayParams
+from bsal_ros.nodes.preflight import destroyed_if_refused
 from bsal_ros.nodes.rci_ros_port import RosRobotPort
 from bsal_ros.nodes.ros_logging import python_logger_for
-from bsal_ros.nodes.runtime import destroyed_if_refused
 from bsal_ros.rci.server import RciServer
 from bsal_ros.rci.session import SessionConfig
 from bsal_ros.rci.users import (check_bind_allowed, file_permission_warning, unchecked_key_warning,

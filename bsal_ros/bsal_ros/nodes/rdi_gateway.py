@@ -52,8 +52,8 @@ from bsal_ros.kinds import data_fields, status_fields
 from bsal_ros.nodes import params
 from bsal_ros.nodes.device_state_msg import from_msg
 from bsal_ros.nodes.gateway_params import namespaced, RdiGatewayParams
+from bsal_ros.nodes.preflight import destroyed_if_refused
 from bsal_ros.nodes.ros_logging import python_logger_for
-from bsal_ros.nodes.runtime import destroyed_if_refused
 from bsal_ros.protocol import Timeval
 from bsal_ros.rdi import RdiGateway, StreamConfig
 

@@ -14,27 +14,20 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""Start, spin and stop an executable's nodes: the one ``run`` every ``main()`` calls.
-
-    def main(args=None, hard_exit=True, stop=None) -> int:
-        def build(nodes: Composition) -> None:
-            node = RdiGatewayNode(context=nodes.context)
-            nodes.add(node, stop=node.stop)     # raises Stopping if a signal came meanwhile
-            node.start()
-        return run("rdi_gateway", build, args=args, hard_exit=hard_exit, stop=stop)
-
-What it promises and why each step is where it is: docs/DEVELOPING.md, "Start and stop".
+"""Start, spin and stop an executable's nodes: the one ``run`` every ``main()``
+calls (``rdi_gateway.main`` is the shortest), with the one executor of every
+executable (:func:`make_executor`). What it promises and why each step is
+where it is: docs/DEVELOPING.md, "Start and stop".
 """
 
 from __future__ import annotations
 
-import functools
 import sys
 import threading
 import time
 from typing import Callable
 
-from bsal_ros.nodes import executors, process_exit
+from bsal_ros.nodes import process_exit
 from bsal_ros.nodes.process_exit import PhaseClock, StopWatchdog
 from bsal_ros.nodes.stop_request import ignore_late_signals, install_signal_handlers, StopRequest
 
@@ -54,6 +47,13 @@ class StartupError(Exception):
     """A node cannot start (port in use, users file): one fatal line, exit code 2."""
 
 
+def make_executor(context=None):
+    """A new rclpy EventsExecutor for ``context``: every executable's executor, every
+    callback in the spinning thread (why this one: docs/BENCHMARKS.md, "Executor kind")."""
+    from rclpy.experimental.events_executor import EventsExecutor
+    return EventsExecutor(context=context)
+
+
 class Composition:
     """The nodes of one process, spun by one executor and stopped in order.
 
@@ -61,13 +61,11 @@ class Composition:
     still serves (a gateway's safety stops, answered by the hardware node
     of the same process); ``close`` steps once it no longer does (what
     destroys timers or clients, the boards' reset); then the nodes are
-    destroyed. ``executor_kind``, ``blocking_callbacks``, ``num_threads``:
-    :func:`.executors.resolve`, read when the spin starts."""
+    destroyed. Made once rclpy is initialised."""
 
-    def __init__(self, stop: StopRequest, executor_kind: str = "auto", num_threads: int = 2):
-        self.context, self.stop_request, self.executor = None, stop, None
-        self.executor_kind, self.num_threads = executor_kind, num_threads
-        self.blocking_callbacks = False
+    def __init__(self, stop: StopRequest):
+        self.context, self.stop_request = None, stop
+        self.executor = make_executor(self.context)
         self.nodes, self._stops, self._closes = [], [], []
 
     def add(self, node, *, stop: Callable[[], None] | None = None,
@@ -75,9 +73,11 @@ class Composition:
         """Register ``node`` (returned) and its idempotent ``stop`` and ``close`` steps.
 
         :raises Stopping: a stop was requested meanwhile (``node`` is stopped with the others)."""
-        self.nodes.append(node)
-        self._stops += [(node, stop)] if stop else []
-        self._closes += [(node, close)] if close else []
+        name = node.get_name()          # for the lines of the stop; no longer once destroyed
+        self.nodes.append((name, node))
+        self.executor.add_node(node)
+        self._stops += [(name, stop)] if stop else []
+        self._closes += [(name, close)] if close else []
         self.check()
         return node
 
@@ -86,18 +86,10 @@ class Composition:
         if self.stop_request.requested:
             raise Stopping(self.stop_request.reason)
 
-    def resolved_kind(self) -> str:
-        """The executor kind the spin builds."""
-        return executors.resolve(self.executor_kind, self.blocking_callbacks)
-
     def spin(self, until: Callable[[], bool] | None = None) -> None:
         """Serve callbacks until ``until()`` (default: a stop is requested) or the
         context is shut down by other code. Main thread, or the stop's helper."""
         import rclpy
-        if self.executor is None:
-            self.executor = executors.make(self.resolved_kind(), self.context, self.num_threads)
-            for node in self.nodes:
-                self.executor.add_node(node)
         until = until or (lambda: self.stop_request.requested)
         while not until():
             try:
@@ -121,41 +113,29 @@ class Composition:
                 except Exception as exc:   # noqa: BLE001 - keep serving the safety stops
                     _report(f"a callback failed while stopping: {exc!r}")
         server = threading.Thread(target=serve, name="runtime-serve-while-stopping", daemon=True)
-        if self.executor is not None and self._stops:
+        if self._stops:
             server.start()
         _run_steps(reversed(self._stops), "stopping")
         done.set()
         if server.is_alive():
             server.join(2.0)
         clock.lap("stop steps")
-        if self.executor is not None:
-            # a callback still in a pool triggers the guard condition shutdown() destroys
-            if self.resolved_kind() == "multi":
-                executors.drain_pool(self.executor, self.num_threads, 1.0)
-            self.executor.shutdown(timeout_sec=1.0)
+        self.executor.shutdown(timeout_sec=1.0)
         clock.lap("executor")
         _run_steps(reversed(self._closes), "closing")
         clock.lap("close steps")
-        for node in reversed(self.nodes):
-            name = _node_name(node)
-            _run_steps([(node, node.destroy_node)], "destroying")
+        for name, node in reversed(self.nodes):
+            _run_steps([(name, node.destroy_node)], "destroying")
             clock.lap(f"destroying {name}")
 
 
-def _node_name(node) -> str:
-    try:
-        return node.get_name()
-    except Exception:   # noqa: BLE001 - a node half destroyed
-        return type(node).__name__
-
-
 def _run_steps(steps, what: str) -> None:
-    """Run each (node, step); a failure is one line and the others still run."""
-    for node, step in steps:
+    """Run each (node name, step); a failure is one line and the others still run."""
+    for name, step in steps:
         try:
             step()
         except Exception as exc:   # noqa: BLE001 - keep closing the others
-            _report(f"{what} {_node_name(node)}: {exc!r}")
+            _report(f"{what} {name}: {exc!r}")
 
 
 def _report(line: str) -> None:
@@ -163,8 +143,8 @@ def _report(line: str) -> None:
 
 
 def run(name: str, build: Callable[[Composition], None], *, args: list[str] | None = None,
-        executor: str = "auto", num_threads: int = 2, duration: float = 0.0,
-        stop_message: str = "stopping", hard_exit: bool = True, check=None, stop=None) -> int:
+        duration: float = 0.0, stop_message: str = "stopping", hard_exit: bool = True,
+        check=None, stop=None) -> int:
     """Start rclpy, build the nodes, spin until a stop, stop them in order. Main thread.
 
     :param build: makes the nodes (``context=nodes.context``), registering
@@ -186,17 +166,13 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
     if why:                           # nothing started: nothing to stop
         log.fatal(why)
         return _finish(2, hard_exit)
-    code, started_at, nodes = 0, None, Composition(stop, executor, num_threads)
+    code, started_at, nodes = 0, None, Composition(stop)
     if duration > 0:
         timer = threading.Timer(duration, stop.request, args=(f"--duration {duration:g}",))
         timer.daemon = True
         timer.start()
     try:
         nodes.check()
-        try:
-            executors.resolve(executor, False)  # a bad BSAL_ROS_EXECUTOR
-        except ValueError as exc:
-            raise StartupError(str(exc)) from None
         build(nodes)
         started_at = time.monotonic()
         nodes.spin()
@@ -259,21 +235,3 @@ def init_rclpy(args: list[str] | None, check=None) -> str:
     if why:
         rclpy.try_shutdown()
     return why
-
-
-def destroyed_if_refused(init):
-    """Decorate a Node subclass's ``__init__``: if it raises once the rclpy
-    node exists, rclpy's own ``Node.destroy_node`` runs before the error goes on."""
-    @functools.wraps(init)
-    def wrapper(self, *args, **kwargs):
-        try:
-            init(self, *args, **kwargs)
-        except BaseException:
-            from rclpy.node import Node
-            try:
-                self.handle             # AttributeError: Node.__init__ never made it
-                Node.destroy_node(self)
-            except Exception:   # noqa: BLE001 - the constructor's error is the one to report
-                pass
-            raise
-    return wrapper
