@@ -68,7 +68,7 @@ def make_parser() -> OneLineParser:
     # release); every executable runs one executor kind since issue 40
     p.add_argument("--executor", choices=["auto", "events", "single", "multi"],
                    help="deprecated and ignored: every executable runs rclpy's "
-                        "EventsExecutor (docs/BENCHMARKS.md, \"Executor kind\")")
+                        "EventsExecutor (docs/BENCHMARKS.md, 'Executor kind')")
     p.add_argument("--no-dds-profile", action="store_true",
                    help="leave out the shipped Fast DDS profile config/fastdds_robot.xml "
                         "(also BSAL_DDS_PROFILE=0; a FASTDDS_DEFAULT_PROFILES_FILE of your "
