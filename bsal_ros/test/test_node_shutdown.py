@@ -316,7 +316,8 @@ def test_hardware_node_stopped_during_a_homing_goal(tmp_path):
         assert sent.result().accepted
         result = sent.result().get_result_async()
         p.wait_for(r"home_steering 0: started")
-        time.sleep(rng.uniform(0.0, 1.0))
+        delay = rng.uniform(0.0, 1.0)
+        time.sleep(delay)
         rc, took = p.signal_and_wait(sig)
         log = p.text()
         assert rc == 0 and took < SHUTDOWN_BOUND_S, (
@@ -326,7 +327,11 @@ def test_hardware_node_stopped_during_a_homing_goal(tmp_path):
         deadline = time.monotonic() + 5
         while not result.done() and time.monotonic() < deadline:
             executor.spin_once(timeout_sec=0.1)
-        assert result.done(), "the goal was never answered"
+        # once in cc12 (2026-11-27): the node logged the abort, exited 0 and the
+        # result never came; not reproduced in 8 runs beside two CPU burners
+        assert result.done(), (f"the goal was never answered ({sig.name} {delay:.3f} s "
+                               f"after the start; BSAL_SHUTDOWN_SEED={SEED}); "
+                               f"hardware node:\n{log[-4000:]}")
     finally:
         p.kill()
         if homing is not None:
