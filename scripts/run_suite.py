@@ -96,17 +96,17 @@ def alone_kind(module: Path) -> str:
     or method is decorated with ``@pytest.mark.alone``; "": none.
     """
     text = module.read_text()
-    if re.search(rf"^pytestmark\s*=.*\bpytest\.mark\.{ALONE_MARK}\b", text, re.MULTILINE):
+    if module_marked(text, ALONE_MARK):
         return "all"
     if re.search(rf"^( {{4}})?@pytest\.mark\.{ALONE_MARK}\b", text, re.MULTILINE):
         return "some"
     return ""
 
 
-def untraced(module: Path) -> bool:
-    """True when the module's ``pytestmark`` holds the untraced mark."""
-    return re.search(rf"^pytestmark\s*=.*\bpytest\.mark\.{UNTRACED_MARK}\b",
-                     module.read_text(), re.MULTILINE) is not None
+def module_marked(text: str, mark: str) -> bool:
+    """True when a module's text sets a ``pytestmark`` that holds ``mark``."""
+    return re.search(rf"^pytestmark\s*=.*\bpytest\.mark\.{mark}\b", text,
+                     re.MULTILINE) is not None
 
 
 def combined_marker(user: str | None, extra: str | None) -> list[str]:
@@ -234,7 +234,7 @@ class Suite:
             env = {**os.environ, "ROS_DOMAIN_ID": str(domain),
                    "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST",
                    "BSAL_SUITE_MODULE": module.name, "PYTHONUNBUFFERED": "1"}
-            if phase == "alone" or untraced(module):
+            if phase == "alone" or module_marked(module.read_text(), UNTRACED_MARK):
                 env = {k: v for k, v in env.items() if k not in TRACER_VARS}
             targets = [f"{module}::{p}" for p in self.picked.get(module.name, [])] or [str(module)]
             cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
