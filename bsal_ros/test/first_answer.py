@@ -90,9 +90,11 @@ def call_answered(client, request, wait: Waiter, total_s: float = 60.0,
 def action_ready(client, probe_goal, wait: Waiter, total_s: float = 60.0,
                  attempt_s: float = ATTEMPT_S) -> int:
     """Send ``probe_goal`` (one the server rejects or ends at once, such as a
-    home_steering goal for a motor that does not exist) until its acceptance or
-    rejection comes back, then wait (at most ``attempt_s``) for its end, so
-    that the next goal finds the server idle. Returns the probes sent."""
+    home_steering goal for a motor that does not exist) until it is rejected,
+    or accepted and its result has come back: DDS matches the goal and the
+    result service each on its own, and a result request sent before its match
+    is lost (a goal then never answered, cc12). The next goal finds the server
+    idle. Returns the probes sent."""
     deadline = time.monotonic() + total_s
     if not client.wait_for_server(timeout_sec=max(0.0, deadline - time.monotonic())):
         raise TimeoutError(f"action server {client._action_name} not seen in {total_s:.0f} s")
@@ -101,11 +103,10 @@ def action_ready(client, probe_goal, wait: Waiter, total_s: float = 60.0,
         fut = client.send_goal_async(probe_goal)
         sent += 1
         if wait(fut, _attempt_s(deadline, attempt_s)):
-            break
+            handle = fut.result()
+            if not handle.accepted or wait(handle.get_result_async(),
+                                           _attempt_s(deadline, attempt_s)):
+                return sent
         if time.monotonic() >= deadline:
             raise TimeoutError(f"action {client._action_name}: no answer to {sent} goals "
                                f"in {total_s:.0f} s")
-    handle = fut.result()
-    if handle.accepted:
-        wait(handle.get_result_async(), _attempt_s(deadline, attempt_s))
-    return sent

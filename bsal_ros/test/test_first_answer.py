@@ -82,20 +82,22 @@ def test_a_client_never_answered_fails_with_the_count():
 class Handle:
     """A goal handle: accepted or rejected."""
 
-    def __init__(self, accepted):
+    def __init__(self, accepted, result_answered=True):
         self.accepted = accepted
+        self.result_answered = result_answered
         self.result_asked = 0
 
     def get_result_async(self):
         self.result_asked += 1
-        return Future("result")
+        return Future("result", answered=self.result_answered)
 
 
 class ActionClient:
     _action_name = "home_steering"
 
-    def __init__(self, dropped, accepted=True, seen=True):
+    def __init__(self, dropped, accepted=True, seen=True, results_lost=0):
         self.dropped, self.accepted, self.seen = dropped, accepted, seen
+        self.results_lost = results_lost
         self.goals, self.handles = [], []
 
     def wait_for_server(self, timeout_sec):
@@ -103,7 +105,7 @@ class ActionClient:
 
     def send_goal_async(self, goal):
         self.goals.append(goal)
-        handle = Handle(self.accepted)
+        handle = Handle(self.accepted, result_answered=len(self.goals) > self.results_lost)
         self.handles.append(handle)
         return Future(handle, answered=len(self.goals) > self.dropped)
 
@@ -113,6 +115,13 @@ def test_the_probe_goal_is_resent_until_answered_then_waited_for():
     assert action_ready(client, "probe", waiter([]), attempt_s=1.0) == 2
     assert client.goals == ["probe", "probe"]
     assert client.handles[-1].result_asked == 1     # its end is awaited: the server is idle
+
+
+def test_a_probe_whose_result_is_lost_is_sent_again():
+    # the goal service answered, the result service not yet matched (cc12)
+    client = ActionClient(dropped=0, results_lost=2)
+    assert action_ready(client, "probe", waiter([]), attempt_s=1.0) == 3
+    assert [h.result_asked for h in client.handles] == [1, 1, 1]
 
 
 def test_a_rejected_probe_is_an_answer_too():
