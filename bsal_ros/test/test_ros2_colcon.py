@@ -28,6 +28,7 @@ workspace's own ``bsal_interfaces`` is the one used.
 import os
 from pathlib import Path
 import re
+import shutil
 import subprocess
 import sys
 
@@ -35,6 +36,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = ROOT.parent
+#: ccache's log of the workspace's compiles (with_setup_ccache)
+CCACHE_STATS = "ccache-stats.log"
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(420)]
 
@@ -58,14 +61,48 @@ def underlay_env():
     return env
 
 
+def with_setup_ccache(env, ws: Path) -> dict:
+    """``env`` with the compiler launched by ccache on the cache that `make
+    setup` filled (scripts/setup.sh, step 3) when both are there: the same
+    generated sources, flags and paths relative to ``build/`` give the same
+    objects, so the workspace compiles nothing twice. What the test checks
+    is unchanged: colcon's flags and the build are a plain user's."""
+    cache = REPO / "build" / "ccache"
+    if not (shutil.which("ccache") and cache.is_dir()):
+        return env
+    return {**env, "CCACHE_DIR": str(cache), "CCACHE_BASEDIR": str(ws / "build"),
+            "CCACHE_STATSLOG": str(ws / CCACHE_STATS),
+            "CMAKE_C_COMPILER_LAUNCHER": "ccache", "CMAKE_CXX_COMPILER_LAUNCHER": "ccache"}
+
+
+def ccache_outcomes(ws: Path) -> dict:
+    """How many compiles of the workspace's build were hits and misses of the
+    cache (ccache's stats log: one ``# file`` line per compile, then its
+    outcomes); empty without ccache."""
+    log = ws / CCACHE_STATS
+    if not log.is_file():
+        return {}
+    text = log.read_text()
+
+    def count(pattern):
+        return len(re.findall(pattern, text, re.M))
+    return {"compiles": count(r"^# "), "hits": count(r"^(direct|preprocessed)_cache_hit$"),
+            "misses": count(r"^cache_miss$")}
+
+
 def test_plain_colcon_build_test_and_test_result_in_a_workspace(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "bsal_ros").symlink_to(REPO)
     env = underlay_env()
-    build = subprocess.run([colcon(), "build"], cwd=tmp_path, env=env,
+    build = subprocess.run([colcon(), "build"], cwd=tmp_path, env=with_setup_ccache(env, tmp_path),
                            capture_output=True, text=True, timeout=300)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     assert "2 packages finished" in build.stdout, build.stdout[-2000:]
+    # with setup's cache, no object is compiled twice: a miss means the
+    # workspace's flags or paths drifted from setup's (scripts/setup.sh, step 3)
+    compiled = ccache_outcomes(tmp_path)
+    print(f"ccache: {compiled or 'not used'}")
+    assert not compiled or compiled["misses"] == 0, compiled
     install = tmp_path / "install"
     assert (install / "bsal_interfaces" / "share" / "bsal_interfaces" / "srv"
             / "SetMotors.srv").is_file()
