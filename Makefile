@@ -33,7 +33,8 @@ PYTEST_ARGS ?=
 # `alone` (they time a bound) run afterwards with nothing beside them
 # (scripts/run_suite.py, docs/DEVELOPING.md). PYTEST_ARGS go to every module's
 # pytest; a test file among them picks that module.
-SUITE_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
+# SUITE_JOBS unset: scripts/run_suite.py picks (default_jobs: cores + 2)
+SUITE_JOBS ?=
 SUITE_ARGS ?=
 
 .PHONY: setup run test coverage-report test-fast bench faults fuzz legacy clean distclean print-domain
@@ -58,10 +59,10 @@ COVERAGE_FLOOR_ARG := $(if $(COVERAGE_SUBSET),--fail-under=0,)
 COVERAGE_ENV := BSAL_COVERAGE_RCFILE=$(CURDIR)/bsal_ros/.coveragerc BSAL_COVERAGE_DIR=$(COVERAGE_DIR)
 
 test: setup
-	@echo "[test] ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE), a ROS domain per test module, $(SUITE_JOBS) at once"
+	@echo "[test] ROS_AUTOMATIC_DISCOVERY_RANGE=$(ROS_AUTOMATIC_DISCOVERY_RANGE), a ROS domain per test module"
 	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)
 	@status=0; \
-	  $(COVERAGE_ENV) $(ENV) python scripts/run_suite.py --jobs $(SUITE_JOBS) $(SUITE_ARGS) $(PYTEST_ARGS) || status=$$?; \
+	  $(COVERAGE_ENV) $(ENV) python scripts/run_suite.py $(if $(SUITE_JOBS),--jobs $(SUITE_JOBS)) $(SUITE_ARGS) $(PYTEST_ARGS) || status=$$?; \
 	  $(MAKE) -s --no-print-directory coverage-report || { [ $$status -ne 0 ] || status=2; }; \
 	  exit $$status
 

@@ -104,8 +104,9 @@ def alone_kind(module: Path) -> str:
 
 
 def module_marked(text: str, mark: str) -> bool:
-    """True when a module's text sets a ``pytestmark`` that holds ``mark``."""
-    return re.search(rf"^pytestmark\s*=.*\bpytest\.mark\.{mark}\b", text,
+    """True when a module's text sets a ``pytestmark`` that holds ``mark``: a
+    single mark, or a list of them on one line or several."""
+    return re.search(rf"^pytestmark\s*=\s*(\[[^\]]*|[^\n]*)\bpytest\.mark\.{mark}\b", text,
                      re.MULTILINE) is not None
 
 
@@ -364,8 +365,10 @@ class Suite:
 
 
 def default_jobs() -> int:
-    """Modules mostly wait (DDS discovery, sockets, subprocesses): one more than the cores."""
-    return (os.cpu_count() or 1) + 1
+    """Two more than the cores: many modules mostly wait (DDS discovery,
+    sockets, subprocesses). With one more, the 2-core machine's parallel phase
+    used 1.72 of its cores untraced, 1.82 traced (cc15, 2026-11-27)."""
+    return (os.cpu_count() or 1) + 2
 
 
 def plugins_left_out(module: Path) -> list[str]:

@@ -32,7 +32,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 REPO = ROOT.parent  # the repository: legacy/, docs/, bench/ beside the packages
 
-pytestmark = [pytest.mark.ros, pytest.mark.slow]
+# untraced: it runs no line of bsal_ros that another module does not (scripts/coverage_unique.py)
+pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.untraced]
 
 
 def _alive(pid: int) -> bool:

@@ -23,6 +23,9 @@ import pytest
 
 from linters import COPYRIGHT_EXCLUDES, copyright_paths, importing
 
+# untraced: it runs no line of bsal_ros that another module does not (scripts/coverage_unique.py)
+pytestmark = pytest.mark.untraced
+
 
 @pytest.mark.copyright
 @pytest.mark.linter

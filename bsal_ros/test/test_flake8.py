@@ -25,6 +25,9 @@ import pytest
 
 from linters import FLAKE8_CONFIG, importing, python_paths
 
+# untraced: it runs no line of bsal_ros that another module does not (scripts/coverage_unique.py)
+pytestmark = pytest.mark.untraced
+
 
 @pytest.mark.flake8
 @pytest.mark.linter

@@ -49,7 +49,9 @@ ROS2_TOOLS = Path(os.environ.get("BSAL_ROS2_TOOLS") or REPO.parent / "shared" / 
 STARTUP_S = 60.0
 SHUTDOWN_S = 30.0
 
-pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(240)]
+# untraced: it runs no line of bsal_ros that another module does not (scripts/coverage_unique.py)
+pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(240),
+              pytest.mark.untraced]
 
 
 def require_ros2_tools():

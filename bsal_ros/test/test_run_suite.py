@@ -212,7 +212,8 @@ def test_alone_tests_run_after_the_others_with_nothing_beside_them(tmp_path):
         import os, pathlib
         import pytest
 
-        pytestmark = pytest.mark.untraced
+        pytestmark = [pytest.mark.filterwarnings("ignore"),
+                      pytest.mark.untraced]
 
         def test_repeats():
             (pathlib.Path({str(stamp)!r}) / "untraced.tracer").write_text(

@@ -49,7 +49,8 @@ import pytest
 
 from test_node_shutdown import Proc, UNCLEAN
 
-pytestmark = [pytest.mark.ros, pytest.mark.slow]
+# untraced: it runs no line of bsal_ros that another module does not (scripts/coverage_unique.py)
+pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.untraced]
 
 SEED = int(os.environ.get("BSAL_START_SIGNAL_SEED") or random.SystemRandom().randrange(1 << 30))
 ROUNDS = max(1, int(os.environ.get("BSAL_START_SIGNAL_ROUNDS", "10")))
