@@ -25,8 +25,6 @@
 #      device-kind plugin of the test tree (bsal_ros/test/plugins/*/) installed
 #      (editable) too
 #   4b. ros2 launch + ros2 CLI from ../shared/ros2-tools, when present
-# The legacy C++ build (5) and 4b run in the background beside 2-3 (see
-# "background steps").
 # Each step leaves a stamp and is skipped while its inputs are unchanged, so a
 # second run takes about a second.
 set -euo pipefail
@@ -75,48 +73,6 @@ if [ "${#missing[@]}" -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# --- background steps ---------------------------------------------------------
-# The legacy C++ build needs only g++ and glib; the ros2 tools only the venv's
-# wheels. Each runs beside the serial steps (2 cores: colcon's rosidl build
-# leaves one mostly idle) and prints its lines when waited for.
-background_pids=()
-background_logs=()
-in_background() {   # in_background LOG COMMAND...
-    local log="$1"; shift
-    "$@" >"$log" 2>&1 &
-    background_pids+=("$!")
-    background_logs+=("$log")
-}
-wait_background() {   # every background step, its lines in order; fails if one did
-    local i status=0 rc
-    for i in "${!background_pids[@]}"; do
-        rc=0
-        wait "${background_pids[$i]}" || rc=$?
-        cat "${background_logs[$i]}"
-        [ "$rc" -eq 0 ] || status=$rc
-    done
-    background_pids=()
-    background_logs=()
-    return "$status"
-}
-# a failed step waits for the background ones: none is left writing to the venv
-trap 'wait' EXIT
-
-# --- 5. the legacy C++ client library and example ----------------------------
-build_legacy() {
-    make -s -C legacy >/dev/null || return 1
-    # the book's listing (001 3.3) is read from the seed, never stored here
-    if make -s -C legacy book >/dev/null 2>&1; then
-        say "legacy/build/book-3.3 built from seed 001 section 3.3"
-    else
-        say "legacy/build/book-3.3 not built (seed 001 not found: make -C legacy book SEEDS=DIR)"
-    fi
-}
-mkdir -p "$root/build"
-if [ -f legacy/Makefile ]; then
-    in_background "$root/build/legacy-setup.log" build_legacy
-fi
-
 # --- 2. venv with the ROS 2 wheels --------------------------------------------
 if [ ! -x "$venv/bin/python" ]; then
     say "creating $venv"
@@ -163,20 +119,6 @@ if [ "$(cat "$cov_pth" 2>/dev/null)" != "$cov_hook" ]; then
     printf '%s\n' "$cov_hook" > "$cov_pth"
 fi
 
-# --- 4b. ros2 launch and the ros2 CLI, when ../shared/ros2-tools is beside the clone
-# (a test aid of this machine class: not on any package registry, not needed
-# to run the bridge; without it the tests that use it skip). BSAL_ROS2_TOOLS
-# names another folder (a git worktree kept elsewhere than beside ../shared).
-# It runs beside step 3 and is waited for before step 4's pip installs (one
-# pip at a time in the venv).
-ros2_tools="${BSAL_ROS2_TOOLS:-$root/../shared/ros2-tools}"
-if [ -f "$ros2_tools/install.sh" ]; then
-    install_ros2_tools() { bash "$ros2_tools/install.sh" "$venv" | sed 's/^/[setup] /'; }
-    in_background "$root/build/ros2-tools-setup.log" install_ros2_tools
-else
-    say "${ros2_tools#$root/} not found: ros2 launch / ros2 CLI not installed (their tests skip)"
-fi
-
 # --- 3. bsal_interfaces, built by colcon into the ament prefix install/ -----
 # --merge-install: one prefix (install/lib, install/share, ...) that bsal_ros
 # joins in step 4 and scripts/with_env.sh puts on the paths.
@@ -215,8 +157,6 @@ if ! fresh "$stamps/interfaces" bsal_interfaces/ "$stamps/deps"; then
     touch "$stamps/interfaces"
 fi
 
-wait_background
-
 # --- 4. bsal_ros: editable in the venv, registered in the ament prefix ------
 # Editable pip install: one copy of the code (the source tree), console scripts
 # on the venv's PATH, works with any setuptools (colcon's --symlink-install
@@ -254,6 +194,28 @@ if ! fresh "$stamps/ament" bsal_ros/setup.py bsal_ros/package.xml bsal_ros/resou
     say "registering bsal_ros in the ament prefix install/"
     bash "$root/scripts/register_bsal_ros.sh" "$install" "$venv"
     touch "$stamps/ament"
+fi
+
+# --- 4b. ros2 launch and the ros2 CLI, when ../shared/ros2-tools is beside the clone
+# (a test aid of this machine class: not on any package registry, not needed
+# to run the bridge; without it the tests that use it skip). BSAL_ROS2_TOOLS
+# names another folder (a git worktree kept elsewhere than beside ../shared).
+ros2_tools="${BSAL_ROS2_TOOLS:-$root/../shared/ros2-tools}"
+if [ -f "$ros2_tools/install.sh" ]; then
+    bash "$ros2_tools/install.sh" "$venv" | sed 's/^/[setup] /'
+else
+    say "${ros2_tools#$root/} not found: ros2 launch / ros2 CLI not installed (their tests skip)"
+fi
+
+# --- 5. the legacy C++ client library and example ----------------------------
+if [ -f legacy/Makefile ]; then
+    make -s -C legacy >/dev/null
+    # the book's listing (001 3.3) is read from the seed, never stored here
+    if make -s -C legacy book >/dev/null 2>&1; then
+        say "legacy/build/book-3.3 built from seed 001 section 3.3"
+    else
+        say "legacy/build/book-3.3 not built (seed 001 not found: make -C legacy book SEEDS=DIR)"
+    fi
 fi
 
 say "ready (venv: .venv, ament prefix: install/, setup.bash: install/setup.bash)"
