@@ -33,7 +33,7 @@ PYTEST_ARGS ?=
 # `alone` (they time a bound) run afterwards with nothing beside them
 # (scripts/run_suite.py, docs/DEVELOPING.md). PYTEST_ARGS go to every module's
 # pytest; a test file among them picks that module.
-# SUITE_JOBS unset: scripts/run_suite.py picks (default_jobs: cores + 2)
+# SUITE_JOBS unset: scripts/run_suite.py picks (default_jobs: cores + 1)
 SUITE_JOBS ?=
 SUITE_ARGS ?=
 
