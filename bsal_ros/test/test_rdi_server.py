@@ -221,6 +221,7 @@ def test_fifty_clients_and_a_stalled_one(gateway):
     assert st["clients"] == 50
     assert peak_queued <= 51 * 4 * frame_size
     # what each reader got after the drop is whole RDI frames, not noise
+
     def frames(data):
         return sum(isinstance(p, RdiOrientEgo) for p in RdiDecoder().feed(bytes(data)))
     for c in clients:
