@@ -37,7 +37,7 @@ PYTEST_ARGS ?=
 SUITE_JOBS ?=
 SUITE_ARGS ?=
 
-.PHONY: setup run test coverage-report test-fast bench faults fuzz legacy clean distclean print-domain
+.PHONY: setup run irsim-demo test coverage-report test-fast bench faults fuzz legacy clean distclean print-domain
 
 setup:
 	@bash scripts/setup.sh
@@ -51,6 +51,10 @@ run: setup
 # Python process the tests start is measured too, from its first import of
 # bsal_ros (BSAL_COVERAGE_RCFILE and the venv's .pth hook: scripts/coverage_hook.py). Then combine, print the report with its
 # total, and fail when the total is under the floor (fail_under) even if pytest passed.
+# the book's listing drives ir-sim's robot through the tricycle profile (docs/BASES.md)
+irsim-demo: setup
+	@$(ENV) bash scripts/irsim_demo.sh
+
 COVERAGE_DIR := $(CURDIR)/build/coverage
 # A part of the suite (PYTEST_ARGS with -k, -m or a test file) cannot reach the
 # floor: its total is printed, the floor is not applied.

@@ -49,8 +49,10 @@ MAX_CLASS_LINES = 300
 BENCH = REPOSITORY / "bench"
 #: the one test module that may import a benchmark: the benchmarks' own test
 BENCH_TESTS = {"test_bench_rci.py"}
-#: bench/ holds benchmarks only (issue 40): every line of its Python, together
-MAX_BENCH_LINES = 2500
+#: bench/ holds benchmarks only (issue 40): every line of its Python, together.
+#: 2,500 when it held 2,496 lines; 2,700 once bench_ros_base.py (issue 39's figures,
+#: 180 lines, its helpers in bsal_ros/test/) came
+MAX_BENCH_LINES = 2700
 #: the start and stop of every executable (issue 40), under bsal_ros/nodes/
 START_STOP_MODULES = ("runtime.py", "process_exit.py", "stop_request.py")
 MAX_START_STOP_LINES = 400

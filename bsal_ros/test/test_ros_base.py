@@ -48,21 +48,6 @@ pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(300)]
 book_app = test_book_listing.book_app
 
 HERE = Path(__file__).resolve().parent
-#: a control application that logs in, switches the drive on, holds 30 % (the
-#: command repeated, so the gateway's silence watchdog never stops it) and says
-#: so; it never stops by itself (the test kills it)
-HOLDER = """
-import sys, time
-from two_hosts.clients import ControlApp
-ca = ControlApp("127.0.0.1", int(sys.argv[1]), "demo", sys.argv[2])
-assert ca.prepare() == "ack"
-ca.drive(30.0)   # Set Motor 30 % and a 12-sonar read every 0.1 s: never silent
-while ("set", "ack") not in [(what, got) for _, what, got in ca.log]:
-    time.sleep(0.01)
-print("holding", flush=True)
-while True:
-    time.sleep(1)
-"""
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +130,7 @@ def test_ranges_read_back_through_rci_and_a_silent_topic_is_not_ready(rig):
 @pytest.mark.alone      # it times a bound (0.5 s, 200 ms gaps): nothing runs beside it
 def test_a_killed_control_application_stops_the_base_within_half_a_second(rig):
     double, bridge = rig
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(bridge.ports[0]), DEMO_KEY.hex()],
+    proc = subprocess.Popen([sys.executable, "speed_holder.py", str(bridge.ports[0]), "30"],
                             cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
     try:
@@ -171,6 +156,51 @@ def test_a_killed_control_application_stops_the_base_within_half_a_second(rig):
             proc.kill()
             proc.wait(10)
         proc.stdout.close()
+
+
+@pytest.mark.alone      # it times a bound (the topic's 0.5 s timeout): nothing runs beside it
+def test_a_topic_silent_while_a_speed_is_held_stops_the_base_and_diagnostics_says_why(rig):
+    """The held speed's commands stop within the topic's timeout and a tick or
+    two; /diagnostics says ERROR for that sonar with the topic's silence; both
+    come back with the topic (the program commands again: the holder repeats)."""
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+    double, bridge = rig
+    seen: list[tuple[float, int, str]] = []       # sonar_03's (monotonic, level, message)
+
+    def on_diagnostics(msg):
+        now = time.monotonic()
+        seen.extend((now, st.level[0], st.message) for st in msg.status
+                    if st.name.endswith(": ultrasonic 3"))
+    sub = double.node.create_subscription(DiagnosticArray, "/diagnostics", on_diagnostics, 10)
+    ca = login(bridge.ports[0])
+    try:
+        assert ca.prepare() == "ack"
+        ca.drive(30.0)
+        double.wait("a forward command", lambda: double.commands
+                    and double.commands[-1][1] > 0.1, 10)
+        with double.lock:
+            double.silent.add("sonar_03")
+            silenced = time.monotonic()
+        zero = double.wait("a zero command", lambda: next(
+            (t for t, vx, wz in double.commands if t >= silenced and vx == 0.0 and wz == 0.0),
+            None), 10)
+        # the timeout (0.5 s) is the least a silence can take to be one; the
+        # check runs at each bus transaction (20 Hz ticks)
+        assert zero - silenced <= 0.5 + 0.2, zero - silenced
+        double.wait("sonar_03 ERROR in /diagnostics", lambda: any(
+            t > silenced and level == DiagnosticStatus.ERROR[0]
+            and "topic /base/sonar_03 silent" in m for t, level, m in seen), 10)
+        with double.lock:
+            double.silent.clear()
+            back = time.monotonic()
+        double.wait("forward commands again", lambda: any(
+            t > back and vx > 0.1 for t, vx, _ in double.commands), 10)
+        double.wait("sonar_03 OK in /diagnostics", lambda: any(
+            t > back and level == DiagnosticStatus.OK[0] for t, level, _ in seen), 10)
+    finally:
+        ca.stop_driving()
+        ca.close()
+        double.node.destroy_subscription(sub)
 
 
 def test_the_book_listing_drives_the_double(rig, book_app):
@@ -203,6 +233,9 @@ def refused_start(profile: Path):
     (("  sonar_00: {topic: /base/sonar_00,", "  sonar_00: {topic: sonar_00,"),
      "topic /sonar_00 is the hardware node's own"),
     (("  sonar_05: {topic", "  sonar_05: {topik"), "devices.sonar_05: unknown key 'topik'"),
+    # a described device left out of the profile
+    (("  sonar_05: {topic: /base/sonar_05, type: sensor_msgs/msg/Range, timeout: 0.5}\n", ""),
+     "devices: device sonar_05 is not mapped"),
 ])
 def test_a_wrong_profile_stops_the_start_with_one_line_and_commands_nothing(
         rig, tmp_path, edit, message):

@@ -1,0 +1,52 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
+"""``make irsim-demo`` shows a person the book's listing driving ir-sim's robot:
+its script (scripts/irsim_demo.sh) run as the Makefile runs it, without a
+screen, so the viewer's picture is a PNG. In a module of its own: its base
+would share a ROS domain with test_irsim_base.py's."""
+
+import os
+from pathlib import Path
+import re
+import subprocess
+
+import pytest
+
+import test_book_listing
+
+pytest.importorskip("irsim", reason="ir-sim is installed by make setup (requirements/project.txt)")
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(240)]
+book_app = test_book_listing.book_app
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_demo_runs_the_listing_on_irsim_and_takes_the_viewers_picture(book_app, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    env["BSAL_DEMO_DIR"] = str(tmp_path)
+    r = subprocess.run(["bash", str(REPO / "scripts" / "irsim_demo.sh")], cwd=REPO, env=env,
+                       capture_output=True, text=True, timeout=180)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert "bus ros_base (profile tricycle)" in out and "the listing exited 0" in out, out
+    png = (tmp_path / "irsim-demo.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000, out
+    # ir-sim's own account of where its robot went: backwards (MOTOR_REVERSE)
+    travelled = re.search(r"base stopped: .* travelled (-?\d+\.\d+) m", out)
+    assert travelled and float(travelled.group(1)) < -0.1, out
+    # the script stopped what it started: the base's own stop line is in the output
+    assert "ir-sim tricycle base stopped" in out, out
