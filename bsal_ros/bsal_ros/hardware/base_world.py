@@ -38,13 +38,15 @@ import copy
 import math
 from typing import Callable
 
+import numpy as np
+
 from . import registers as regs
 from .base_profile import BaseProfile, JOINT_STATE, LASER_SCAN
 from .bus import SimBus
 from .sim_boards import VirtualAccelBoard, VirtualUltrasonicBoard
 from .sim_motors import VirtualDcMotorBoard, VirtualPservoBoard
 from .sim_world import SimWorld
-from ..core.units import G, range_to_delay_us, SPEED_OF_SOUND, wrap_angle
+from ..core.units import G, range_to_delay_us, SPEED_OF_SOUND
 
 #: after a stop, zero is sent this many more times, then the base is left to others
 ZERO_REPEATS = 5
@@ -195,19 +197,26 @@ class BaseLink:
 
     def on_scan(self, topic: str, angle_min: float, angle_increment: float, ranges,
                 range_min: float, range_max: float) -> None:
-        """A LaserScan: each sonar mapped to it reads the nearest return in its cone."""
-        nearest = {name: math.inf for name in self._scan_cones.get(topic, {})}
+        """A LaserScan: each sonar mapped to it reads the nearest return in its cone.
+
+        In numpy: rays x sonars is thousands of points per scan (360 x 12 here,
+        at the lidar's rate), too many for a Python loop on a loaded robot."""
         cones = self._scan_cones.get(topic, {})
-        sx, sy, syaw = next(iter(cones.values()))[1] if cones else (0.0, 0.0, 0.0)
-        for i, r in enumerate(ranges):
-            if not range_min <= r <= range_max:
-                continue           # no return, or not a valid one
-            a = syaw + angle_min + i * angle_increment
-            px, py = sx + r * math.cos(a), sy + r * math.sin(a)
+        nearest = {name: math.inf for name in cones}
+        if cones:
+            sx, sy, syaw = next(iter(cones.values()))[1]
+            r = np.asarray(ranges, dtype=float)
+            # NaN compares false: no return, or not a valid one
+            valid = np.flatnonzero((r >= range_min) & (r <= range_max))
+            a = syaw + angle_min + valid * angle_increment
+            px, py = sx + r[valid] * np.cos(a), sy + r[valid] * np.sin(a)
             for name, (pose, _, half) in cones.items():
                 dx, dy = px - pose[0], py - pose[1]
-                if abs(wrap_angle(math.atan2(dy, dx) - pose[2])) <= half:
-                    nearest[name] = min(nearest[name], math.hypot(dx, dy))
+                # the bearing from the sonar off its axis, wrapped as wrap_angle does
+                off = (np.arctan2(dy, dx) - pose[2] + math.pi) % (2.0 * math.pi) - math.pi
+                inside = np.abs(off) <= half
+                if inside.any():
+                    nearest[name] = float(np.hypot(dx[inside], dy[inside]).min())
         with self.bus.lock:
             self.world.sonar_m.update(nearest)
             self._heard(topic)
@@ -247,6 +256,10 @@ class BaseLink:
             elif not silent and m.topic in self.silent:
                 self.silent.discard(m.topic)
                 self.notes.append(f"base: topic {m.topic} back: {self._devices_of(m.topic)} ready")
+                if not self.silent:       # the line a person (or a script) waits for
+                    heard = len({i.topic for i in self.profile.inputs()})
+                    self.notes.append(f"base: every mapped input topic heard ({heard}): "
+                                      f"every device ready")
         stale = bool(self.silent)
         if stale and not self.world.inputs_stale:
             for stop in self.world.motor_stops:
