@@ -169,6 +169,35 @@ def test_a_scan_sector_is_the_nearest_return_in_each_sonars_cone():
     b.robot.close()
 
 
+def test_the_rays_toward_a_cone_hold_every_ray_that_meets_it():
+    """rays_toward_cone may skip only rays that cannot meet the cone: against
+    every ray's point at many ranges, for sonars ahead of, beside, behind and
+    around the scanner, full and partial scans."""
+    import random
+    from bsal_ros.core.units import wrap_angle
+    from bsal_ros.hardware.base_world import rays_toward_cone
+    rng = random.Random(39)
+    half = 0.175
+    for _ in range(300):
+        pose = (rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-math.pi, math.pi))
+        scanner = (rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3), rng.uniform(-math.pi, math.pi))
+        n = rng.choice((90, 359, 360, 720))
+        span = rng.choice((2 * math.pi, math.pi, 4.0))
+        angle_min = rng.uniform(-math.pi, math.pi)
+        inc = span / n
+        chosen = set(rays_toward_cone(pose, half, scanner, angle_min, inc, n))
+        for i in range(n):
+            a = scanner[2] + angle_min + i * inc
+            for r in (0.05, 0.3, 1.0, 3.0, 30.0):
+                dx = scanner[0] + r * math.cos(a) - pose[0]
+                dy = scanner[1] + r * math.sin(a) - pose[1]
+                if abs(wrap_angle(math.atan2(dy, dx) - pose[2])) <= half:
+                    assert i in chosen, (pose, scanner, n, span, angle_min, i, r)
+    # the point: a sonar ahead of the scanner looks at a few rays, not all
+    assert len(rays_toward_cone((0.53, 0.0, 0.0), half, (0, 0, 0), -math.pi,
+                                2 * math.pi / 360, 360)) < 40
+
+
 def test_diagnostics_and_the_device_list_name_the_driver_and_the_silence(base):
     from bsal_ros.hardware import diagnostics as hwdiag
     base.run(1.0)

@@ -35,7 +35,7 @@ ROSDEP_KEYS = {"PIL": "python3-pil", "tkinter": "python3-tk", "yaml": "python3-y
                "smbus2": "python3-smbus2", "psutil": "python3-psutil",
                "pytest": "python3-pytest", "hypothesis": "python3-hypothesis",
                "tf2_ros": "tf2_ros_py", "setuptools": "python3-setuptools",
-               "coverage": "python3-coverage", "numpy": "python3-numpy"}
+               "coverage": "python3-coverage"}
 # Needed but not imported: why.
 NOT_IMPORTED_EXEC = {"robot_state_publisher": "started by launch/brak.launch.py by default"}
 NOT_IMPORTED_TEST = {"python3-pytest-timeout": "the pytest plugin setup.cfg configures (timeout)",
