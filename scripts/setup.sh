@@ -218,14 +218,4 @@ if [ -f legacy/Makefile ]; then
     fi
 fi
 
-# --- 6. bytecode of this tree's Python ---------------------------------------
-# Where PYTHONDONTWRITEBYTECODE is set (these machines set it), no process
-# writes a .pyc: every node, tool and test process compiled bsal_ros from its
-# source again (about 0.25 s of CPU per bridge process, thousands of processes
-# in `make test`). compileall writes them explicitly; a file edited later is
-# compiled in memory as before. Files already compiled are skipped (a second
-# run takes well under a second).
-"$vpy" -m compileall -q -j 0 "$root/bsal_ros/bsal_ros" "$root/bsal_ros/test" "$root/scripts" \
-    "$root/bench" >/dev/null
-
 say "ready (venv: .venv, ament prefix: install/, setup.bash: install/setup.bash)"
