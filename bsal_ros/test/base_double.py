@@ -124,14 +124,3 @@ class TwistRangeDouble(SpunNode):
         """(x, y) of the double now."""
         with self.lock:
             return self.x, self.y
-
-    def wait(self, what: str, predicate, timeout: float):
-        """Wait until ``predicate()`` (called under the lock) is true; AssertionError on timeout."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self.lock:
-                got = predicate()
-            if got:
-                return got
-            time.sleep(0.02)
-        raise AssertionError(f"{what} not seen within {timeout} s")

@@ -34,6 +34,7 @@ program (``python irsim_base.py``) it is the base of ``make irsim-demo``.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import io
 import math
@@ -86,8 +87,8 @@ class IrSimTricycle(SpunNode):
         self.cmd = (0.0, 0.0, None)              # vx, wz, stamp (rclpy Time) of the newest
         #: every command (monotonic arrival, vx, wz)
         self.commands: list[tuple[float, float, float]] = []
-        #: the robot after every step (monotonic, x, y, yaw, speed of base_link)
-        self.states: list[tuple[float, float, float, float, float]] = []
+        #: the robot after each step of the last minute (monotonic, x, y, yaw, speed)
+        self.states: collections.deque = collections.deque(maxlen=int(60.0 / self.dt))
         self.travelled = 0.0                     # signed distance of base_link, m
         self.traction = 0.0                      # the traction wheel's angle, rad
         self.steering = 0.0
@@ -204,17 +205,6 @@ class IrSimTricycle(SpunNode):
         super().close()
         if self._record is not None:
             self._record.close()
-
-    def wait(self, what: str, predicate, timeout: float):
-        """Wait until ``predicate()`` (called under the lock) is true; AssertionError on timeout."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self.lock:
-                got = predicate()
-            if got:
-                return got
-            time.sleep(0.02)
-        raise AssertionError(f"{what} not seen within {timeout} s")
 
 
 def read_record(path: Path) -> list[tuple[float, float, float]]:

@@ -22,6 +22,7 @@ still imports where rclpy is missing."""
 from __future__ import annotations
 
 import threading
+import time
 
 
 class SpunNode:
@@ -58,3 +59,15 @@ class SpunNode:
         self.executor.shutdown()
         self.node.destroy_node()
         rclpy.shutdown(context=self.context)
+
+    def wait(self, what: str, predicate, timeout: float):
+        """Wait until ``predicate()``, called under the subclass's ``self.lock``, is
+        true and return its value; AssertionError on timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                got = predicate()
+            if got:
+                return got
+            time.sleep(0.02)
+        raise AssertionError(f"{what} not seen within {timeout} s")
