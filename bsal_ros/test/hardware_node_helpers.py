@@ -127,6 +127,11 @@ class Probe(Node):
             return None
         return wait_for(check, timeout)
 
+    def kept(self, topic):
+        """A copy of the messages kept on ``topic`` (the newest ``keep``), oldest first."""
+        with self._lock:
+            return list(self.msgs.get(topic) or [])
+
     def clear(self, topic):
         with self._lock:
             self.msgs[topic] = []
