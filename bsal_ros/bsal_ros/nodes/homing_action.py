@@ -40,6 +40,10 @@ from bsal_ros.nodes.hardware_msgs import result_msg
 
 #: seconds a homing goal's coroutine parks the EventsExecutor's thread per step
 PARK_S = 0.001
+#: how long the executor keeps serving after a goal ended by the stop: a result
+#: request that came before the stop but is not yet taken (a loaded machine)
+#: is then answered (the goal has ended: at once) before the node is destroyed
+END_LINGER_S = 0.2
 
 
 def parks_pending_tasks(executor) -> bool:
@@ -130,9 +134,10 @@ class HomingSupervisor:
     def end_goals(self, timeout: float = 1.0) -> None:
         """Shutdown step, run while the executor still spins: abort a running
         home_steering goal and wait (at most ``timeout`` s) until its execute
-        callback has answered the client. A goal left pending when the node is
-        destroyed has its coroutine closed by the garbage collector, whose
-        clean-up then uses the destroyed action server (a traceback)."""
+        callback has answered the client, then ``END_LINGER_S`` more. A goal left
+        pending when the node is destroyed has its coroutine closed by the
+        garbage collector, whose clean-up then uses the destroyed action server
+        (a traceback)."""
         with self._lock:
             goal = self._goal_handle
         if goal is None or goal == "reserved":
@@ -142,6 +147,7 @@ class HomingSupervisor:
         deadline = time.monotonic() + timeout
         while self._goal_handle is not None and time.monotonic() < deadline:
             time.sleep(0.02)
+        time.sleep(END_LINGER_S)
 
     # ---- home_steering action ---------------------------------------------------------
     def _goal(self, goal) -> GoalResponse:
