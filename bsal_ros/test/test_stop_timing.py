@@ -94,3 +94,29 @@ def test_a_stop_past_the_bound_is_ended_with_the_phases_done_and_the_stacks():
     assert re.search(r"\[runtime\] slow_stop: not stopped within 1 s \(phases done: [^)]*\); "
                      r"forcing exit\. Threads:", result.stderr), result.stderr[-3000:]
     assert "in destroy_node" in result.stderr, result.stderr[-3000:]
+
+
+# What start-up made is frozen before the first spin: a full collection of it
+# would hold the GIL (the whole process) 60-70 ms (startup_gc, called by runtime.run).
+FREEZE_DRIVER = textwrap.dedent("""
+    import gc, sys, threading
+    from rclpy.node import Node
+    from bsal_ros.nodes import runtime
+
+    def build(nodes):
+        nodes.add(Node("frozen", context=nodes.context))
+        # runs once the process spins: what the collector holds as permanent then
+        threading.Timer(0.3, lambda: print("FROZEN", gc.get_freeze_count(), flush=True)).start()
+
+    runtime.run("frozen", build, args=["frozen"], duration=0.8)
+""")
+
+
+@pytest.mark.ros
+def test_start_up_objects_are_frozen_before_the_first_spin():
+    result = subprocess.run([sys.executable, "-c", FREEZE_DRIVER], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-3000:]
+    m = re.search(r"^FROZEN (\d+)$", result.stdout, re.M)
+    assert m, (result.stdout, result.stderr[-3000:])
+    assert int(m.group(1)) > 10000, m.group(0)      # rclpy, the messages, the node

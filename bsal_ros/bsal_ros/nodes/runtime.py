@@ -29,6 +29,7 @@ from typing import Callable
 
 from bsal_ros.nodes import process_exit
 from bsal_ros.nodes.process_exit import PhaseClock, StopWatchdog
+from bsal_ros.nodes.startup_gc import freeze_startup_objects
 from bsal_ros.nodes.stop_request import ignore_late_signals, install_signal_handlers, StopRequest
 
 #: seconds from the stop request (or the end of start-up) to the end of the process
@@ -175,6 +176,7 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
         nodes.check()
         build(nodes)
         started_at = time.monotonic()
+        freeze_startup_objects()
         nodes.spin()
     except Stopping:
         pass
