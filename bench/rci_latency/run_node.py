@@ -32,7 +32,9 @@ process only, from outside the package (nothing in bsal_ros is edited):
   --gc-freeze S        S seconds after start (the nodes are up), one full
                        garbage collection, then gc.freeze(): what lives then
                        is never scanned again, so later collections of the
-                       oldest generation are short
+                       oldest generation are short (every executable has done
+                       this itself at start since bcd61cb: it still matters
+                       for bench_rci.py --before-src with older code)
   --slow-smbus2        bus_backend smbus2 is Smbus2Bus over the simulated boards,
                        each transfer taking its wire time at 100 kHz
                        (bsal_ros/test/hardware_helpers.py, wire_timed_smbus2)
