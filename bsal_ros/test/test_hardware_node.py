@@ -154,8 +154,14 @@ def test_action_homes_with_feedback_rejects_a_second_goal(env):
     res = p.wait_future(gh.get_result_async())
     assert res.status == GoalStatus.STATUS_SUCCEEDED
     assert res.result.result.code == Result.OK and abs(res.result.angle) < 0.01
+    # the phases in the board's order, seeking first; which later ones show is
+    # the poll's sampling (cc40: a starved executor saw seeking, then done;
+    # the whole sequence is test_hardware_robot's, on a stepped clock)
+    order = ["seeking", "backing_off", "centering", "done"]
     phases = [f.phase for f in feedback]
-    assert "seeking" in phases and "centering" in phases
+    assert phases and phases[0] == "seeking", phases
+    assert all(ph in order for ph in phases), phases
+    assert [order.index(ph) for ph in phases] == sorted(order.index(ph) for ph in phases), phases
     prog = [f.progress for f in feedback]
     assert prog == sorted(prog)
     # toward the + limit switch, then back to the centre. Feedback samples the
@@ -164,7 +170,9 @@ def test_action_homes_with_feedback_rejects_a_second_goal(env):
     seeking = [f.angle for f in feedback if f.phase == "seeking"]
     returning = [f.angle for f in feedback if f.phase in ("backing_off", "centering")]
     assert seeking == sorted(seeking) and returning == sorted(returning, reverse=True)
-    assert seeking[-1] > seeking[0] or returning[0] > seeking[-1]    # it moved
+    # it moved: off centre at the start (not homed), centred at the end
+    angles = [f.angle for f in feedback] + [res.result.angle]
+    assert max(angles) - min(angles) > 0.05, angles
     r = states(p, "pservo_motor", [0]).states[0]
     assert r.homed and not r.homing
 
