@@ -17,6 +17,7 @@
 """The hardware node in-process on the simulated bus: every topic, every
 service, the home_steering action with feedback, rejection and cancel,
 cmd_vel with its timeout, and the settable pose."""
+import contextlib
 import math
 
 import pytest
@@ -142,7 +143,27 @@ def test_list_devices_and_get_states(env):
     assert len(states(p, "").states) == 17
 
 
+@contextlib.contextmanager
+def brak_homing_speed(env):
+    """Home at Brak's own 0.8 rad/s (config/brak.yaml), not the module's 4.0:
+    each phase then lasts a second or more, so a starved executor (the
+    parallel phase, traced) still samples it, and a second goal or a cancel
+    still finds the first goal running (at 4.0 the whole homing is about 0.6 s)."""
+    sim = env.node.robot.bus.simulation.world.sim
+    fast = sim["homing_speed"]
+    sim["homing_speed"] = 0.8
+    try:
+        yield
+    finally:
+        sim["homing_speed"] = fast
+
+
 def test_action_homes_with_feedback_rejects_a_second_goal(env):
+    with brak_homing_speed(env):
+        homes_with_feedback_and_rejects_a_second_goal(env)
+
+
+def homes_with_feedback_and_rejects_a_second_goal(env):
     p = env.probe
     cli = p.action_client(HomeSteering, "home_steering")
     feedback = []
@@ -181,12 +202,13 @@ def test_action_cancel_and_invalid_id(env):
     p = env.probe
     cli = p.action_client(HomeSteering, "home_steering")
     seen = []
-    gh = p.wait_future(cli.send_goal_async(HomeSteering.Goal(id=0),
-                                           feedback_callback=lambda f: seen.append(f)))
-    assert gh.accepted
-    assert wait_for(lambda: len(seen) >= 2)
-    p.wait_future(gh.cancel_goal_async())
-    res = p.wait_future(gh.get_result_async())
+    with brak_homing_speed(env):
+        gh = p.wait_future(cli.send_goal_async(HomeSteering.Goal(id=0),
+                                               feedback_callback=lambda f: seen.append(f)))
+        assert gh.accepted
+        assert wait_for(lambda: len(seen) >= 2)
+        p.wait_future(gh.cancel_goal_async())
+        res = p.wait_future(gh.get_result_async())
     assert res.status == GoalStatus.STATUS_CANCELED
     assert res.result.result.code == Result.REFUSED and "cancelled" in res.result.result.message
     gh = p.wait_future(cli.send_goal_async(HomeSteering.Goal(id=9)))
