@@ -1145,6 +1145,11 @@ class Campaign:
             rows.append(row)
             self.log(f"B kill #{k} (restart after {delay:.1f} s): CA saw {dict(seen)}; "
                      f"commands ok {_ms(row['restart_to_commands_ok'])} ms after the restart")
+            if t_ok is None:        # what the gateway and the new node said, for the reader
+                for ch in (self.rci, hw):
+                    tail = ch.log_path.read_text(errors="replace").splitlines()[-25:]
+                    self.log(f"B kill #{k}: no acked Set Motor; {ch.log_path.name} ends:\n  "
+                             + "\n  ".join(tail))
         ca.stop()
         rdi_ok = (self.rdi_check(self.rdi_ports["realtime"], timeout=5) and
                   self.rdi_check(self.rdi_ports["ca"], need_sensor=False, timeout=5))
