@@ -175,8 +175,8 @@ def run(name: str, build: Callable[[Composition], None], *, args: list[str] | No
     try:
         nodes.check()
         build(nodes)
-        started_at = time.monotonic()
         freeze_startup_objects()
+        started_at = time.monotonic()
         nodes.spin()
     except Stopping:
         pass
