@@ -25,8 +25,9 @@ Needs root (network namespaces, test/two_hosts/netns.py). The whole bridge
 SUBNET discovery; beside it ``--peers`` peer processes (test/two_hosts/peer.py)
 subscribe to its topics and call ``list_devices``, and one of them is
 SIGKILLed every 0.1-0.8 s and replaced, until ``--kills`` were killed
-(test/two_hosts/churn.py: the churn, the window, the options; the peers run
-at ``--peer-nice``). Meanwhile the lab's control application times Get Sensor
+(test/two_hosts/churn.py: the churn, the window, the options; the peers
+start under SCHED_IDLE and get ``--peer-nice`` when not up after
+``--peer-idle-s``). Meanwhile the lab's control application times Get Sensor
 (12 sonars) and acked Set Motor back to back, and the robot's probe records
 the gaps between the drive board's reading stamps. The floor: the same
 measurement in a quiet window of the same length, in the same run.
@@ -56,6 +57,14 @@ def row(name, w, kills):
             f"{slow} | {len(w['bad'])} | {len(w['gaps'])} | {max(w['gaps']):.1f} | {late} |")
 
 
+def priority(a, churn) -> str:
+    """The peers' scheduling, as run."""
+    if a.peer_idle_s > 0:
+        return (f"SCHED_IDLE, {churn.promoted} not up after {a.peer_idle_s:g} s moved "
+                f"to nice {a.peer_nice}")
+    return f"nice {a.peer_nice}"
+
+
 def main(argv=None) -> int:
     """Churn window, quiet window, the report."""
     a = parser().parse_args(argv)
@@ -81,7 +90,7 @@ def main(argv=None) -> int:
             print(f"[bench] cleanup: {errors}", file=sys.stderr)
     print(f"The whole bridge (brak_bringup, shipped Fast DDS profile) in the robot namespace, "
           f"SUBNET discovery; {a.peers} peers with "
-          f"{PEER_TRANSPORTS[a.peer_transports]} beside it (nice {a.peer_nice}), one "
+          f"{PEER_TRANSPORTS[a.peer_transports]} beside it ({priority(a, churn)}), one "
           f"SIGKILLed every 0.1-0.8 s "
           f"(seed {a.seed}) and "
           f"replaced: {churn.kills} kills of {churn.started} peers started"

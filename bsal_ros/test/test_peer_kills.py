@@ -27,10 +27,11 @@ Not one RCI answer may take over 100 ms, and not one gap between the drive
 board's polls may exceed its 50 ms period by 100 ms: a dead peer's
 shared-memory port (1-4 s of Fast DDS's compiled-in waits, with the GIL held)
 or discovery clean-up that blocked a publish would show as exactly that.
-The peers run at nice 10 so that their start-ups (about 1 s of CPU each)
-do not take the bridge's two cores, and the bridge and both agents at nice
--5 (BRIDGE_NICE), ahead of anything else on the machine; what is measured is
-what a dead peer does to the bridge, not CPU share. bench/bench_peer_kills.py
+The peers start under SCHED_IDLE so that their start-ups (0.5-1 s of CPU
+each) do not take the bridge's two cores (a peer not up after 3 s, as
+beside busy processes, gets nice 10 instead), and the bridge and both agents
+run at nice -5 (BRIDGE_NICE), ahead of anything else on the machine; what is
+measured is what a dead peer does to the bridge, not CPU share. bench/bench_peer_kills.py
 prints the same window beside a quiet one.
 """
 import argparse
@@ -61,7 +62,7 @@ def kill_window(two_hosts, tmp_path, kills, freeze=False):
     the bridge's process is SIGSTOPped for FROZEN_S once, 1 s into it (the
     window lasts until the last kill: several seconds)."""
     a: argparse.Namespace = parser().parse_args(["--kills", str(kills)])
-    assert a.peer_transports == "default" and a.peer_nice == 10
+    assert a.peer_transports == "default" and a.peer_idle_s == 3.0 and a.peer_nice == 10
     env = dict(os.environ)
     dep = Deployment(two_hosts, "robot", tmp_path, env, nice=BRIDGE_NICE)
     try:
@@ -78,7 +79,8 @@ def kill_window(two_hosts, tmp_path, kills, freeze=False):
     bridge_codes = {k: v for k, v in codes.items() if not k.startswith("agent")}
     assert all(c == 0 for c in bridge_codes.values()), (codes, dep.logs())
     assert churn.error == "" and churn.kills >= kills, (churn.error, churn.kills)
-    print(f"PEER_KILLS {churn.kills} kills{' (bridge frozen once)' if freeze else ''}: "
+    print(f"PEER_KILLS {churn.kills} kills{' (bridge frozen once)' if freeze else ''}, "
+          f"{churn.promoted} of {churn.started} peers moved to nice {a.peer_nice}: "
           f"{len(w['rtt'])} RCI answers, p50 {pct(w['rtt'], 50):.2f} p99 "
           f"{pct(w['rtt'], 99):.2f} max {max(w['rtt']):.1f} ms; {len(w['gaps'])} board "
           f"gaps, max {max(w['gaps']):.1f} ms", flush=True)

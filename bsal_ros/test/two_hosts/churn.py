@@ -57,35 +57,59 @@ class Churn(threading.Thread):
         self.rng = random.Random(a.seed)
         self.kills = 0
         self.started = 0
+        #: peers moved from SCHED_IDLE to nice ``peer_nice`` (not up in time)
+        self.promoted = 0
         self.error = ""
 
     def _spawn(self) -> Child:
         self.started += 1
         argv = [sys.executable, "-m", "two_hosts.peer", "--max-seconds",
                 str(self.a.max_seconds)]
-        if self.a.peer_nice:
-            # a peer's start-up (importing rclpy, ~1 s of CPU) at the lowest
-            # priority: on two cores it would otherwise take CPU time from the
-            # bridge, which is load, not a middleware stall; a lock held or a
-            # blocking call in the bridge does not depend on its CPU share
+        if self.a.peer_idle_s > 0:
+            # a peer's start-up (importing rclpy, 0.5-1 s of CPU) under
+            # SCHED_IDLE: a waking bridge thread always preempts it. At nice 10
+            # it still got slices, and each of the bridge's hand-offs waited
+            # its turn (answers of 49-116 ms): load, not a middleware stall
+            argv = ["chrt", "--idle", "0"] + argv
+        elif self.a.peer_nice:
             argv = ["nice", "-n", str(self.a.peer_nice)] + argv
         return Child(f"peer{self.started}", self.hosts.wrap("robot", argv), self.logdir, TEST,
                      self.hosts.ros_env("robot", self.env,
                                         udp_only=self.a.peer_transports == "udp"))
 
+    def _promote_starved(self, peers: list[Child], born: dict[int, float]):
+        """A peer not up ``peer_idle_s`` after its start gets nice
+        ``peer_nice`` instead of SCHED_IDLE: beside busy processes an idle
+        peer would never start, and the kills would not be reached."""
+        now = time.monotonic()
+        for p in peers:
+            if (p.pid in born and now - born[p.pid] > self.a.peer_idle_s
+                    and "PEER READY" not in p.text()):
+                del born[p.pid]
+                set_priority(p.pid, self.a.peer_nice)
+                self.promoted += 1
+
     def run(self):
         peers: list[Child] = []
+        born: dict[int, float] = {}   # PID -> start, while the peer is under SCHED_IDLE
         deadline = time.monotonic() + self.a.max_seconds
         try:
             while self.kills < self.a.kills and time.monotonic() < deadline:
                 peers = [p for p in peers if p.alive()]
                 while len(peers) < self.a.peers:
                     peers.append(self._spawn())
+                    if self.a.peer_idle_s > 0:
+                        born[peers[-1].pid] = time.monotonic()
                 time.sleep(self.rng.uniform(0.1, 0.8))
+                self._promote_starved(peers, born)
                 up = [p for p in peers if "PEER READY" in p.text()]
                 if not up:
                     continue
                 victim = self.rng.choice(up)
+                if self.a.peer_idle_s > 0:
+                    # a process's exit runs at its own policy: beside two busy
+                    # processes a SCHED_IDLE peer took over 10 s to die
+                    set_priority(victim.pid, self.a.peer_nice)
                 os.kill(victim.pid, signal.SIGKILL)
                 victim.popen.wait(10)
                 victim.stop()
@@ -94,7 +118,25 @@ class Churn(threading.Thread):
             self.error = repr(exc)
         finally:
             for p in peers:
+                if self.a.peer_idle_s > 0:
+                    set_priority(p.pid, self.a.peer_nice)
                 p.stop(timeout=2.0)
+
+
+def set_priority(pid: int, nice: int) -> None:
+    """Every thread of ``pid``: SCHED_OTHER at ``nice`` (a policy and a nice
+    value are per thread; threads it starts later inherit them)."""
+    for _ in range(2):   # a thread started during the first pass
+        try:
+            tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+        except OSError:
+            return   # ended meanwhile
+        for tid in tids:
+            try:
+                os.setpriority(os.PRIO_PROCESS, tid, nice)
+                os.sched_setscheduler(tid, os.SCHED_OTHER, os.sched_param(0))
+            except ProcessLookupError:
+                pass
 
 
 def pct(xs, q):
@@ -175,6 +217,9 @@ def parser() -> argparse.ArgumentParser:
                     help="the peers' Fast DDS transports: default (shared memory + UDP) or "
                          "udp (FASTDDS_BUILTIN_TRANSPORTS=UDPv4: tells shared memory's part "
                          "from the rest)")
+    ap.add_argument("--peer-idle-s", type=float, default=3.0,
+                    help="peers start under SCHED_IDLE and get --peer-nice if not up after "
+                         "this many seconds (0: start at --peer-nice)")
     ap.add_argument("--peer-nice", type=int, default=10,
-                    help="the peers' nice value (0: the bridge's priority)")
+                    help="the peers' nice value after --peer-idle-s (0: the bridge's priority)")
     return ap
