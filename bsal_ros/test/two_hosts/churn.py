@@ -38,7 +38,7 @@ import time
 
 from child_process import Child
 
-from .rig import Deployment, TEST
+from .rig import Deployment, niced, TEST
 
 #: the drive board's poll period (s) on the simulated bus (config/brak.yaml)
 BOARD_PERIOD_S = 0.05
@@ -71,23 +71,27 @@ class Churn(threading.Thread):
             # it still got slices, and each of the bridge's hand-offs waited
             # its turn (answers of 49-116 ms): load, not a middleware stall
             argv = ["chrt", "--idle", "0"] + argv
-        elif self.a.peer_nice:
-            argv = ["nice", "-n", str(self.a.peer_nice)] + argv
+        else:
+            argv = niced(self.a.peer_nice, argv)
         return Child(f"peer{self.started}", self.hosts.wrap("robot", argv), self.logdir, TEST,
                      self.hosts.ros_env("robot", self.env,
                                         udp_only=self.a.peer_transports == "udp"))
 
-    def _promote_starved(self, peers: list[Child], born: dict[int, float]):
+    def _promote_starved(self, starting: list[Child], born: dict[int, float]):
         """A peer not up ``peer_idle_s`` after its start gets nice
         ``peer_nice`` instead of SCHED_IDLE: beside busy processes an idle
         peer would never start, and the kills would not be reached."""
         now = time.monotonic()
-        for p in peers:
-            if (p.pid in born and now - born[p.pid] > self.a.peer_idle_s
-                    and "PEER READY" not in p.text()):
+        for p in starting:
+            if p.pid in born and now - born[p.pid] > self.a.peer_idle_s:
                 del born[p.pid]
-                set_priority(p.pid, self.a.peer_nice)
+                self._out_of_idle(p)
                 self.promoted += 1
+
+    def _out_of_idle(self, p: Child):
+        """``p`` at nice ``peer_nice`` (when peers start under SCHED_IDLE)."""
+        if self.a.peer_idle_s > 0:
+            set_priority(p.pid, self.a.peer_nice)
 
     def run(self):
         peers: list[Child] = []
@@ -101,15 +105,14 @@ class Churn(threading.Thread):
                     if self.a.peer_idle_s > 0:
                         born[peers[-1].pid] = time.monotonic()
                 time.sleep(self.rng.uniform(0.1, 0.8))
-                self._promote_starved(peers, born)
                 up = [p for p in peers if "PEER READY" in p.text()]
+                self._promote_starved([p for p in peers if p not in up], born)
                 if not up:
                     continue
                 victim = self.rng.choice(up)
-                if self.a.peer_idle_s > 0:
-                    # a process's exit runs at its own policy: beside two busy
-                    # processes a SCHED_IDLE peer took over 10 s to die
-                    set_priority(victim.pid, self.a.peer_nice)
+                # a process's exit runs at its own policy: beside two busy
+                # processes a SCHED_IDLE peer took over 10 s to die
+                self._out_of_idle(victim)
                 os.kill(victim.pid, signal.SIGKILL)
                 victim.popen.wait(10)
                 victim.stop()
@@ -118,8 +121,7 @@ class Churn(threading.Thread):
             self.error = repr(exc)
         finally:
             for p in peers:
-                if self.a.peer_idle_s > 0:
-                    set_priority(p.pid, self.a.peer_nice)
+                self._out_of_idle(p)
                 p.stop(timeout=2.0)
 
 
