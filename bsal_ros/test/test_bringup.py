@@ -89,6 +89,13 @@ class Bridge:
         raise AssertionError(f"{pattern.pattern!r} not logged in {timeout} s:\n"
                              + "\n".join(self.lines))
 
+    def recent(self, n=40):
+        """The last ``n`` lines, with every line the bridge has written so far
+        read first: a failure message names what the bridge said about it."""
+        while self.read_available(0):
+            pass
+        return "\n".join(self.lines[-n:])
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
