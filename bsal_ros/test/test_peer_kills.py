@@ -30,7 +30,7 @@ or discovery clean-up that blocked a publish would show as exactly that.
 The peers start under SCHED_IDLE so that their start-ups (0.5-1 s of CPU
 each) do not take the bridge's two cores (a peer not up after 3 s, as
 beside busy processes, gets nice 10 instead), and the bridge and both agents
-run at nice -5 (BRIDGE_NICE), ahead of anything else on the machine; what is
+run under SCHED_RR (BRIDGE_RR), ahead of anything else on the machine; what is
 measured is what a dead peer does to the bridge, not CPU share. bench/bench_peer_kills.py
 prints the same window beside a quiet one.
 """
@@ -51,10 +51,12 @@ pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.alone, pytest.mark.
 KILLS = 50
 #: the self-check's stop of the whole bridge process (s), well over STALL_S
 FROZEN_S = 0.3
-#: the bridge's and the agents' nice value. At 0, other work on the 2 cores
-#: (load 11-13: two helpers' builds beside it) put 1 of about 30,000 answers
-#: at 106-120 ms in 4 of 8 runs, max 34-56 ms when idle (2026-11-27)
-BRIDGE_NICE = -5
+#: the bridge's and the agents' SCHED_RR priority. At nice 0, other work on
+#: the 2 cores (load 11-13: two helpers' builds beside it) put 1 of about
+#: 30,000 answers at 106-120 ms in 4 of 8 runs (2026-11-27); at nice -5, beside
+#: two CPU burners, 4 answers of 103-164 ms (p99 35 ms) in a clean clone's run;
+#: under SCHED_RR beside the same burners, max 35.6 and 52.4 ms (2026-11-29)
+BRIDGE_RR = 1
 
 
 def kill_window(two_hosts, tmp_path, kills, freeze=False):
@@ -64,11 +66,11 @@ def kill_window(two_hosts, tmp_path, kills, freeze=False):
     a: argparse.Namespace = parser().parse_args(["--kills", str(kills)])
     assert a.peer_transports == "default" and a.peer_idle_s == 3.0 and a.peer_nice == 10
     env = dict(os.environ)
-    dep = Deployment(two_hosts, "robot", tmp_path, env, nice=BRIDGE_NICE)
+    dep = Deployment(two_hosts, "robot", tmp_path, env, rr=BRIDGE_RR)
     try:
         dep.wait_up()
         bridge = next(p for p in dep.procs if p.name == "bringup")
-        assert os.getpriority(os.PRIO_PROCESS, bridge.pid) == BRIDGE_NICE
+        assert os.sched_getscheduler(bridge.pid) == os.SCHED_RR
         on_start = None
         if freeze:
             timer = threading.Timer(1.0, stop_for, (bridge.pid, FROZEN_S))
