@@ -74,9 +74,8 @@ class Agent:
     """A probe agent (two_hosts.agent) in one namespace."""
 
     def __init__(self, hosts: TwoHosts, side: str, logdir: Path, env: dict, tf: bool = True,
-                 nice: int = 0, rr: int = 0):
-        argv = niced(nice, [sys.executable, "-m", "two_hosts.agent"] + ([] if tf else ["--no-tf"]),
-                     rr)
+                 rr: int = 0):
+        argv = realtime(rr, [sys.executable, "-m", "two_hosts.agent"] + ([] if tf else ["--no-tf"]))
         self.child = Child(f"agent_{side}", hosts.wrap(side, argv), logdir, TEST,
                            hosts.ros_env(side, env), pipes=True)
         self._lock = threading.Lock()
@@ -104,29 +103,32 @@ class Agent:
         return self.child.stop()
 
 
-def niced(nice: int, argv: list[str], rr: int = 0) -> list[str]:
-    """``argv`` at nice value ``nice`` (0: as it is), or, with ``rr``, under
-    SCHED_RR at that priority: each of its threads runs as soon as it wakes,
-    ahead of every process of the normal policy (the kernel still keeps 5 %
-    of each second for those). Below 0 and ``rr`` need root, as the
-    namespaces do."""
-    if rr:
-        return ["chrt", "--rr", str(rr)] + argv
+def niced(nice: int, argv: list[str]) -> list[str]:
+    """``argv`` at nice value ``nice`` (0: as it is). Below 0 needs root, as
+    the namespaces do; without it nice(1) says so and runs ``argv`` as it is."""
     return ["nice", "-n", str(nice)] + argv if nice else argv
+
+
+def realtime(rr: int, argv: list[str]) -> list[str]:
+    """``argv`` under SCHED_RR at priority ``rr`` (0: as it is): each of its
+    threads runs as soon as it wakes, ahead of every process of the normal
+    policy; the kernel still keeps 5 % of each second for those. Needs root,
+    as the namespaces do."""
+    return ["chrt", "--rr", str(rr)] + argv if rr else argv
 
 
 class Deployment:
     """The bridge in ``placement`` on ``hosts``, plus a probe agent on each side.
 
-    ``nice``: the bridge's processes and the agents run at that nice value (a
-    test that times the bridge gives it and the control application the CPU
-    before anything else on the machine: what it measures is the bridge)."""
+    ``rr``: the bridge's processes and the agents run under SCHED_RR at that
+    priority (a test that times the bridge gives it and the control
+    application the CPU before anything else on the machine: what it
+    measures is the bridge)."""
 
     def __init__(self, hosts: TwoHosts, placement: str, logdir: Path, env: dict,
-                 gateway_args: tuple[str, ...] = (), dds_profile: bool = True, nice: int = 0,
-                 rr: int = 0):
+                 gateway_args: tuple[str, ...] = (), dds_profile: bool = True, rr: int = 0):
         self.hosts, self.placement, self.dds_profile = hosts, placement, dds_profile
-        self.nice, self.rr = nice, rr
+        self.rr = rr
         env = {k: v for k, v in env.items() if k != PROFILES_VAR}
         self._bridge_env = dict(env, **profile_env(env, dds_profile))
         self.users, self.user, self.key = users_file(logdir)
@@ -148,8 +150,8 @@ class Deployment:
                       "-p", f"host:={self.gw_host}"]
                 self._start("rci_gateway", "lab", env, [_exe("rci_gateway")] + gw + rci_params)
                 self._start("rdi_gateway", "lab", env, [_exe("rdi_gateway")] + gw)
-            self.agents["robot"] = Agent(hosts, "robot", logdir, env, tf=False, nice=nice, rr=rr)
-            self.agents["lab"] = Agent(hosts, "lab", logdir, env, tf=True, nice=nice, rr=rr)
+            self.agents["robot"] = Agent(hosts, "robot", logdir, env, tf=False, rr=rr)
+            self.agents["lab"] = Agent(hosts, "lab", logdir, env, tf=True, rr=rr)
         except BaseException:
             self.stop()
             raise
@@ -158,7 +160,7 @@ class Deployment:
         """A bridge process: brak_bringup adds the profile itself, the single
         nodes get it here (the split placement starts them without launch)."""
         env = env if name == "bringup" else self._bridge_env
-        self.procs.append(Child(name, self.hosts.wrap(side, niced(self.nice, argv, self.rr)),
+        self.procs.append(Child(name, self.hosts.wrap(side, realtime(self.rr, argv)),
                                 Path(self.users.parent),
                                 REPO, self.hosts.ros_env(side, env,
                                                          udp_only=not self.dds_profile)))
