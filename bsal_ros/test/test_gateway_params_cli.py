@@ -32,14 +32,13 @@ import time
 
 import pytest
 
+from ros2_param_cli import ros2_param
 from test_ros2_launch import require_ros2_tools
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(240)]
 
 NAMESPACE = "/params_cli"
 DISCOVERY_S = 60.0
-#: one `ros2 param` run; a matched client is answered in well under a second
-HANG_S = 20.0
 
 
 class GatewayProcess:
@@ -75,33 +74,6 @@ class GatewayProcess:
                 pass
             self.proc.wait(timeout=10)
             self._log.close()
-
-
-def ros2_param(ros2, *args):
-    """`ros2 param ...` (stdout and stderr together), retried while discovery
-    has not found the node yet, and when it hangs: ros2param waits without a
-    timeout for an answer that rmw_fastrtps can drop for a new client
-    (test/first_answer.py); a user would Ctrl-C and run it again."""
-    deadline = time.monotonic() + DISCOVERY_S
-    hung = 0
-    while True:
-        try:
-            run = subprocess.run([ros2, "param", *args, "--no-daemon", "--spin-time", "2"],
-                                 capture_output=True, text=True, timeout=HANG_S)
-        except subprocess.TimeoutExpired:
-            hung += 1
-            assert hung < 3, f"ros2 param {' '.join(args)}: hung {hung} times ({HANG_S:.0f} s)"
-            continue
-        out = run.stdout + run.stderr
-        if not out:
-            # ros2cli prints nothing when rclpy was shut down under it (a
-            # signal: exit code 2 or 15): seen once in a clean clone, cause
-            # not established; the code says which next time
-            out = f"(no output, exit code {run.returncode})"
-        if "Node not found" not in out or time.monotonic() > deadline:
-            assert "Traceback" not in out, out
-            return out
-        time.sleep(0.5)
 
 
 @pytest.fixture(scope="module")

@@ -43,6 +43,7 @@ from bsal_ros.protocol.rdi import RdiSensor
 from bsal_ros.rdi.state import StreamState
 from bsal_ros.viewer.model import describe, ViewerModel
 from child_process import Child
+from ros2_param_cli import ros2_param
 
 try:
     import bsal_cliff as cliff
@@ -139,23 +140,6 @@ def test_hardware_node_refuses_a_wrong_threshold_in_one_line_exit_2(tmp_path):
     assert "board cliff: threshold_mm must be in 10..1000, not 5000" in lines[0], lines
 
 
-def ros2(*args, attempts=5) -> str:
-    """``ros2 ARGS`` run to its end, its output; a run that hangs (an answer
-    DDS dropped, docs/DEPLOYMENT.md) or whose fresh node has not yet
-    discovered the node it asks ("Node not found") is tried again, as a user would."""
-    for _ in range(attempts):
-        try:
-            # --no-daemon: no ros2 daemon is left running after the test
-            run = subprocess.run(["ros2", *args, "--no-daemon"], stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT, text=True, timeout=30)
-        except subprocess.TimeoutExpired:
-            continue
-        if "Node not found" not in run.stdout:
-            return run.stdout
-        time.sleep(1.0)
-    pytest.fail(f"ros2 {' '.join(args)}: no answer in {attempts} attempts")
-
-
 @pytest.mark.ros
 @pytest.mark.timeout(240)
 def test_ros2_param_set_changes_the_cliff_topic_at_run_time(tmp_path, ros_context):
@@ -164,7 +148,7 @@ def test_ros2_param_set_changes_the_cliff_topic_at_run_time(tmp_path, ros_contex
     moves every distance on ``cliff_00`` at once, a value outside the
     declared range is refused naming it, and the topic keeps the last good one."""
     from test_ros2_launch import require_ros2_tools
-    require_ros2_tools()
+    ros2 = require_ros2_tools()
     assert INSTALLED
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
@@ -193,14 +177,14 @@ def test_ros2_param_set_changes_the_cliff_topic_at_run_time(tmp_path, ros_contex
 
     try:
         seen(0.03, "the floor at 30 mm")
-        described = ros2("param", "describe", node_name, "cliff_offset_mm")
+        described = ros2_param(ros2, "describe", node_name, "cliff_offset_mm")
         assert "mm added to every cliff distance" in described, described
         assert "Min value: -100" in described and "Max value: 100" in described, described
         assert "Read only" not in described, described     # changeable at run time
-        accepted = ros2("param", "set", node_name, "cliff_offset_mm", "50")
+        accepted = ros2_param(ros2, "set", node_name, "cliff_offset_mm", "50")
         assert "Set parameter successful" in accepted, accepted
         seen(0.08, "30 mm + cliff_offset_mm 50")
-        refused = ros2("param", "set", node_name, "cliff_offset_mm", "500")
+        refused = ros2_param(ros2, "set", node_name, "cliff_offset_mm", "500")
         # refused by its descriptor's declared range, as the package's own are
         assert "Setting parameter failed" in refused and "Min: -100, Max: 100" in refused, \
             refused
