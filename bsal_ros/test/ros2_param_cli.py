@@ -29,8 +29,8 @@ Run again, as a user would run it again:
   crash is shown as a warning with the fault handler's report.
 
 Any other outcome is returned for the test to judge. ros2cli exits without a
-word when a signal shuts rclpy down under it (exit code 2 or 15): a run that
-printed nothing is returned as its exit code.
+word when a signal ends it (SIGINT once rclpy runs: exit code 2; SIGTERM: 15
+or -15): a run that printed nothing is returned as its exit code.
 """
 
 from __future__ import annotations
