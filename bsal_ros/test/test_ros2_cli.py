@@ -31,6 +31,7 @@ expectation here fails `test_every_readme_command_has_an_expectation`.
 
 Needs ../shared/ros2-tools (see test_ros2_launch.py); skips without it.
 """
+import contextlib
 import os
 from pathlib import Path
 import re
@@ -236,7 +237,10 @@ def stop_daemon(ros2):
         return
     except subprocess.TimeoutExpired:
         pass
-    daemons = [pid for pid in started_daemons() if kill(pid)]
+    daemons = started_daemons()
+    for pid in daemons:
+        with contextlib.suppress(ProcessLookupError):   # ended meanwhile
+            os.kill(pid, signal.SIGKILL)
     warnings.warn(f"ros2 daemon stop: no end in 30 s; the daemon killed (PID {daemons})")
 
 
@@ -252,15 +256,6 @@ def started_daemons():
         except OSError:     # gone meanwhile
             continue
     return found
-
-
-def kill(pid):
-    """SIGKILL ``pid``; False when it was already gone."""
-    try:
-        os.kill(pid, signal.SIGKILL)
-        return True
-    except ProcessLookupError:
-        return False
 
 
 @pytest.mark.parametrize("command", cli_commands() or ["(no ros2 command in README.md)"])
