@@ -380,7 +380,9 @@ class Bridge:
             cmd = wrapped("brak_bringup", o) + [
                 "--namespace", ns, "--config", config, "--gateways-config", gateways,
                 "--rci-port", "0", "--rdi-realtime-port", "0", "--rdi-ca-port", "0",
-                "--bus-backend", backend, "--ros-args", "--params-file", str(watchdog)]
+                # the three-process layout has no Foxglove gateway either
+                "--no-foxglove", "--bus-backend", backend,
+                "--ros-args", "--params-file", str(watchdog)]
             self.gateway = self._start("bringup", cmd, logdir)
             self.port = int(self.gateway.wait_log(r"RCI [0-9.]+:(\d+)", 60).group(1))
         else:

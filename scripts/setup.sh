@@ -25,6 +25,7 @@
 #      device-kind plugin of the test tree (bsal_ros/test/plugins/*/) installed
 #      (editable) too
 #   4b. ros2 launch + ros2 CLI from ../shared/ros2-tools, when present
+#   4c. the JavaScript packages of bsal_ros/web (npm ci, pinned by its lockfile)
 # Each step leaves a stamp and is skipped while its inputs are unchanged, so a
 # second run takes about a second.
 set -euo pipefail
@@ -58,6 +59,10 @@ done
 if ! "$python_bin" -c 'import ensurepip, venv' >/dev/null 2>&1; then
     missing+=(python3-venv)
 fi
+# Node.js and npm: the JavaScript side (bsal_ros/web: the Foxglove client of the tests,
+# Brak's page); Debian's, where the machine has none of its own
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 # Debian's own python3 keeps tkinter (the viewer's window) in a package.
 if ! "$python_bin" -c 'import tkinter' >/dev/null 2>&1; then
     missing+=(python3-tk)
@@ -205,6 +210,19 @@ if [ -f "$ros2_tools/install.sh" ]; then
     bash "$ros2_tools/install.sh" "$venv" | sed 's/^/[setup] /'
 else
     say "${ros2_tools#$root/} not found: ros2 launch / ros2 CLI not installed (their tests skip)"
+fi
+
+# --- 4c. the JavaScript packages of bsal_ros/web, from npm ---------------------
+# Foxglove's own client libraries (@foxglove/ws-protocol, rosmsg, rosmsg2-serialization),
+# pinned by package-lock.json: `npm ci` installs exactly those, and no package's install
+# script runs (--ignore-scripts: esbuild's binary comes as its own npm package).
+web=bsal_ros/web
+if ! fresh "$stamps/web" "$web/package.json" "$web/package-lock.json" \
+        || [ ! -d "$web/node_modules" ]; then
+    say "installing the JavaScript packages of $web (npm ci)"
+    (cd "$web" && npm ci --ignore-scripts --no-audit --no-fund) >"$root/build/web-install.log" 2>&1 \
+        || { tail -n 30 "$root/build/web-install.log"; exit 1; }
+    touch "$stamps/web"
 fi
 
 # --- 5. the legacy C++ client library and example ----------------------------

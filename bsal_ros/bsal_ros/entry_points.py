@@ -60,6 +60,11 @@ def rdi_gateway() -> int:
     return _run("bsal_ros.nodes.rdi_gateway")
 
 
+def foxglove_gateway() -> int:
+    """The ``foxglove_gateway`` executable (:func:`bsal_ros.nodes.foxglove_gateway.main`)."""
+    return _run("bsal_ros.nodes.foxglove_gateway")
+
+
 def brak_bringup() -> int:
     """The ``brak_bringup`` executable (:func:`bsal_ros.nodes.bringup.main`)."""
     return _run("bsal_ros.nodes.bringup")

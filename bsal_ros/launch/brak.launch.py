@@ -14,16 +14,17 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""Bring up Brak on a ROS 2 install: hardware node, RCI and RDI gateways.
+"""Bring up Brak on a ROS 2 install: hardware node, RCI, RDI and Foxglove gateways.
 
     ros2 launch bsal_ros brak.launch.py                       # simulated robot
     ros2 launch bsal_ros brak.launch.py bus_backend:=smbus2 i2c_bus:=1
     ros2 launch bsal_ros brak.launch.py bus_backend:=ros_base base_profile:=tricycle
     ros2 launch bsal_ros brak.launch.py config:=my_brak.yaml  # your robot, your values
-    ros2 launch bsal_ros brak.launch.py namespace:=brak2 \
-        rci_port:=7660 rdi_realtime_port:=7661 rdi_ca_port:=7662   # a second robot
+    ros2 launch bsal_ros brak.launch.py namespace:=brak2 rci_port:=7660 \
+        rdi_realtime_port:=7661 rdi_ca_port:=7662 foxglove_port:=8775   # a second robot
     ros2 launch bsal_ros brak.launch.py rviz:=true diagnostics_aggregator:=true
     ros2 launch bsal_ros brak.launch.py dds_profile:=false   # Fast DDS's own defaults
+    ros2 launch bsal_ros brak.launch.py foxglove:=false      # no Foxglove gateway
 
 Which value wins: a launch argument given on the command line, else the value
 in the `config` / `gateways_config` file, else the node's built-in default.
@@ -73,6 +74,10 @@ RDI_OVERRIDES = {
     "rdi_host": ("host", str),
     "rdi_realtime_port": ("realtime_port", int),
     "rdi_ca_port": ("ca_port", int),
+}
+FOXGLOVE_OVERRIDES = {
+    "foxglove_host": ("host", str),
+    "foxglove_port": ("port", int),
 }
 
 
@@ -156,6 +161,13 @@ def _robot(context):
         condition=IfCondition(LaunchConfiguration("rdi")),
         parameters=[gateways_config, _overrides(context, RDI_OVERRIDES), sim_time],
     )
+    foxglove = Node(
+        additional_env=dds_env,
+        package="bsal_ros", executable="foxglove_gateway", name="foxglove_gateway",
+        namespace=namespace, output="screen", sigterm_timeout=STOP_BOUND_S,
+        condition=IfCondition(LaunchConfiguration("foxglove")),
+        parameters=[gateways_config, _overrides(context, FOXGLOVE_OVERRIDES), sim_time],
+    )
     state_publisher = Node(
         additional_env=dds_env,
         package="robot_state_publisher", executable="robot_state_publisher",
@@ -195,7 +207,7 @@ def _robot(context):
                     sim_time],
         remappings=aggregator_remaps,
     )
-    return [hardware, rci, rdi, state_publisher, rviz, aggregator]
+    return [hardware, rci, rdi, foxglove, state_publisher, rviz, aggregator]
 
 
 def generate_launch_description():
@@ -228,6 +240,10 @@ def generate_launch_description():
             + from_file.format("gateways_config")),
         arg("rdi_ca_port", "", "RDI control-application view stream port"
             + from_file.format("gateways_config")),
+        arg("foxglove_host", "", "Foxglove gateway bind address (off loopback it needs tls)"
+            + from_file.format("gateways_config")),
+        arg("foxglove_port", "", "Foxglove gateway WebSocket port"
+            + from_file.format("gateways_config")),
         arg("dds_profile", "true", "give every node the shipped Fast DDS profile "
             "config/fastdds_robot.xml (docs/DEPLOYMENT.md; a FASTDDS_DEFAULT_PROFILES_FILE "
             "of your own wins, BSAL_DDS_PROFILE=0 switches it off too)", choices=switch),
@@ -235,6 +251,8 @@ def generate_launch_description():
             "a bag played with --clock)", choices=switch),
         arg("rci", "true", "start the RCI gateway", choices=switch),
         arg("rdi", "true", "start the RDI gateway", choices=switch),
+        arg("foxglove", "true", "start the Foxglove gateway (Foxglove, Lichtblick: "
+            "docs/VISUALIZATION.md)", choices=switch),
         arg("robot_state_publisher", "true", "publish the URDF (generated from config) "
             "and joint transforms", choices=switch),
         arg("rviz", "false", "start rviz2 with config/brak.rviz, fixed frame <frame_prefix>odom",

@@ -36,10 +36,11 @@ LAUNCH = ROOT / "launch" / "brak.launch.py"
 #: shipped params file -> {section: node}
 PARAMS_FILES = {"config/brak.yaml": {"/**/hardware_node": "hardware_node"},
                 "config/gateways.yaml": {"/**/rci_gateway": "rci_gateway",
-                                         "/**/rdi_gateway": "rdi_gateway"}}
+                                         "/**/rdi_gateway": "rdi_gateway",
+                                         "/**/foxglove_gateway": "foxglove_gateway"}}
 #: the launch file's override table of each node
 LAUNCH_TABLES = {"HARDWARE_OVERRIDES": "hardware_node", "RCI_OVERRIDES": "rci_gateway",
-                 "RDI_OVERRIDES": "rdi_gateway"}
+                 "RDI_OVERRIDES": "rdi_gateway", "FOXGLOVE_OVERRIDES": "foxglove_gateway"}
 
 
 def doc_text() -> str:

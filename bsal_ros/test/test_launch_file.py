@@ -313,7 +313,7 @@ def test_launch_never_sigterms_our_nodes_before_their_own_stop_bound(tree):
              and any(getattr(t, "id", None) == "STOP_BOUND_S" for t in n.targets)]
     assert bound and float(bound[0]) == SHUTDOWN_BOUND_S, bound
     ours = [n for n in nodes(tree) if n.get("package") == "bsal_ros"]
-    assert len(ours) == 3, ours
+    assert len(ours) == 4, ours
     for n in ours:
         timeout = _kw(n["_call"], "sigterm_timeout")
         assert getattr(timeout, "id", None) == "STOP_BOUND_S", n.get("executable")

@@ -35,11 +35,12 @@ from param_consistency import (declaration_problems, doc_problems, doc_text, LAU
 
 def test_every_record_is_whole():
     recs = records()
-    assert set(recs) == {"hardware_node", "rci_gateway", "rdi_gateway"}
+    assert set(recs) == {"hardware_node", "rci_gateway", "rdi_gateway", "foxglove_gateway"}
     assert declaration_problems(recs) == []
 
 
-@pytest.mark.parametrize("node", ["hardware_node", "rci_gateway", "rdi_gateway"])
+@pytest.mark.parametrize("node", ["hardware_node", "rci_gateway", "rdi_gateway",
+                                  "foxglove_gateway"])
 def test_the_interfaces_table_has_exactly_the_declared_parameters(node):
     recs = {node: records()[node]}
     assert doc_problems(recs, doc_text()) == []
@@ -54,7 +55,7 @@ def test_the_shipped_config_files_set_declared_parameters_to_their_defaults():
 def test_the_launch_overrides_name_declared_parameters():
     source = LAUNCH.read_text(encoding="utf-8")
     tables = launch_tables(source)
-    assert set(tables) == {"hardware_node", "rci_gateway", "rdi_gateway"}
+    assert set(tables) == {"hardware_node", "rci_gateway", "rdi_gateway", "foxglove_gateway"}
     assert tables["hardware_node"]["bus_backend"] == ("bus_backend", "str",
                                                       ["", "sim", "smbus2", "ros_base"])
     assert launch_problems(records(), source) == []

@@ -27,7 +27,7 @@ from pathlib import Path
 
 #: the launch file's table of each node
 TABLES = {"HARDWARE_OVERRIDES": "hardware_node", "RCI_OVERRIDES": "rci_gateway",
-          "RDI_OVERRIDES": "rdi_gateway"}
+          "RDI_OVERRIDES": "rdi_gateway", "FOXGLOVE_OVERRIDES": "foxglove_gateway"}
 _TYPES = {"str": str, "int": int, "float": float, "bool": bool}
 
 

@@ -25,10 +25,13 @@ every executable: ``bsal_ros.nodes.runtime.make_executor``).
     brak_bringup                                  # simulated Brak, default ports
     brak_bringup --bus-backend smbus2 --i2c-bus 1 # the real boards
     brak_bringup --namespace brak2 --frame-prefix brak2/ --rci-port 7660 \
-                 --rdi-realtime-port 7661 --rdi-ca-port 7662   # a second robot
+                 --rdi-realtime-port 7661 --rdi-ca-port 7662 \
+                 --foxglove-port 8775                          # a second robot
     brak_bringup --duration 30                    # stop by itself after 30 s
     brak_bringup --ros-args --params-file my_brak.yaml            # ROS arguments, as anywhere
     brak_bringup --no-dds-profile                 # Fast DDS's own defaults (docs/DEPLOYMENT.md)
+    brak_bringup --foxglove-port 8775             # the Foxglove gateway's port
+    brak_bringup --no-foxglove                    # no Foxglove gateway
 """
 import os
 import sys
@@ -64,6 +67,11 @@ def make_parser() -> OneLineParser:
     p.add_argument("--frame-prefix", help="prefix of every frame id (e.g. brak2/)")
     p.add_argument("--no-rci", action="store_true", help="do not start the RCI gateway")
     p.add_argument("--no-rdi", action="store_true", help="do not start the RDI gateway")
+    p.add_argument("--no-state-publisher", action="store_true",
+                   help="do not publish robot_description, /tf_static and the joints' /tf "
+                        "(robot_state_publisher does it on a ROS install)")
+    p.add_argument("--no-foxglove", action="store_true",
+                   help="do not start the Foxglove gateway (docs/VISUALIZATION.md)")
     # 1.0's command lines still start (a public option: removed only in a major
     # release); every executable runs one executor kind since issue 40
     p.add_argument("--executor", choices=["auto", "events", "single", "multi"],
@@ -96,9 +104,11 @@ def refusal(argv, args) -> str:
     from bsal_ros.nodes import preflight
     ns = args.namespace or None
     pairs = {"hardware_node": given(args, "hardware_node") + [("frame_prefix", args.frame_prefix)],
-             "rci_gateway": given(args, "rci_gateway"), "rdi_gateway": given(args, "rdi_gateway")}
+             "rci_gateway": given(args, "rci_gateway"), "rdi_gateway": given(args, "rdi_gateway"),
+             "foxglove_gateway": given(args, "foxglove_gateway")}
     built = [node for node, off in (("hardware_node", False), ("rci_gateway", args.no_rci),
-                                    ("rdi_gateway", args.no_rdi)) if not off]
+                                    ("rdi_gateway", args.no_rdi),
+                                    ("foxglove_gateway", args.no_foxglove)) if not off]
     return preflight.refusal(argv, [(node, ns, {n: v for n, v in pairs[node] if v is not None})
                                     for node in built])
 
@@ -124,6 +134,12 @@ def compose(nodes, args) -> dict:
     hardware = HardwareNode(namespace=ns, context=context, parameter_overrides=overrides(
         given(args, "hardware_node") + [("frame_prefix", args.frame_prefix)]))
     nodes.add(hardware, stop=hardware.homing.end_goals, close=hardware.close)
+    if not args.no_state_publisher:
+        from bsal_ros.description.urdf import build_urdf
+        from bsal_ros.nodes.state_publisher import StatePublisher
+        nodes.add(StatePublisher(build_urdf(hardware.desc, source="the hardware node's "
+                                            "description"),
+                                 hardware.p["frame_prefix"], namespace=ns, context=context))
     if getattr(args, "executor", None):
         hardware.get_logger().warning(
             f"--executor {args.executor} is deprecated and ignored: every executable "
@@ -142,12 +158,17 @@ def compose(nodes, args) -> dict:
         rdi = RdiGatewayNode(namespace=ns, context=context,
                              parameter_overrides=overrides(given(args, "rdi_gateway")))
         nodes.add(rdi, stop=rdi.stop)
+    foxglove = None
+    if not args.no_foxglove:
+        foxglove = foxglove_gateway(nodes, ns, args)
     ports = {}
     if rci is not None:
         ports["rci"] = rci.start()
         nodes.check()
     if rdi is not None:
         ports["rdi"] = rdi.start()
+    if foxglove is not None:
+        ports["foxglove"] = foxglove.start()
     bus = f'bus {hardware.p["bus_backend"]}'
     if hardware.base_link is not None:
         bus += f" (profile {hardware.base_link.profile.name})"
@@ -157,9 +178,29 @@ def compose(nodes, args) -> dict:
     if "rdi" in ports:
         streams = ", ".join(f"{name} :{port}" for name, port in ports["rdi"].items())
         parts.append(f'RDI {rdi.p["host"]} ({streams})')
+    if "foxglove" in ports:
+        parts.append(f"Foxglove {foxglove.url}")
     parts.append(describe(os.environ))
     hardware.get_logger().info("Brak is up: " + ", ".join(parts) + " (Ctrl-C stops it)")
     return ports
+
+
+def foxglove_gateway(nodes, ns, args):
+    """The Foxglove gateway node in ``nodes``, or None (one line) where foxglove-sdk
+    is not installed: the rest of the bridge runs without it."""
+    try:
+        import foxglove  # noqa: F401 - the SDK is a pip package (requirements/project.txt)
+    except ImportError as exc:
+        import rclpy.logging
+        rclpy.logging.get_logger("brak_bringup").warning(
+            f"Foxglove gateway not started: foxglove-sdk is not importable ({exc}); "
+            "pip install it (requirements/project.txt) or pass --no-foxglove")
+        return None
+    from bsal_ros.nodes.foxglove_gateway import FoxgloveGatewayNode
+    node = FoxgloveGatewayNode(namespace=ns, context=nodes.context,
+                               parameter_overrides=overrides(given(args, "foxglove_gateway")))
+    nodes.add(node, stop=node.stop)
+    return node
 
 
 def main(argv=None, hard_exit: bool = True, stop=None) -> int:

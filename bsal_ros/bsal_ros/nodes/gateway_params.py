@@ -97,6 +97,42 @@ class RdiGatewayParams(ParamRecord):
     rci_namespace: str = param("", "namespace of the RCI gateway's rci/* topics (\"\": ours)")
 
 
+#: the hardware node's services a Foxglove client may call (docs/INTERFACES.md)
+FOXGLOVE_SERVICES = ("set_motors,reset,activate_devices,clear_encoders,get_device_states,"
+                     "list_devices,set_sonar_timing,renew_lease")
+
+
+@dataclass(frozen=True)
+class FoxgloveGatewayParams(ParamRecord):
+    """Parameters of the Foxglove gateway node (docs/INTERFACES.md, docs/SECURITY.md);
+    all read at start-up. Name lists are comma-separated ROS names, relative ones
+    resolved in the gateway's namespace."""
+
+    host: str = param("127.0.0.1", "bind address of the Foxglove WebSocket server; a "
+                      "non-loopback address needs tls")
+    port: int = param(8765, "TCP port of the Foxglove WebSocket server (0: any free port)",
+                      0, MAX_PORT)
+    tls: bool = param(False, "serve wss:// with certfile and keyfile (needed off loopback)")
+    certfile: str = param("", "PEM certificate for tls")
+    keyfile: str = param("", "PEM private key (PKCS#8) for tls")
+    remote_control: bool = param(False, "off loopback, let clients publish and call "
+                                 "services (on loopback they always may)")
+    client_publish: str = param("cmd_vel", "topics clients may publish on")
+    services: str = param(FOXGLOVE_SERVICES, "services clients may call (those the graph "
+                          "offers are advertised)")
+    param_writes: str = param("", "parameters clients may set, as /node.name patterns "
+                              "(fnmatch; empty: none)")
+    topic_namespace: str = param("", "namespace whose topics are advertised, with /tf, "
+                                 "/tf_static, /diagnostics and /rosout (empty: ours)")
+    graph_period_s: float = param(0.5, "s between looks at the ROS graph (topics and services "
+                                  "come and go within twice this)", 0.05, 10.0)
+    service_timeout_s: float = param(5.0, "s to wait for a service's answer", 0.01, HOUR_S)
+    client_backlog: int = param(1024, "messages queued per client; when full the oldest is "
+                                "dropped", 16, 100000)
+    latched_depth: int = param(10, "last messages kept per latched topic for clients that "
+                               "come later", 1, 1000)
+
+
 def namespaced(namespace: str):
     """A function that puts a name under ``namespace`` ("" : leaves it as is)."""
     ns = namespace.rstrip("/")

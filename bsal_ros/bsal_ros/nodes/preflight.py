@@ -42,7 +42,7 @@ from bsal_ros.nodes import ros_args
 
 #: how a refusal names each node (its constructor's words)
 LABELS = {"hardware_node": "hardware node", "rci_gateway": "RCI gateway",
-          "rdi_gateway": "RDI gateway"}
+          "rdi_gateway": "RDI gateway", "foxglove_gateway": "Foxglove gateway"}
 
 
 def checked(node: str, argv: list[str], namespace: str | None = None,
@@ -65,6 +65,12 @@ def checked(node: str, argv: list[str], namespace: str | None = None,
             load_users(resolve_users_file(values["users_file"]), values["host"])
         except UsersFileError as exc:
             raise ValueError(str(exc)) from None
+    elif node == "foxglove_gateway":
+        from bsal_ros.foxglove.access import Access
+        why = Access(host=values["host"], tls=values["tls"], certfile=values["certfile"],
+                     keyfile=values["keyfile"]).refusal()
+        if why:
+            raise ValueError(why)
     return values
 
 

@@ -31,7 +31,8 @@ import logging
 
 from bsal_ros.hardware.node_params import HardwareNodeParams
 from bsal_ros.kinds.registry import declared_params
-from bsal_ros.nodes.gateway_params import RciGatewayParams, RdiGatewayParams
+from bsal_ros.nodes.gateway_params import (FoxgloveGatewayParams, RciGatewayParams,
+                                           RdiGatewayParams)
 
 
 def with_kind_params(base: type = HardwareNodeParams) -> type:
@@ -59,4 +60,4 @@ def with_kind_params(base: type = HardwareNodeParams) -> type:
 
 
 NODE_RECORDS = {"hardware_node": with_kind_params(), "rci_gateway": RciGatewayParams,
-                "rdi_gateway": RdiGatewayParams}
+                "rdi_gateway": RdiGatewayParams, "foxglove_gateway": FoxgloveGatewayParams}

@@ -31,11 +31,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import hmac
-import ipaddress
 import os
 import stat
 
 import yaml
+
+from bsal_ros.core.net import is_loopback
 
 #: the public key of the demo operator shipped in config/users.yaml
 DEMO_KEY = bytes.fromhex("0123456789abcdef0123456789abcdef")
@@ -188,16 +189,6 @@ def file_permission_warning(path: str, users: Users) -> str | None:
                 f"(mode {stat.S_IMODE(mode):o}); make it readable by the gateway's user only "
                 "(chmod 600)")
     return None
-
-
-def is_loopback(host: str) -> bool:
-    """True for loopback addresses and 'localhost'."""
-    if host in ("localhost", "localhost.localdomain"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def unchecked_key_warning(users: Users) -> str | None:

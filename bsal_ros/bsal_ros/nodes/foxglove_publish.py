@@ -1,0 +1,161 @@
+# Copyright 2026 The bsal_ros authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# SPDX-License-Identifier: Apache-2.0
+
+"""What Foxglove clients publish: Brak's ``cmd_vel``, and nothing else.
+
+A client advertises a channel, then sends messages on it. The channel is
+accepted when its topic is in ``client_publish`` (and driving is allowed at
+all: :mod:`bsal_ros.foxglove.access`), its encoding is ``cdr`` and its schema
+is the type the robot subscribes with; each message is then deserialized
+before it is published, so a truncated or foreign one is refused, never
+half-commanded. A refusal is one log line and one status per channel and
+reason, however many messages follow. A client that withdraws its channel or
+leaves while its last message asked the robot to move has a zero message
+published for it at once: the hardware node's ``cmd_vel_timeout`` (0.5 s)
+would stop the robot anyway, this stops it now. Everything here runs in the
+executor's thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
+
+COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+
+
+@dataclass
+class ClientPublisher:
+    """One channel a client advertised, and whether its messages are accepted."""
+
+    client: int
+    topic: str
+    refusal: str = ""            # why its messages are refused ("" : accepted)
+    msg_class: type | None = None
+    publisher: object = None
+    moving: bool = False         # its last message asked the robot to move
+    said: set = field(default_factory=set)   # the refusals logged once already
+
+
+def same_type(given: str, wanted: str | None) -> bool | None:
+    """Whether a client's schema name is the robot's type (None: nothing to compare)."""
+    from bsal_ros.nodes.foxglove_gateway import canonical_type
+    if not wanted:
+        return None
+    try:
+        return canonical_type(given) == canonical_type(wanted)
+    except ValueError:
+        return False
+
+
+def moves(msg) -> bool:
+    """A twist (or a stamped one) that asks for motion; any other message is taken as one."""
+    twist = getattr(msg, "twist", msg)
+    lin, ang = getattr(twist, "linear", None), getattr(twist, "angular", None)
+    if lin is None or ang is None:
+        return True
+    return any(v != 0.0 for v in (lin.x, lin.y, lin.z, ang.x, ang.y, ang.z))
+
+
+class ClientPublishing:
+    """The channels clients advertised, their ROS publishers, and the stop on leaving."""
+
+    def __init__(self, gateway):
+        self.gw = gateway
+        self.channels: dict[tuple[int, int], ClientPublisher] = {}
+        self._publishers: dict[str, object] = {}
+        self.published = 0
+        self.refused = 0
+
+    def advertised(self, client: int, channel: int, topic: str, encoding: str,
+                   schema_name: str) -> None:
+        """A client announced a channel: accept it if it may publish there."""
+        from bsal_ros.nodes.foxglove_gateway import canonical_type, interface_class
+        gw = self.gw
+        pub = self.channels[(client, channel)] = ClientPublisher(client, topic)
+        wanted = self._subscribed_type(topic)
+        if not gw.access.may_publish(topic):
+            pub.refusal = (gw.access.control_off_reason()
+                           or f"publishing on {topic} is not allowed (client_publish)")
+        elif encoding != "cdr":
+            pub.refusal = f"{topic}: message encoding {encoding!r} refused, cdr expected"
+        elif same_type(schema_name, wanted) is False:
+            pub.refusal = f"{topic}: type {schema_name} refused, the robot takes {wanted}"
+        else:
+            type_name = canonical_type(wanted or schema_name)
+            pub.msg_class = interface_class(type_name)
+            if pub.msg_class is None:
+                pub.refusal = f"{topic}: type {type_name} is not importable here"
+        if pub.refusal:
+            return self._refuse(pub, pub.refusal)
+        if topic not in self._publishers:
+            self._publishers[topic] = gw.create_publisher(pub.msg_class, topic, COMMAND_QOS)
+        pub.publisher = self._publishers[topic]
+        gw.get_logger().info(f"Foxglove gateway: client {client} publishes on {topic}")
+
+    def _subscribed_type(self, topic: str) -> str | None:
+        """The type the robot's subscribers of ``topic`` take (None: nobody subscribes)."""
+        from bsal_ros.nodes.foxglove_gateway import canonical_type
+        gw = self.gw
+        types = {canonical_type(i.topic_type) for i in gw.get_subscriptions_info_by_topic(topic)
+                 if i.node_name != gw.get_name()}
+        return types.pop() if len(types) == 1 else None
+
+    def _refuse(self, pub: ClientPublisher, why: str) -> None:
+        self.refused += 1
+        if why not in pub.said:
+            pub.said.add(why)
+            self.gw.tell(f"client {pub.client}: {why}; nothing is published",
+                         key=f"publish-{pub.client}-{pub.topic}")
+
+    def message(self, client: int, channel: int, data: bytes) -> None:
+        """A client's message: published when its channel is accepted and it decodes."""
+        pub = self.channels.get((client, channel))
+        if pub is None:
+            self.refused += 1
+            return
+        if pub.refusal:
+            return self._refuse(pub, pub.refusal)
+        try:
+            msg = deserialize_message(data, pub.msg_class)
+        except Exception as exc:   # noqa: BLE001 - truncated or foreign CDR: rclpy's own error
+            return self._refuse(pub, f"a message on {pub.topic} is not a valid CDR "
+                                     f"{pub.msg_class.__name__} ({exc})")
+        pub.publisher.publish(msg)
+        pub.moving = moves(msg)
+        self.published += 1
+
+    def unadvertised(self, client: int, channel: int) -> None:
+        """A client withdrew a channel or left: stop what it was driving."""
+        self.stop((client, channel), f"client {client} stopped publishing")
+        self.channels.pop((client, channel), None)
+
+    def stop(self, key, why: str) -> None:
+        """Publish a zero message for the channel ``key`` if it left the robot moving."""
+        pub = self.channels.get(key)
+        if pub is None or not pub.moving or pub.publisher is None:
+            return
+        pub.publisher.publish(pub.msg_class())
+        pub.moving = False
+        self.gw.get_logger().info(f"Foxglove gateway: {why} on {pub.topic} while the robot "
+                                  "moved: zero sent")
+
+    def stop_all(self, why: str) -> None:
+        """Stop every robot a client left moving (the gateway stops)."""
+        for key in list(self.channels):
+            self.stop(key, why)
