@@ -175,8 +175,12 @@ class FoxgloveGatewayNode(Node):
         fg = self._fg
         from bsal_ros.nodes.foxglove_listener import Listener
         caps = [fg.Capability.ConnectionGraph, fg.Capability.Parameters]
-        if self.access.control:
-            caps += [fg.Capability.ClientPublish, fg.Capability.Services]
+        # a capability is offered only when something may use it: a client (Brak's page)
+        # reads from serverInfo whether it may drive
+        if self.access.control and self.access.publish_topics:
+            caps.append(fg.Capability.ClientPublish)
+        if self.access.control and self.access.services:
+            caps.append(fg.Capability.Services)
         tls = self.access.tls_material()
         try:
             self.server = fg.start_server(
