@@ -65,7 +65,8 @@ def command(node, ns):
                 "--rdi-realtime-port", "0", "--rdi-ca-port", "0", "--foxglove-port", "0"]
     extra = {"hardware_node": [],
              "rci_gateway": ["-p", "port:=0"],
-             "rdi_gateway": ["-p", "realtime_port:=0", "-p", "ca_port:=0"]}[node]
+             "rdi_gateway": ["-p", "realtime_port:=0", "-p", "ca_port:=0"],
+             "foxglove_gateway": ["-p", "port:=0"]}[node]
     return ["-m", f"bsal_ros.nodes.{node}", "--ros-args", "-r", f"__ns:=/{ns}", *extra]
 
 
@@ -74,6 +75,7 @@ READY = {
     "hardware_node": r"auto-home: pservo_motor_00: homing started",   # up, and homing
     "rci_gateway": r"RCI gateway ready on",
     "rdi_gateway": r"RDI gateway: real-time stream",
+    "foxglove_gateway": r"Foxglove gateway: ws://",
     "brak_bringup": r"Brak is up",
 }
 
