@@ -209,7 +209,8 @@ class HardwareNode(Node):
         prefix = f"{self.get_fully_qualified_name()}: "
         now = r.clock()
         diags = [self._bus_diag(r, now)]
-        diags += hwdiag.device_diagnostics(r, now, float(self.p["stale_factor"]))
+        # the parameters as they are now: a kind's run-time change shows at once
+        diags += hwdiag.device_diagnostics(r, now, float(self.p["stale_factor"]), self.p)
         arr.status = [diag_status_msg(dd, prefix) for dd in diags]
         self.out.pub_diag.publish(arr)
         self.homing.check_auto_home()
