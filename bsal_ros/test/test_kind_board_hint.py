@@ -83,7 +83,7 @@ def test_without_a_description_the_declarations_give_a_skeleton(monkeypatch):
     assert k.name in plugin.board_types[0].carries and board["type"] == board_name
     assert board["address"] == "I2C_ADDRESS"
     assert robot["register_maps"] == {board_name: {"who_am_i_value": "WHO_AM_I"}}
-    assert robot["devices"] == {k.name: {f"{k.name}_0": {"id": 0, "board": board_name,
-                                                        "channel": 0}}}
+    device = {"id": 0, "board": board_name, "channel": 0}
+    assert robot["devices"] == {k.name: {f"{k.name}_0": device}}
     keys = plugin.board_types[0].keys
     assert keys is None or keys.static_defaults().items() <= board.items()
