@@ -28,8 +28,8 @@ Level from the statval bits, the age of the data and the device's kind
   motor, its command lease ran out and the node stopped it until its next
   command), the drive motor's (cmd_vel holds the wheel: steering not homed
   or homing), a plugin's (from its state and the node's parameters, read at
-  each update); a kind whose ``health`` raises or answers something else than
-  a ``Health`` is ERROR, naming it, logged once;
+  each update); a kind whose ``health`` raises or answers neither None nor a
+  (level, message) pair of a known level is ERROR, naming it, logged once;
 * WARN  - the board refused the last command, or new data arrives at less
   than half the expected poll rate (frequency check);
 * OK    - otherwise: the kind's OK message, else "ok" ("off": a device that is off).
@@ -74,8 +74,8 @@ def default_params() -> dict:
 
 def kind_health(robot, k, s, ctx: HealthContext) -> Health | None:
     """The kind ``k``'s word on the state ``s``; a kind whose ``health`` raises or
-    answers something else than a Health (or None) gives ERROR naming the fault,
-    logged once per robot and kind."""
+    answers neither None nor a (level, message) pair of a known level gives
+    ERROR naming the fault, logged once per robot and kind."""
     try:
         own = k.health(s, ctx)
         if own is None:
