@@ -150,7 +150,7 @@ class ParamRecord:
     @classmethod
     def refusal(cls, values: dict) -> str:
         """Why a declared entry of ``values`` is refused, the first one
-        (``"threshold_mm must be in 10..1000, not 5"``); "" : none is."""
+        (``"stale_factor must be in 1..1000, not 0.5"``); "" : none is."""
         for name, (default, spec) in cls.specs().items():
             if name in values:
                 why = spec.check(name, default, values[name])

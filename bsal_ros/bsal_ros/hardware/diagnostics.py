@@ -16,30 +16,40 @@
 
 """Per-device diagnostics (what diagnostic_updater would do, reproduced).
 
-Level from the statval bits and the age of the data:
+Level from the statval bits, the age of the data and the device's kind
+(:meth:`bsal_ros.kinds.DeviceKind.health`), in this order:
 
 * ERROR - the board is down (not ``up``) or its data is not ``ok`` (bus
   errno after retries, stuck sequence counter, wrong WHO_AM_I);
 * STALE - the device is on but no good data arrived for ``stale_factor``
   poll periods;
-* WARN  - a motor reports a stall, a latched stop is not yet confirmed, the
-  board's command watchdog stopped the motor, its command lease ran out and
-  the node stopped it (until its next command), cmd_vel holds the wheel
-  (steering not homed or homing), the board refused the last
-  command, or new data arrives at less than half the expected poll rate
-  (frequency check);
-* OK    - otherwise (a device that is off is OK: "off").
+* the kind's own level when it is WARN or worse: a motor kind's (a stall, a
+  latched stop not yet confirmed, the board's command watchdog stopped the
+  motor, its command lease ran out and the node stopped it until its next
+  command), the drive motor's (cmd_vel holds the wheel: steering not homed
+  or homing), a plugin's (from its state and the node's parameters, read at
+  each update); a kind whose ``health`` raises or answers neither None nor a
+  (level, message) pair of a known level is ERROR, naming it, logged once;
+* WARN  - the board refused the last command, or new data arrives at less
+  than half the expected poll rate (frequency check);
+* OK    - otherwise: the kind's OK message, else "ok" ("off": a device that is off).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 import math
+from typing import Mapping
+import weakref
 
-from ..kinds import all_kinds
+from .node_params import HardwareNodeParams
+from ..kinds import all_kinds, Health, HealthContext, Level
+from ..kinds.registry import declared_params
 
-OK, WARN, ERROR, STALE = 0, 1, 2, 3
-LEVEL_NAMES = {OK: "OK", WARN: "WARN", ERROR: "ERROR", STALE: "STALE"}
+OK, WARN, ERROR, STALE = Level.OK, Level.WARN, Level.ERROR, Level.STALE
+LEVEL_NAMES = {lv: lv.name for lv in Level}
+#: robot -> the kinds whose faulty ``health`` it has logged (once each)
+_said: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -53,10 +63,42 @@ class DeviceDiag:
     values: dict = field(default_factory=dict)
 
 
-def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> list[DeviceDiag]:
-    """One status per device, levels as the module text says."""
+def default_params() -> dict:
+    """The hardware node's parameters at their declared defaults, every
+    kind's included: what a kind reads of a robot that runs without a node."""
+    out = HardwareNodeParams.static_defaults()
+    for _, _, rec in declared_params():
+        out.update(rec.static_defaults())
+    return out
+
+
+def kind_health(robot, k, s, ctx: HealthContext) -> Health | None:
+    """The kind ``k``'s word on the state ``s``; a kind whose ``health`` raises or
+    answers neither None nor a (level, message) pair of a known level gives
+    ERROR naming the fault, logged once per robot and kind."""
+    try:
+        own = k.health(s, ctx)
+        if own is None:
+            return None
+        level, message = own
+        return Health(Level(level), str(message))
+    except Exception as exc:  # noqa: BLE001  (a plugin's fault is its device's ERROR)
+        why = f"device kind {k.name!r}: health() failed: {type(exc).__name__}: {exc}"
+        said = _said.setdefault(robot, set())
+        if k.name not in said:
+            said.add(k.name)
+            robot.report("error", why)
+        return Health(Level.ERROR, why)
+
+
+def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0,
+                       params: Mapping | None = None) -> list[DeviceDiag]:
+    """One status per device, levels as the module text says. ``params``: the
+    hardware node's parameters by name, as they are now (None: the defaults)."""
+    params = default_params() if params is None else params
     out = []
     with robot.lock:
+        drive_held = getattr(robot, "drive_held", "")
         for k in all_kinds():
             cls = k.name
             for d in robot.devices_of(cls):
@@ -75,6 +117,7 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                 if driver_of is not None:
                     values["driver"] = driver_of(cls, d.id)
                 values.update(k.diagnostics(s))    # the kind's own values
+                lease_stopped = ""
                 if k.motor:
                     values["command_timeout_ms"] = b.command_timeout_ms
                     values["stop_pending"] = b.stop_pending
@@ -82,23 +125,23 @@ def device_diagnostics(robot, now_mono: float, stale_factor: float = 3.0) -> lis
                     lease = robot.lease_state(d.key, now_mono)
                     values["lease"] = lease["lease"]
                     values["lease_stopped"] = bool(lease["lease_stopped"])
+                    lease_stopped = lease["lease_stopped"]
+                own = None
                 if not s.up or not s.ok:
                     level, msg = ERROR, s.fault or "board not ok"
                 elif s.on and age > stale_factor * period:
                     level, msg = STALE, f"no data for {age:.2f} s (poll period {period:.3f} s)"
-                elif s.stalled:
-                    level, msg = WARN, "motor stalled"
-                elif s.stop_pending or s.watchdog_stopped:
-                    level, msg = WARN, s.fault
-                elif k.motor and lease["lease_stopped"]:
-                    level, msg = WARN, lease["lease_stopped"]
-                elif cls == "dc_motor" and s.on and getattr(robot, "drive_held", ""):
-                    level, msg = WARN, f"cmd_vel holds the wheel: {robot.drive_held}"
+                elif (own := kind_health(robot, k, s, HealthContext(
+                        params=params, desc=robot.desc, lease_stopped=lease_stopped,
+                        drive_held=drive_held))) is not None and own.level != OK:
+                    level, msg = own
                 elif getattr(b, "refused", False):
                     level, msg = WARN, "board refused the last command"
                 elif s.on and b.fresh_reads >= 5 and b.rate_hz < 0.5 / period:
                     level, msg = WARN, (f"data at {b.rate_hz:.2f} Hz, expected "
                                         f"{1.0 / period:.2f} Hz")
+                elif own is not None:
+                    level, msg = own
                 else:
                     level, msg = OK, "ok" if s.on else "off"
                 out.append(DeviceDiag(f"{cls} {d.id}", level, msg, b.hardware_id, values))

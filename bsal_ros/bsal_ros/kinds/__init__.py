@@ -25,8 +25,9 @@ and :func:`register_kind`, named by an entry point of that group
 (docs/EXTENDING.md).
 """
 
-from .base import (BoardType, DeviceKind, KindError, MotorKind, NoTopic, PolledBoardType,
-                   RciSensor, RdiItem, RosTopic, SensorKind, TOPIC_QOS, value_of, with_values)
+from .base import (BoardType, DeviceKind, Health, HealthContext, KindError, Level, MotorKind,
+                   NoTopic, PolledBoardType, RciSensor, RdiItem, RosTopic, SensorKind, TOPIC_QOS,
+                   value_of, with_values)
 from .plugins import GROUP, load_plugins, loaded_plugins, plugin_errors
 from .registry import (all_kinds, board_type, board_type_problems, board_types, data_fields,
                        device_classes, is_builtin, kind, kind_problems, rci_as_sent, rci_item,
@@ -35,9 +36,9 @@ from .registry import (all_kinds, board_type, board_type_problems, board_types, 
 
 load_plugins()
 
-__all__ = ["GROUP", "RCI_SENSOR_CLASS", "TOPIC_QOS", "BoardType", "DeviceKind", "KindError",
-           "MotorKind", "NoTopic", "PolledBoardType", "RciSensor", "RdiItem", "RosTopic",
-           "SensorKind",
+__all__ = ["GROUP", "RCI_SENSOR_CLASS", "TOPIC_QOS", "BoardType", "DeviceKind", "Health",
+           "HealthContext", "KindError", "Level", "MotorKind", "NoTopic", "PolledBoardType",
+           "RciSensor", "RdiItem", "RosTopic", "SensorKind",
            "all_kinds", "board_type", "board_type_problems", "board_types", "data_fields",
            "device_classes", "is_builtin", "kind", "kind_problems", "load_plugins",
            "loaded_plugins", "plugin_errors", "registry_problems",

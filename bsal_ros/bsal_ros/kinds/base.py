@@ -26,7 +26,8 @@ from __future__ import annotations
 import abc
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+import enum
+from typing import Any, Callable, ClassVar, Mapping, NamedTuple
 
 from .convert import check_rates, scale_poll_rates
 from ..core.device_state import DeviceState
@@ -121,6 +122,40 @@ class RosTopic:
 TOPIC_QOS = ("sensor", "reliable")
 
 
+class Level(enum.IntEnum):
+    """A device's ``/diagnostics`` level, ROS-free: the values of
+    diagnostic_msgs/DiagnosticStatus, which the hardware node gives it."""
+
+    OK = 0
+    WARN = 1
+    ERROR = 2
+    STALE = 3
+
+
+class Health(NamedTuple):
+    """A kind's word on one device (:meth:`DeviceKind.health`): its level and
+    the message that says why, with the values (``"pack 13.10 V below ..."``)."""
+
+    level: Level
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class HealthContext:
+    """What :meth:`DeviceKind.health` reads besides the device's state."""
+
+    #: the hardware node's parameters by name, the package's and every kind's,
+    #: as they are at this update (a ``ros2 param set`` shows at the next one);
+    #: a robot without a node: the declared defaults
+    params: Mapping[str, Any]
+    #: the robot description (the ``robot`` section as validated, rates scaled)
+    desc: Mapping[str, Any]
+    #: why the node stopped this motor when its command lease ran out ("": it did not)
+    lease_stopped: str = ""
+    #: why cmd_vel holds the drive wheel ("": it does not)
+    drive_held: str = ""
+
+
 @dataclass(frozen=True, kw_only=True)
 class DeviceKind(abc.ABC):
     """One device kind (a BSAL device class, ``DeviceState.device_class``).
@@ -151,6 +186,15 @@ class DeviceKind(abc.ABC):
     @abc.abstractmethod
     def diagnostics(self, state: DeviceState) -> dict:
         """Its own ``/diagnostics`` values of ``state``: key -> value."""
+
+    def health(self, state: DeviceState, ctx: HealthContext) -> Health | None:
+        """Its own level and message of ``state`` (None: nothing of its own to
+        say, the device is "ok", or "off"). Asked at each ``/diagnostics``
+        update, and only when the board is up, its data ok and not stale (the
+        bridge says ERROR and STALE first); a board's own warnings (a refused
+        command, data slower than polled) come after a WARN or worse of the
+        kind's, and before its OK, whose message then stands in for "ok"."""
+        return None
 
     @abc.abstractmethod
     def rdi_reading(self, state: DeviceState) -> tuple:
@@ -214,6 +258,18 @@ class MotorKind(NoTopic, DeviceKind):
     it has no RCI sensor item, RDI item, topic or viewer line of its own."""
 
     motor = True
+
+    def health(self, state: DeviceState, ctx: HealthContext) -> Health | None:
+        """WARN while it is stalled, while a latched stop is not yet confirmed
+        or its board's command watchdog stopped it, and once the node stopped
+        it because its command lease ran out (until its next command)."""
+        if state.stalled:
+            return Health(Level.WARN, "motor stalled")
+        if state.stop_pending or state.watchdog_stopped:
+            return Health(Level.WARN, state.fault)
+        if ctx.lease_stopped:
+            return Health(Level.WARN, ctx.lease_stopped)
+        return None
 
     def rdi_reading(self, state: DeviceState) -> tuple:
         """:raises KindError: always (rdi.state's motor code sends motors)."""

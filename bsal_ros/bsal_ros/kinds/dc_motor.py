@@ -18,7 +18,8 @@ drive wheel's relative encoder."""
 
 from __future__ import annotations
 
-from .base import MotorKind, NoTopic, PolledBoardType, RciSensor, RdiItem, SensorKind
+from .base import Health, Level, MotorKind, NoTopic, PolledBoardType, RciSensor, RdiItem, \
+    SensorKind
 from .convert import clamp_i16, fmt_statval, u32, wrap_i16
 from .registry import register_board_type, register_kind
 from ..protocol.constants import RdiCode, RdiSensorType, SensorType
@@ -37,6 +38,18 @@ class DriveMotorKind(MotorKind):
         """The speed a motor was commanded, raw and in its unit."""
         return {"speedval": f"{state.speedval:#06x}",
                 "speed": f"{state.speed:.3f}" + (" %" if state.duty_mode else " rad/s")}
+
+
+class DcMotorKind(DriveMotorKind):
+    """The drive motor: the one cmd_vel drives."""
+
+    def health(self, state, ctx) -> Health | None:
+        """A motor's warnings, then WARN while it is on and cmd_vel holds the
+        wheel (the steering not homed, or homing)."""
+        own = super().health(state, ctx)
+        if own is None and state.on and ctx.drive_held:
+            return Health(Level.WARN, f"cmd_vel holds the wheel: {ctx.drive_held}")
+        return own
 
 
 class RelativeEncoderKind(NoTopic, SensorKind):
@@ -84,7 +97,7 @@ register_kind(RelativeEncoderKind(
     topic=None,
     viewer_label="relenc"))
 
-register_kind(DriveMotorKind(
+register_kind(DcMotorKind(
     name="dc_motor",
     device="bsal_ros.hardware.devices:DcMotor",
     fields=MOTOR_FIELDS + ("measured_speed",),

@@ -39,11 +39,16 @@ GROUP = "bsal_ros.device_kinds"
 #: other installed packages (the generators of checked-in files run so)
 ONLY_ENV = "BSAL_ROS_KIND_PLUGINS"
 #: modules of this package that are not kinds (the fallback walk skips them)
-_NOT_KINDS = frozenset({"base", "registry", "convert", "plugins", "diagnostics_config", "codes"})
+_NOT_KINDS = frozenset({"base", "registry", "convert", "plugins", "diagnostics_config", "codes",
+                        "board_hint"})
 
 _log = logging.getLogger("bsal_ros.kinds")
 _loaded: dict[str, str] = {}      # entry-point name -> its value ("module[:function]")
 _errors: dict[str, str] = {}      # entry-point name -> the one-line error
+#: entry-point name -> the board types and device kinds it registered
+_registered: dict[str, frozenset[str]] = {}
+#: entry-point name -> the name of the package (distribution) that installed it
+_packages: dict[str, str] = {}
 
 
 def _entry_points(entry_points=None):
@@ -55,7 +60,7 @@ def _entry_points(entry_points=None):
     return codes.load_order(eps)
 
 
-def _load_one(name: str, value: str, load) -> None:
+def _load_one(name: str, value: str, load, package: str = "") -> None:
     before = set(registry.board_types()) | set(registry.device_classes())
     try:
         with codes.claiming(name, value):   # its wire codes: in the plugins' range, its own
@@ -73,6 +78,9 @@ def _load_one(name: str, value: str, load) -> None:
         _log.error(_errors[name])
         return
     _loaded[name] = value
+    _registered[name] = frozenset(set(registry.board_types())
+                                  | set(registry.device_classes())) - before
+    _packages[name] = package
 
 
 def load_plugins(entry_points=None) -> dict[str, str]:
@@ -84,13 +92,29 @@ def load_plugins(entry_points=None) -> dict[str, str]:
     eps = _entry_points(entry_points)
     for ep in eps:
         if ep.name not in _loaded and ep.name not in _errors:
-            _load_one(ep.name, ep.value, ep.load)
+            _load_one(ep.name, ep.value, ep.load, _package_of(ep))
     if entry_points is None and not any(ep.value.startswith("bsal_ros.") for ep in eps):
         for mod in pkgutil.iter_modules(_package_path()):
             if mod.name not in _NOT_KINDS and mod.name not in _loaded:
                 ref = f"{__package__}.{mod.name}"
                 _load_one(mod.name, ref, lambda r=ref: importlib.import_module(r))
     return dict(_loaded)
+
+
+def _package_of(ep) -> str:
+    """The name of the package that installed entry point ``ep`` ("": not known)."""
+    dist = getattr(ep, "dist", None)
+    return getattr(dist, "name", "") or ""
+
+
+def plugin_of(name: str) -> tuple[str, str, str] | None:
+    """(entry-point name, its value, its package) of the loaded plugin that
+    registered the device kind or board type ``name``; None: none did (a
+    declaration registered outside a plugin, e.g. by a test)."""
+    for ep_name, value in _loaded.items():
+        if name in _registered.get(ep_name, ()):
+            return ep_name, value, _packages.get(ep_name, "")
+    return None
 
 
 def _package_path():

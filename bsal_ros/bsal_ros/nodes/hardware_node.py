@@ -53,6 +53,7 @@ from bsal_ros.hardware.description import DescriptionError
 from bsal_ros.hardware.poller import Poller
 from bsal_ros.hardware.robot import Robot
 from bsal_ros.hardware.simulation import not_simulated, simulation_of
+from bsal_ros.kinds.board_hint import hints as board_hints
 from bsal_ros.nodes import hardware_params, ros_base_link
 from bsal_ros.nodes.device_state_msg import to_msg
 from bsal_ros.nodes.hardware_msgs import device_info_msg, diag_status_msg, result_msg
@@ -146,6 +147,8 @@ class HardwareNode(Node):
                       f"{len(self.robot.boards)} boards ({len(up)} up"
                       + (f", down: {', '.join(down)}" if down else "") + f"), "
                       f"{len(self.robot.devices)} devices")
+        for line in board_hints(self.desc):     # a plugin's kind that no board carries
+            self.log.info(line)
         if self.p["auto_home"]:
             self.homing.start_auto_home()
         self.poller.start()
@@ -209,7 +212,8 @@ class HardwareNode(Node):
         prefix = f"{self.get_fully_qualified_name()}: "
         now = r.clock()
         diags = [self._bus_diag(r, now)]
-        diags += hwdiag.device_diagnostics(r, now, float(self.p["stale_factor"]))
+        # the parameters as they are now: a kind's run-time change shows at once
+        diags += hwdiag.device_diagnostics(r, now, float(self.p["stale_factor"]), self.p)
         arr.status = [diag_status_msg(dd, prefix) for dd in diags]
         self.out.pub_diag.publish(arr)
         self.homing.check_auto_home()
