@@ -54,6 +54,7 @@ import time
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
+from bsal_ros.foxglove import sdk_log
 from bsal_ros.foxglove.access import Access, name_list
 from bsal_ros.foxglove.assets import AssetRefused, read_asset
 from bsal_ros.foxglove.definitions import DefinitionNotFound, MessageDefinitions, split_type
@@ -158,6 +159,9 @@ class FoxgloveGatewayNode(Node):
         self.stats = {"messages": 0, "bytes": 0}
         import foxglove
         self._fg = foxglove
+        # the SDK's own lines (a client's bad frames, a client that does not read): once each
+        self._sdk_log = sdk_log.attach(
+            lambda line: self.get_logger().warning(f"Foxglove gateway: {line}"))
         self._fg_context = foxglove.Context()
         from bsal_ros.nodes.foxglove_parameters import ParameterMirror
         from bsal_ros.nodes.foxglove_publish import ClientPublishing
@@ -213,6 +217,7 @@ class FoxgloveGatewayNode(Node):
     def destroy_node(self):
         """Close the server, then destroy the node."""
         self.stop()
+        sdk_log.detach(self._sdk_log)
         return super().destroy_node()
 
     # --------------------------------------------- hand-over to the executor
