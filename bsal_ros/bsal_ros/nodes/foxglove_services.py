@@ -44,6 +44,8 @@ class ServiceRelay:
         self.advertised: dict[str, tuple[str, object, type]] = {}   # name -> (type, client, srv)
         self._left_out: set[str] = set()
         self.calls = {"answered": 0, "failed": 0}
+        self._said: set[tuple] = set()     # (client, service, reason) failures logged
+        self._said_lock = threading.Lock()  # calls come in the SDK's threads
 
     def look(self, graph) -> None:
         """Advertise the allowed services the graph offers, remove those gone (executor)."""
@@ -160,7 +162,17 @@ class ServiceRelay:
         return serialize_message(future.result())
 
     def _fail(self, name: str, request, why: str):
+        """Answer the call with ``why``; log it once per client, service and reason
+        (the details in brackets left out), however often the client repeats it."""
         self.calls["failed"] += 1
-        self.gw.get_logger().warning(f"Foxglove gateway: client {request.client_id} called "
-                                     f"{name}: {why}")
+        key = (request.client_id, name, why.split(" (", 1)[0])
+        with self._said_lock:
+            first = key not in self._said
+            if first:
+                if len(self._said) >= 1000:     # clients come and go: forget the old ones
+                    self._said.clear()
+                self._said.add(key)
+        if first:
+            self.gw.get_logger().warning(f"Foxglove gateway: client {request.client_id} called "
+                                         f"{name}: {why} (logged once for this client)")
         raise RuntimeError(f"{name}: {why}")
