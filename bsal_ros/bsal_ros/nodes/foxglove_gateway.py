@@ -271,6 +271,8 @@ class FoxgloveGatewayNode(Node):
         wanted, mixed = self.filter.pick(self.get_topic_names_and_types())
         for topic, types in mixed:
             self._leave_out(topic, f"more than one type ({', '.join(types)})")
+        for topic in [t for t in wanted if self._kept_alive_by_us(t)]:
+            del wanted[topic]      # its last publisher left: our subscription is all there is
         new, gone = changes({t: a.type_name for t, a in self.topics.items()}, wanted)
         for topic in gone:
             self._withdraw(topic)
@@ -281,6 +283,18 @@ class FoxgloveGatewayNode(Node):
             self.mirror.look()
             if self._graph_watchers:
                 self._publish_connection_graph()
+
+    def _kept_alive_by_us(self, topic: str) -> bool:
+        """An advertised topic that is in the graph only through the gateway's own
+        subscription or client publisher: gone for the robot. Only those topics
+        are looked at, so an idle gateway asks nothing."""
+        adv = self.topics.get(topic)
+        if adv is None or (adv.subscription is None and topic not in self.publishing.topics()):
+            return False
+        me = (self.get_name(), self.get_namespace())
+        endpoints = (self.get_publishers_info_by_topic(topic)
+                     + self.get_subscriptions_info_by_topic(topic))
+        return all((i.node_name, i.node_namespace) == me for i in endpoints)
 
     def _leave_out(self, topic: str, why: str) -> None:
         if topic not in self._left_out:
