@@ -110,9 +110,19 @@ class NodeClient:
         self.proc.stdin.flush()
 
     def connect(self, url: str, timeout: float = 20.0, **fields) -> dict:
-        """Connect; returns the server's serverInfo."""
+        """Connect and wait for the server's channels (what the client writes with
+        comes from them); returns the server's serverInfo."""
         self.send("connect", url=url, **fields)
-        return self.wait("serverInfo", timeout=timeout)
+        info = self.wait("serverInfo", timeout=timeout)
+        self.wait("advertise", timeout=timeout)
+        return info
+
+    def wait_service(self, name: str, timeout: float = 20.0) -> dict:
+        """Wait until the server has advertised service ``name``; its entry."""
+        event = self.wait("advertiseServices", lambda e: any(s["name"] == name
+                                                             for s in e["services"]),
+                          timeout=timeout)
+        return next(s for s in event["services"] if s["name"] == name)
 
     # ------------------------------------------------------------------ events
     def select(self, ev: str, pred=lambda e: True, since: int = 0) -> list[dict]:

@@ -241,6 +241,7 @@ def test_truncated_cdr(bridge, check):
 
 def test_a_service_call_with_a_bad_request(bridge, check):
     with bad_client(bridge, "127.0.0.17") as bad:
+        bad.wait_service("/set_motors")
         garbage = base64.b64encode(bytes([0, 1, 0, 0, 0xff, 0xff, 0xff, 0x7f, 1])).decode()
         for call in range(REPEATS):
             bad.send("call", service="/set_motors", callId=call, bytes=garbage)

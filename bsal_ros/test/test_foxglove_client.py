@@ -203,6 +203,7 @@ def test_a_node_client_sees_what_ros_sees_drives_and_stops_beside_a_legacy_appli
         assert not fg.select("decodeError")
 
         # set_motors through the services capability turns the drive
+        fg.wait_service("/set_motors")
         wheel_still(ros, time.monotonic())
         since = time.monotonic()
         fg.send("call", service="/set_motors", callId=1, request={
@@ -309,8 +310,18 @@ def test_a_topic_is_advertised_within_2_s_of_appearing_and_withdrawn_within_2_s_
 def test_parameters_are_read_and_written_only_where_param_writes_allows(bridge, ros):
     with NodeClient() as fg:
         fg.connect(bridge.url)
-        fg.send("getParameters", names=[], id="all")
-        values = named_values(fg.wait("parameterValues", lambda e: e["id"] == "all"))
+        values = {}
+        deadline = time.monotonic() + 30
+        while "/hardware_node.cmd_vel_timeout" not in values:
+            # the gateway loads the nodes' parameters at a client's first question and
+            # answers with what it has after 2 s at most: ask until the node's are in
+            assert time.monotonic() < deadline, f"no hardware node parameters: {values}"
+            if values:
+                time.sleep(0.2)
+            mark = fg.mark()
+            fg.send("getParameters", names=[], id="all")
+            values = named_values(fg.wait("parameterValues", lambda e: e["id"] == "all",
+                                          since=mark))
         assert values["/hardware_node.cmd_vel_timeout"] == 0.5
         assert values[WRITABLE] == ros.parameter("/hardware_node", "speed_of_sound")
 
