@@ -227,7 +227,8 @@ def test_a_node_client_sees_what_ros_sees_drives_and_stops_beside_a_legacy_appli
 
         # cmd_vel from the client moves the odometry; leaving stops the drive within 0.5 s
         since = time.monotonic()
-        fg.send("advertise", topic="/cmd_vel")
+        # as Foxglove's teleop panel advertises it: the type's ROS 1 spelling, CDR
+        fg.send("advertise", topic="/cmd_vel", schemaName="geometry_msgs/Twist")
         fg.wait("advertised")
         fg.send("drive", topic="/cmd_vel", message=TWIST_FORWARD, hz=20)
         x0 = ros.wait_message("/odom", since=since).pose.pose.position.x
