@@ -52,13 +52,20 @@ class ServiceRelay:
         gw = self.gw
         if not gw.access.control:
             return
-        offered = {name: types for name, types in graph if name in gw.access.services}
+        offered = {name: types for name, types in graph if name in gw.access.services
+                   and not self._only_our_client(name)}
         for name in list(self.advertised):
             if offered.get(name) != [self.advertised[name][0]]:
                 self._remove(name)
         for name, types in offered.items():
             if name not in self.advertised and len(types) == 1:
                 self._add(name, types[0])
+
+    def _only_our_client(self, name: str) -> bool:
+        """The service is in the graph only through the client the gateway made for
+        it: its server left, and it is gone for the robot."""
+        entry = self.advertised.get(name)
+        return entry is not None and entry[1] is not None and self.gw.count_services(name) == 0
 
     def providers(self) -> list[tuple[str, list[str]]]:
         """(service, [node FQN]) of every advertised service (connection graph)."""
