@@ -51,6 +51,8 @@ SONARS = [f"/sonar_{i:02d}" for i in range(12)]
 COMPARED = SONARS + ["/odom", "/tf", "/diagnostics", "/robot_description"]
 #: the one parameter the module's bridge lets clients set
 WRITABLE = "/hardware_node.speed_of_sound"
+#: a service of this process's node the module's bridge lets clients call, beside Brak's
+PROBE_SERVICE = "/fg_probe_service"
 #: the stop bound of issue 50: a driving client that leaves, the drive stopped within
 STOP_BOUND_NS = 500_000_000
 URL = re.compile(r"Foxglove (wss?://[^,\s]+)")
@@ -76,8 +78,10 @@ def foxglove_url(bridge: Bridge) -> str:
 
 @pytest.fixture(scope="module")
 def bridge():
-    b = Bridge("--duration", "900", "--ros-args", "-p",
-               f"foxglove_gateway:param_writes:={WRITABLE}")
+    from bsal_ros.nodes.gateway_params import FOXGLOVE_SERVICES
+    b = Bridge("--duration", "900", "--ros-args",
+               "-p", f"foxglove_gateway:param_writes:={WRITABLE}",
+               "-p", f"foxglove_gateway:services:={FOXGLOVE_SERVICES},{PROBE_SERVICE}")
     b.url = foxglove_url(b)
     b.port = int(b.url.rsplit(":", 1)[1])
     yield b
@@ -306,6 +310,33 @@ def test_a_topic_is_advertised_within_2_s_of_appearing_and_withdrawn_within_2_s_
         assert gone["_at"] - left <= 2.0, gone["_at"] - left
     print(f"advertised {advertised['_at'] - appeared:.3f} s after the topic appeared, "
           f"withdrawn {gone['_at'] - left:.3f} s after it left")
+
+
+def test_a_service_whose_server_left_is_withdrawn_though_a_client_called_it(bridge, ros):
+    """The gateway's ROS client of a service it relayed keeps the service's name in
+    the graph; its server leaving still withdraws it."""
+    from std_srvs.srv import Trigger
+
+    def answer(request, response):
+        response.success, response.message = True, "probe"
+        return response
+    server = ros.node.create_service(Trigger, PROBE_SERVICE, answer)
+    try:
+        with NodeClient() as fg:
+            fg.connect(bridge.url)
+            probe = fg.wait_service(PROBE_SERVICE)
+            fg.send("call", service=PROBE_SERVICE, callId=1, request={})
+            assert fg.wait("serviceResponse", lambda e: e["callId"] == 1)["value"] == {
+                "success": True, "message": "probe"}
+            mark = fg.mark()
+            ros.node.destroy_service(server)
+            server = None
+            fg.wait("unadvertiseServices", lambda e: probe["id"] in e["serviceIds"],
+                    since=mark)
+            assert fg.wait_service("/set_motors")      # Brak's stay
+    finally:
+        if server is not None:
+            ros.node.destroy_service(server)
 
 
 def test_parameters_are_read_and_written_only_where_param_writes_allows(bridge, ros):
