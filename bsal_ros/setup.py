@@ -31,7 +31,7 @@ setup(
         ("share/" + package_name + "/launch", glob("launch/*.launch.py")),
         ("share/" + package_name + "/config",
          glob("config/*.yaml") + glob("config/*.rviz") + glob("config/*.urdf")
-         + glob("config/*.xml")),
+         + glob("config/*.xml") + glob("config/*.json")),
         ("share/" + package_name + "/wireshark", ["bsal_ros/wireshark/bsal.lua"]),
     ],
     install_requires=["setuptools"],

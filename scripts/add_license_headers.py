@@ -26,7 +26,7 @@ in its first lines is left alone. Re-run it after merging another branch. Files 
 git tracks or would track (``git ls-files --cached --others --exclude-standard``):
 Python (``.py``, launch files and tests included), shell scripts (``.sh`` and
 extension-less files with a shell shebang), C/C++ (``.c .cc .cpp .h .hh .hpp``),
-``CMakeLists.txt``, ``.cmake``, Makefiles and ``.lua``.
+JavaScript (``.js``), ``CMakeLists.txt``, ``.cmake``, Makefiles and ``.lua``.
 
 Where the header goes: after a shebang line and a PEP 263 coding line (both
 must stay first), before everything else, followed by one empty line, so a
@@ -62,7 +62,7 @@ OWN_LICENCE: dict[str, str] = {}
 
 HASH_SUFFIXES = {".py", ".sh", ".cmake"}
 HASH_NAMES = {"CMakeLists.txt", "Makefile", "GNUmakefile"}
-SLASH_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx"}
+SLASH_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".js"}
 LUA_SUFFIXES = {".lua"}
 SHELL_SHEBANG = re.compile(r"^#!.*\b(ba|da|z)?sh\b")
 CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")

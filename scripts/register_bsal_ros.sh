@@ -50,7 +50,7 @@ link "$root/package.xml" "$prefix/share/$pkg"
 shopt -s nullglob
 for f in "$root"/launch/*.launch.py; do link "$f" "$prefix/share/$pkg/launch"; done
 for f in "$root"/config/*.yaml "$root"/config/*.rviz "$root"/config/*.urdf \
-         "$root"/config/*.xml; do
+         "$root"/config/*.xml "$root"/config/*.json; do
     link "$f" "$prefix/share/$pkg/config"
 done
 

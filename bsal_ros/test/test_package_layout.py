@@ -256,7 +256,8 @@ def test_make_setup_registered_both_packages_in_the_ament_prefix():
     share = Path(get_package_share_directory("bsal_ros"))
     wanted = {p for p in setup_py_data_files() if p.startswith("share/bsal_ros/")}
     assert {"share/bsal_ros/launch/brak.launch.py", "share/bsal_ros/config/brak.yaml",
-            "share/bsal_ros/config/brak.urdf", "share/bsal_ros/config/brak.rviz"} <= wanted
+            "share/bsal_ros/config/brak.urdf", "share/bsal_ros/config/brak.rviz",
+            "share/bsal_ros/config/brak.foxglove.json"} <= wanted
     for rel in wanted:
         installed = install / rel
         assert installed.is_file(), rel

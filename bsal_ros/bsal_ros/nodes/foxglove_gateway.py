@@ -54,6 +54,7 @@ import time
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
+from bsal_ros.foxglove import sdk_log
 from bsal_ros.foxglove.access import Access, name_list
 from bsal_ros.foxglove.assets import AssetRefused, read_asset
 from bsal_ros.foxglove.definitions import DefinitionNotFound, MessageDefinitions, split_type
@@ -158,6 +159,9 @@ class FoxgloveGatewayNode(Node):
         self.stats = {"messages": 0, "bytes": 0}
         import foxglove
         self._fg = foxglove
+        # the SDK's own lines (a client's bad frames, a client that does not read): once each
+        self._sdk_log = sdk_log.attach(
+            lambda line: self.get_logger().warning(f"Foxglove gateway: {line}"))
         self._fg_context = foxglove.Context()
         from bsal_ros.nodes.foxglove_parameters import ParameterMirror
         from bsal_ros.nodes.foxglove_publish import ClientPublishing
@@ -213,6 +217,7 @@ class FoxgloveGatewayNode(Node):
     def destroy_node(self):
         """Close the server, then destroy the node."""
         self.stop()
+        sdk_log.detach(self._sdk_log)
         return super().destroy_node()
 
     # --------------------------------------------- hand-over to the executor
@@ -266,6 +271,8 @@ class FoxgloveGatewayNode(Node):
         wanted, mixed = self.filter.pick(self.get_topic_names_and_types())
         for topic, types in mixed:
             self._leave_out(topic, f"more than one type ({', '.join(types)})")
+        for topic in [t for t in wanted if self._kept_alive_by_us(t)]:
+            del wanted[topic]      # its last publisher left: our subscription is all there is
         new, gone = changes({t: a.type_name for t, a in self.topics.items()}, wanted)
         for topic in gone:
             self._withdraw(topic)
@@ -276,6 +283,18 @@ class FoxgloveGatewayNode(Node):
             self.mirror.look()
             if self._graph_watchers:
                 self._publish_connection_graph()
+
+    def _kept_alive_by_us(self, topic: str) -> bool:
+        """An advertised topic that is in the graph only through the gateway's own
+        subscription or client publisher: gone for the robot. Only those topics
+        are looked at, so an idle gateway asks nothing."""
+        adv = self.topics.get(topic)
+        if adv is None or (adv.subscription is None and topic not in self.publishing.topics()):
+            return False
+        me = (self.get_name(), self.get_namespace())
+        endpoints = (self.get_publishers_info_by_topic(topic)
+                     + self.get_subscriptions_info_by_topic(topic))
+        return all((i.node_name, i.node_namespace) == me for i in endpoints)
 
     def _leave_out(self, topic: str, why: str) -> None:
         if topic not in self._left_out:

@@ -108,6 +108,10 @@ class ClientPublishing:
         pub.publisher = self._publishers[topic]
         gw.get_logger().info(f"Foxglove gateway: client {client} publishes on {topic}")
 
+    def topics(self) -> set[str]:
+        """The topics the gateway publishes on for clients."""
+        return set(self._publishers)
+
     def _subscribed_type(self, topic: str) -> str | None:
         """The type the robot's subscribers of ``topic`` take (None: nobody subscribes)."""
         from bsal_ros.nodes.foxglove_gateway import canonical_type

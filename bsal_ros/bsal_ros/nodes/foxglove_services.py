@@ -44,19 +44,28 @@ class ServiceRelay:
         self.advertised: dict[str, tuple[str, object, type]] = {}   # name -> (type, client, srv)
         self._left_out: set[str] = set()
         self.calls = {"answered": 0, "failed": 0}
+        self._said: set[tuple] = set()     # (client, service, reason) failures logged
+        self._said_lock = threading.Lock()  # calls come in the SDK's threads
 
     def look(self, graph) -> None:
         """Advertise the allowed services the graph offers, remove those gone (executor)."""
         gw = self.gw
         if not gw.access.control:
             return
-        offered = {name: types for name, types in graph if name in gw.access.services}
+        offered = {name: types for name, types in graph if name in gw.access.services
+                   and not self._only_our_client(name)}
         for name in list(self.advertised):
             if offered.get(name) != [self.advertised[name][0]]:
                 self._remove(name)
         for name, types in offered.items():
             if name not in self.advertised and len(types) == 1:
                 self._add(name, types[0])
+
+    def _only_our_client(self, name: str) -> bool:
+        """The service is in the graph only through the client the gateway made for
+        it: its server left, and it is gone for the robot."""
+        entry = self.advertised.get(name)
+        return entry is not None and entry[1] is not None and self.gw.count_services(name) == 0
 
     def providers(self) -> list[tuple[str, list[str]]]:
         """(service, [node FQN]) of every advertised service (connection graph)."""
@@ -160,7 +169,17 @@ class ServiceRelay:
         return serialize_message(future.result())
 
     def _fail(self, name: str, request, why: str):
+        """Answer the call with ``why``; log it once per client, service and reason
+        (the details in brackets left out), however often the client repeats it."""
         self.calls["failed"] += 1
-        self.gw.get_logger().warning(f"Foxglove gateway: client {request.client_id} called "
-                                     f"{name}: {why}")
+        key = (request.client_id, name, why.split(" (", 1)[0])
+        with self._said_lock:
+            first = key not in self._said
+            if first:
+                if len(self._said) >= 1000:     # clients come and go: forget the old ones
+                    self._said.clear()
+                self._said.add(key)
+        if first:
+            self.gw.get_logger().warning(f"Foxglove gateway: client {request.client_id} called "
+                                         f"{name}: {why} (logged once for this client)")
         raise RuntimeError(f"{name}: {why}")
