@@ -394,6 +394,19 @@ def test_an_unwritable_folder_is_one_line_and_exit_2(tmp_path):
     assert not target.exists()
 
 
+def test_without_foxglove_sdk_it_says_so_in_one_line(tmp_path):
+    """foxglove-sdk is a pip package: where it is missing, one line naming it, exit 2."""
+    code = ("import sys; sys.modules['foxglove'] = None; "
+            "from bsal_ros.nodes import record; "
+            f"record.main(['--output', {str(tmp_path / 'x.mcap')!r}])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and "foxglove-sdk is not importable" in lines[0], lines
+    assert "pip install it" in lines[0] and not (tmp_path / "x.mcap").exists()
+
+
 def small_file_limit(limit: int):
     """For ``preexec_fn``: files of the child stop at ``limit`` bytes; a write past it
     fails with EFBIG (Python ignores SIGXFSZ, so the process is not killed by it)."""
@@ -408,7 +421,10 @@ def test_a_full_disk_is_one_line_exit_2_and_the_bridge_goes_on(bridge, tmp_path)
     repeated; the bridge and its subscribers go on."""
     limit = 256 * 1024
     out = tmp_path / "full.mcap"
-    env = dict(os.environ, ROS_LOG_DIR=str(tmp_path / "roslog"))
+    # untraced: the limit would cut coverage.py's data file too (make test combines them all)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("BSAL_COVERAGE_RCFILE", "COVERAGE_PROCESS_START")}
+    env["ROS_LOG_DIR"] = str(tmp_path / "roslog")
     rec = Recorder(tmp_path, "--output", str(out), "--progress", "0", env=env,
                    preexec_fn=small_file_limit(limit))
     probe = RawProbe({"/odom": probe_topics()["/odom"]})

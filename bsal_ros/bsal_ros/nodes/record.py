@@ -104,6 +104,11 @@ def open_recording(p: OneLineParser, args, say):
     from bsal_ros.foxglove.recording import default_name, Recording
     path = args.output or default_name()
     try:
+        import foxglove  # noqa: F401 - the SDK is a pip package (requirements/project.txt)
+    except ImportError as exc:
+        p.refuse(f"foxglove-sdk is not importable ({exc}): pip install it "
+                 "(requirements/project.txt; make setup does)")
+    try:
         return Recording(path, say, chunk_size=args.chunk_size,
                          compression=args.compression, flush_s=args.flush)
     except FileExistsError:
