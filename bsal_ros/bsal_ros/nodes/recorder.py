@@ -23,7 +23,8 @@ the robot's namespace, ``/tf``, ``/tf_static``, ``/diagnostics``,
 is subscribed raw (the bytes as they came, never decoded) with the QoS that
 matches every publisher (the gateway's :func:`publisher_qos`: a latched
 ``robot_description`` or ``/tf_static`` arrives at once), and each message
-is logged at its arrival time. The channel's metadata holds the publishers'
+is logged at its arrival time; each subscription keeps up to :data:`DEPTH`
+messages while the recorder is busy. The channel's metadata holds the publishers'
 QoS and the type's hash, as rosbag2 writes them (:mod:`bsal_ros.foxglove.rosbag2`).
 """
 
@@ -40,6 +41,9 @@ from bsal_ros.nodes.foxglove_gateway import interface_class, publisher_qos
 
 #: s between looks at the graph (the Foxglove gateway's default)
 GRAPH_PERIOD_S = 0.5
+#: messages kept per topic while the recorder's thread is busy (a live viewer keeps 10:
+#: at 20 Hz this rides out a 5 s stall without a loss)
+DEPTH = 100
 
 
 def resolve(name: str, namespace: str) -> str:
@@ -127,7 +131,7 @@ class RecorderNode(Node):
         infos = self.get_publishers_info_by_topic(topic)
         if not infos:
             return          # a subscriber only: recorded once someone publishes
-        qos, latched = publisher_qos(infos)
+        qos, latched = publisher_qos(infos, depth_default=DEPTH)
         counted = self.recording.ros_channel(
             topic, type_name, definition, [rosbag2.qos_profile(i.qos_profile) for i in infos],
             type_hash_of(infos))
