@@ -118,6 +118,25 @@ class Recorder:
             self._out.close()
 
 
+PROGRESS = re.compile(r"^\[brak_record\] \d+ s, \d+ messages, .* in \S+; (.*)$", re.M)
+
+
+def wait_counts(rec: Recorder, least: dict, timeout: float = 60.0) -> dict:
+    """Until a progress line (``--progress``) counts at least ``least[topic]``
+    messages of each topic; that line's counts. Subscribing is not receiving:
+    on a loaded machine a new subscription matches its publisher seconds later."""
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = PROGRESS.findall(rec.text())
+        counts = {t: int(n) for t, n in (p.rsplit(" ", 1) for p in
+                                         (lines[-1].split(", ") if lines else []))}
+        if all(counts.get(t, 0) >= n for t, n in least.items()):
+            return counts
+        assert rec.proc.poll() is None, f"exited {rec.proc.returncode}:\n{rec.text()}"
+        assert time.monotonic() < deadline, f"not {least} within {timeout} s:\n{rec.text()}"
+        time.sleep(0.1)
+
+
 class RawProbe(SpunNode):
     """An rclpy subscriber of its own, raw: the bytes of each message and when they came."""
 
@@ -203,6 +222,7 @@ def test_a_recording_holds_what_a_subscriber_received(bridge, tmp_path):
         rec = Recorder(tmp_path, "--output", str(out), "--progress", "1")
         for topic in ["/odom", *SONARS, "/robot_description"]:
             rec.wait_for(rf"recording {re.escape(topic)} ")
+        wait_counts(rec, {"/odom": 10, **{t: 3 for t in SONARS}})
         time.sleep(RECORD_S)
         assert rec.stop(signal.SIGINT) == 0, rec.text()
         time.sleep(0.5)         # the probe's last messages (its window ends later anyway)
@@ -280,17 +300,27 @@ def test_a_topic_that_appears_later_is_recorded(bridge, tmp_path):
     import rclpy
     from std_msgs.msg import String
     out = tmp_path / "late.mcap"
-    rec = Recorder(tmp_path, "--output", str(out), "--topics", "odom,late_probe")
+    rec = Recorder(tmp_path, "--output", str(out), "--topics", "odom,late_probe",
+                   "--progress", "0.5")
     rec.wait_for(r"recording /odom ")
     context = rclpy.context.Context()
     rclpy.init(context=context)
     node = rclpy.create_node("late_publisher", context=context)
+    sent = 0
     try:
         pub = node.create_publisher(String, "/late_probe", 10)
         rec.wait_for(r"recording /late_probe \(std_msgs/msg/String", timeout=30)
-        deadline = time.monotonic() + 30
-        sent = 0
-        while time.monotonic() < deadline and sent < 20:
+        heard = threading.Thread(target=wait_counts, args=(rec, {"/late_probe": 5}),
+                                 daemon=True)
+        heard.start()
+        while heard.is_alive() or sent < 10:     # until it hears them, then ten more
+            pub.publish(String(data=f"late {sent}"))
+            sent += 1
+            time.sleep(0.1)
+            if heard.is_alive() and sent > 600:
+                raise AssertionError(f"the recorder never heard /late_probe:\n{rec.text()}")
+        extra, sent_before = 10, sent
+        for _ in range(extra):
             pub.publish(String(data=f"late {sent}"))
             sent += 1
             time.sleep(0.1)
@@ -304,7 +334,8 @@ def test_a_topic_that_appears_later_is_recorded(bridge, tmp_path):
     assert {c.topic for c in summary.channels.values()} == {"/odom", "/late_probe"}
     late = [d.data for c, _, d in messages if c.topic == "/late_probe"]
     # every message after the subscription matched: the last ones, in order
-    assert late and late == [f"late {i}" for i in range(sent - len(late), sent)], late
+    assert len(late) >= 5 + extra, (len(late), sent_before)
+    assert late == [f"late {i}" for i in range(sent - len(late), sent)], late
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
@@ -312,9 +343,8 @@ def test_a_signal_leaves_a_complete_indexed_file(bridge, tmp_path, sig):
     """Ctrl-C or SIGTERM (the console script, as a user runs it): exit 0, a
     summary, chunk indexes and statistics that count the messages."""
     out = tmp_path / "signal.mcap"
-    rec = Recorder(tmp_path, "--output", str(out), console_script=True)
-    rec.wait_for(r"recording /odom ")
-    time.sleep(2.0)
+    rec = Recorder(tmp_path, "--output", str(out), "--progress", "0.5", console_script=True)
+    wait_counts(rec, {"/odom": 10})
     assert rec.stop(sig) == 0, rec.text()
     assert f"stopping the recording ({sig.name})" in rec.text()
     with open(out, "rb") as f:
