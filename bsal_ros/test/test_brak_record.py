@@ -222,7 +222,7 @@ def test_a_recording_holds_what_a_subscriber_received(bridge, tmp_path):
         rec = Recorder(tmp_path, "--output", str(out), "--progress", "1")
         for topic in ["/odom", *SONARS, "/robot_description"]:
             rec.wait_for(rf"recording {re.escape(topic)} ")
-        wait_counts(rec, {"/odom": 10, **{t: 3 for t in SONARS}})
+        wait_counts(rec, {"/odom": 10, **dict.fromkeys(SONARS, 3)})
         time.sleep(RECORD_S)
         assert rec.stop(signal.SIGINT) == 0, rec.text()
         time.sleep(0.5)         # the probe's last messages (its window ends later anyway)
