@@ -235,6 +235,9 @@ def test_a_recording_holds_what_a_subscriber_received(bridge, tmp_path):
     text = rec.text()
     assert re.search(r"\d+ s, \d+ messages, [\d.]+ [kM]?B in run\.mcap; /", text), text
     assert f"wrote {out}" in text, text
+    # one bridge in this domain: a second one's messages would be in the file too
+    for topic in ("/odom", "/robot_description", *SONARS):
+        assert re.search(rf"recording {re.escape(topic)} \(.*, 1 publisher\)", text), text
 
     header, summary, messages, metadata = read_all(out)
     assert header.profile == "ros2"
