@@ -76,6 +76,22 @@ def bridge():
     b.stop()
 
 
+#: every Recorder a test started; what a failed test left running is killed at its teardown
+STARTED = []
+
+
+@pytest.fixture(autouse=True)
+def no_recorder_left():
+    """A test that fails before it stops its recorder leaves nothing running."""
+    yield
+    while STARTED:
+        rec = STARTED.pop()
+        if rec.proc.poll() is None:
+            rec.proc.kill()
+            rec.proc.wait(30)
+        rec._out.close()
+
+
 class Recorder:
     """brak_record in a subprocess, its output (stdout and stderr) in a file."""
 
@@ -87,6 +103,7 @@ class Recorder:
                else [sys.executable, "-m", "bsal_ros.nodes.record"]) + list(args)
         self.proc = subprocess.Popen(cmd, cwd=tmp, stdout=self._out, stderr=subprocess.STDOUT,
                                      env=env or os.environ.copy(), preexec_fn=preexec_fn)
+        STARTED.append(self)
 
     def text(self) -> str:
         """What it printed so far."""
