@@ -53,6 +53,7 @@ setup(
             "rdi_gateway = bsal_ros.entry_points:rdi_gateway",
             "foxglove_gateway = bsal_ros.entry_points:foxglove_gateway",
             "brak_bringup = bsal_ros.entry_points:brak_bringup",
+            "brak_record = bsal_ros.entry_points:brak_record",
             "rdi_viewer = bsal_ros.viewer:main",
             "brak_drive = bsal_ros.tools.drive:main",
             "brak_wire = bsal_ros.tools.wire:main",

@@ -68,3 +68,8 @@ def foxglove_gateway() -> int:
 def brak_bringup() -> int:
     """The ``brak_bringup`` executable (:func:`bsal_ros.nodes.bringup.main`)."""
     return _run("bsal_ros.nodes.bringup")
+
+
+def brak_record() -> int:
+    """The ``brak_record`` executable (:func:`bsal_ros.nodes.record.main`)."""
+    return _run("bsal_ros.nodes.record")

@@ -191,6 +191,7 @@ def test_wrong_values_cover_every_declared_parameter():
     ["rdi_gateway", "--ros-args", "-p", "byteorder:=middle"],
     ["brak_bringup", "--no-such-option"],
     ["brak_drive", "fast", "0"],
+    ["brak_record", "--no-such-option"],
     ["rdi_viewer", "--no-such-option"],
 ])
 def test_the_executables_themselves_print_one_line_and_exit_2(argv):

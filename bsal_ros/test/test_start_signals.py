@@ -62,13 +62,15 @@ WINDOW_S = 3.0
 EXIT_WAIT_S = 60.0
 
 ARGS = {
-    "hardware_node": lambda ns: ["--ros-args", "-r", f"__ns:=/{ns}"],
-    "rci_gateway": lambda ns: ["--ros-args", "-r", f"__ns:=/{ns}", "-p", "port:=0"],
-    "rdi_gateway": lambda ns: ["--ros-args", "-r", f"__ns:=/{ns}", "-p", "realtime_port:=0",
-                               "-p", "ca_port:=0"],
-    "foxglove_gateway": lambda ns: ["--ros-args", "-r", f"__ns:=/{ns}", "-p", "port:=0"],
-    "brak_bringup": lambda ns: ["--namespace", ns, "--rci-port", "0", "--rdi-realtime-port", "0",
-                                "--rdi-ca-port", "0", "--foxglove-port", "0"],
+    "hardware_node": lambda ns, tmp: ["--ros-args", "-r", f"__ns:=/{ns}"],
+    "rci_gateway": lambda ns, tmp: ["--ros-args", "-r", f"__ns:=/{ns}", "-p", "port:=0"],
+    "rdi_gateway": lambda ns, tmp: ["--ros-args", "-r", f"__ns:=/{ns}", "-p",
+                                    "realtime_port:=0", "-p", "ca_port:=0"],
+    "foxglove_gateway": lambda ns, tmp: ["--ros-args", "-r", f"__ns:=/{ns}", "-p", "port:=0"],
+    "brak_bringup": lambda ns, tmp: ["--namespace", ns, "--rci-port", "0",
+                                     "--rdi-realtime-port", "0", "--rdi-ca-port", "0",
+                                     "--foxglove-port", "0"],
+    "brak_record": lambda ns, tmp: ["--namespace", ns, "--output", str(tmp / f"{ns}.mcap")],
 }
 
 
@@ -99,7 +101,7 @@ def one_round(executable, tmp_path, rng):
     sig = rng.choice([signal.SIGINT, signal.SIGTERM])
     delay = rng.uniform(0.0, WINDOW_S)
     proc = Proc(executable, tmp_path, shutil.which(executable), *ARGS[executable](
-        f"ss_{executable}_{rng.randrange(1 << 30):08x}"))
+        f"ss_{executable}_{rng.randrange(1 << 30):08x}", tmp_path))
     try:
         first = first_moment(proc)
         time.sleep(delay)

@@ -16,7 +16,7 @@
 """Every generator and tool answers a bad invocation with one line on stderr
 that names the fix, exit code 2 and no traceback (issue 41): the generators
 (gen_lua, gen_cpp, gen_docs, the aggregator config, the URDF), brak_wire and
-its fuzzer, rdi_viewer and brak_drive, each run as its own process."""
+its fuzzer, rdi_viewer, brak_drive and brak_record, each run as its own process."""
 
 from pathlib import Path
 import shutil
@@ -77,6 +77,19 @@ BAD = {
         "bsal_ros.viewer", ["--size", "3"], "argument --size"),
     "brak_drive, a speed that is not a number": (
         "bsal_ros.tools.drive", ["fast", "0"], "invalid float value: 'fast'"),
+    "brak_record, --output names a file that exists": (
+        "bsal_ros.nodes.record", ["--output", "{tmp}/plain.txt"],
+        "exists: name another file (--output) or remove it"),
+    "brak_record, --output in a folder that does not exist": (
+        "bsal_ros.nodes.record", ["--output", "{tmp}/none/x.mcap"], "create it first"),
+    "brak_record, --output under a file": (
+        "bsal_ros.nodes.record", ["--output", "{tmp}/plain.txt/x.mcap"],
+        "name a file in a folder you can write to"),
+    "brak_record, --wire-targets is not three ports": (
+        "bsal_ros.nodes.record", ["--wire", "--wire-targets", "7650,7651"],
+        "three ports RCI,REALTIME,CA, e.g. 7650,7651,7652"),
+    "brak_record, a negative --duration": (
+        "bsal_ros.nodes.record", ["--duration", "-1"], "--duration -1: not negative"),
 }
 
 

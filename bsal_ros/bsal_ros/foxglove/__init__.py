@@ -19,4 +19,10 @@ read from the installed interface files (:mod:`.definitions`), what a client
 may do (:mod:`.access`), which topics are the robot's and who watches each
 (:mod:`.topics`), the files a client may fetch (:mod:`.assets`). The ROS side
 is :mod:`bsal_ros.nodes.foxglove_gateway`; the WebSocket server is the
-``foxglove-sdk`` package's."""
+``foxglove-sdk`` package's.
+
+brak_record's file (docs/RECORDING.md), also without ROS: the MCAP file
+foxglove-sdk writes (:mod:`.recording`), what rosbag2 reads besides the
+messages (:mod:`.rosbag2`), a legacy connection's packets as JSON
+(:mod:`.wire_json`) and the proxies that tap them (:mod:`.wire_tap`). Its ROS
+side is :mod:`bsal_ros.nodes.recorder` and :mod:`bsal_ros.nodes.record`."""

@@ -92,11 +92,17 @@ def to_pcap(rec: Recording, path) -> int:
 class RecordingProxy:
     """Listen on 127.0.0.1:``listen_port`` (0: any), forward each connection to
     ``target`` and record both directions. ``close()`` stops it; every socket
-    has a timeout, so the threads end by themselves."""
+    has a timeout, so the threads end by themselves.
+
+    With ``on_event``, each event is handed to ``on_event(event)`` as it
+    happens, in order (under the proxy's lock), instead of being kept in the
+    recording (brak_record: a long session holds no memory); a connection the
+    target refuses is then an event too, ``{"ev": "unreachable", "error": ...}``."""
 
     def __init__(self, target: tuple, protocol: str, listen_port: int = 0,
-                 byteorder: str = "big", note: str = ""):
+                 byteorder: str = "big", note: str = "", on_event=None):
         self.target = target
+        self._on_event = on_event
         self.recording = Recording({"format": FORMAT, "protocol": protocol,
                                     "byteorder": byteorder, "gateway_port": target[1],
                                     "note": note})
@@ -119,7 +125,10 @@ class RecordingProxy:
     def _event(self, **e):
         with self._lock:
             e["t"] = round(time.monotonic() - self._t0, 6)
-            self.recording.events.append(e)
+            if self._on_event is None:
+                self.recording.events.append(e)
+            else:
+                self._on_event(e)
 
     @property
     def finished(self) -> int:
@@ -137,8 +146,10 @@ class RecordingProxy:
                 return
             try:
                 server = socket.create_connection(self.target, timeout=5)
-            except OSError:
+            except OSError as exc:
                 client.close()
+                if self._on_event is not None:
+                    self._event(ev="unreachable", error=exc.strerror or str(exc))
                 continue
             with self._lock:
                 conn = self._conns
