@@ -539,18 +539,34 @@ def test_a_disk_that_fills_up_is_the_recording_s_failure_not_a_flood(tmp_path, c
     assert not [r.getMessage() for r in caplog.records if r.name.startswith("foxglove")]
 
 
-def wire_messages(path: Path) -> dict:
-    """{topic: [message dict]} of the JSON channels of a complete file, in file order."""
+def wire_messages(path: Path, wire_format: str) -> dict:
+    """{topic: [message dict]} of the wire channels of a complete file, in file order:
+    JSON messages (``--wire-format json``), or the JSON text of std_msgs/String
+    messages decoded by mcap-ros2-support (``string``, the default)."""
     out = {}
     with open(path, "rb") as f:
-        reader = mcap_reader.make_reader(f)
+        reader = mcap_reader.make_reader(f, decoder_factories=[
+            mcap_ros2_decoder.DecoderFactory()])
         summary = reader.get_summary()
-        for schema, channel, message in reader.iter_messages(log_time_order=False):
-            if channel.message_encoding == "json":
+        assert summary is not None
+        wire = [c.topic for c in summary.channels.values() if c.topic.startswith("/wire/")]
+        if wire_format == "json":
+            for schema, channel, message in reader.iter_messages(topics=wire,
+                                                                 log_time_order=False):
+                assert channel.message_encoding == "json"
                 assert schema.encoding == "jsonschema" and json.loads(schema.data)["type"]
                 out.setdefault(channel.topic, []).append((message.log_time,
                                                           json.loads(message.data)))
-    assert summary is not None
+        else:
+            for schema, channel, message, decoded in reader.iter_decoded_messages(
+                    topics=wire, log_time_order=False):
+                assert (channel.message_encoding, schema.encoding, schema.name) == (
+                    "cdr", "ros2msg", "std_msgs/msg/String")
+                out.setdefault(channel.topic, []).append((message.log_time,
+                                                          json.loads(decoded.data)))
+    # one encoding in the whole file: what rosbag2's reader (ros2 bag play) asks for
+    encodings = {c.message_encoding for c in summary.channels.values()}
+    assert encodings == ({"cdr"} if wire_format == "string" else {"cdr", "json"}), encodings
     return out
 
 
@@ -571,11 +587,12 @@ def read_rdi_through(port: int, seconds: float) -> bytes:
     return data
 
 
-def test_wire_channels_hold_the_legacy_session_in_order(bridge, tmp_path):
+@pytest.mark.parametrize("wire_format", ["string", "json"])
+def test_wire_channels_hold_the_legacy_session_in_order(bridge, tmp_path, wire_format):
     """--wire: the legacy control application through brak_record's RCI proxy and
-    an RDI client through its real-time proxy: each packet a JSON message, in the
-    order of the wire, the values the program printed and the client received;
-    the login key is not in the file."""
+    an RDI client through its real-time proxy: each packet as JSON (the text of a
+    std_msgs/String, or a JSON message), in the order of the wire, the values the
+    program printed and the client received; the login key is not in the file."""
     if not CLIENT_APP.exists():
         pytest.skip("legacy/build/client-app is not built (make setup builds it)")
     from bsal_ros.foxglove.wire_json import packet_fields
@@ -583,6 +600,7 @@ def test_wire_channels_hold_the_legacy_session_in_order(bridge, tmp_path):
     rci, realtime, ca = bridge.ports
     out = tmp_path / "wire.mcap"
     rec = Recorder(tmp_path, "--output", str(out), "--topics", "odom", "--wire",
+                   "--wire-format", wire_format,
                    "--wire-targets", f"{rci},{realtime},{ca}", "--wire-listen", "0,0,0")
     m = rec.wait_for(r"wire proxies: rci 127\.0\.0\.1:(\d+) -> 127\.0\.0\.1:\d+, "
                      r"rdi_realtime 127\.0\.0\.1:(\d+) -> .*, rdi_ca 127\.0\.0\.1:(\d+) ->")
@@ -593,7 +611,7 @@ def test_wire_channels_hold_the_legacy_session_in_order(bridge, tmp_path):
     assert app.returncode == 0 and "done status=ok failures=0" in app.stdout, app.stdout
     rec.wait_for(r"wire rci: connection 0 closed by the (client|server)")
     assert rec.stop(signal.SIGINT) == 0, rec.text()
-    wire = wire_messages(out)
+    wire = wire_messages(out, wire_format)
 
     session = [msg for _, msg in wire["/wire/rci"]]
     times = [t for t, _ in wire["/wire/rci"]]

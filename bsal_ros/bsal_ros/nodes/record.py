@@ -43,6 +43,11 @@ from bsal_ros.nodes.cli import ROS_ARGS, split_ros_args
 PROG = "brak_record"
 
 
+#: how --wire's packets are written (docs/RECORDING.md)
+WIRE_FORMATS = ("string", "json")
+STRING = "std_msgs/msg/String"
+
+
 def make_parser() -> OneLineParser:
     """brak_record's command line."""
     from bsal_ros.foxglove.recording import CHUNK_SIZE, COMPRESSIONS
@@ -64,6 +69,11 @@ def make_parser() -> OneLineParser:
     p.add_argument("--wire", action="store_true",
                    help="also record the legacy RCI and RDI sessions through proxies "
                         "(docs/RECORDING.md)")
+    p.add_argument("--wire-format", choices=WIRE_FORMATS, default="string",
+                   help="each packet as its JSON text in a std_msgs/String (cdr: ros2 bag "
+                        "play reads the file) or as a JSON message with a JSON schema (json: "
+                        "Foxglove shows its fields; ros2 bag play refuses a file that mixes "
+                        "encodings); default string")
     p.add_argument("--wire-host", default="127.0.0.1", help="where the gateways listen")
     p.add_argument("--wire-targets", default=targets,
                    help=f"the gateways' ports RCI,REALTIME,CA (default {targets})")
@@ -240,15 +250,35 @@ def _record(args, rec, stop, ros_args) -> int:
 
 
 def _start_wire(args, rec):
-    """The wire proxies, each stream's messages to its JSON channel."""
+    """The wire proxies, each stream's packets to its channel: JSON text in a
+    std_msgs/String (``--wire-format string``), or JSON messages (``json``)."""
     from bsal_ros.foxglove.wire_json import SCHEMA
     from bsal_ros.foxglove.wire_tap import STREAMS, WireTap
     from bsal_ros.nodes.runtime import StartupError
-    channels = {s.name: rec.json_channel(s.topic, "bsal_ros/WirePacket", SCHEMA)
-                for s in STREAMS}
+    if args.wire_format == "json":
+        channels = {s.name: rec.json_channel(s.topic, "bsal_ros/WirePacket", SCHEMA)
+                    for s in STREAMS}
+
+        def log(stream, message, log_time):
+            rec.log_json(channels[stream.name], message, log_time)
+    else:
+        import json
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        from rclpy.serialization import serialize_message
+        from std_msgs.msg import String
+        from bsal_ros.foxglove import rosbag2
+        from bsal_ros.foxglove.definitions import MessageDefinitions
+        text = MessageDefinitions().full_text(STRING)
+        profile = rosbag2.qos_profile(QoSProfile(depth=10,
+                                                 reliability=ReliabilityPolicy.RELIABLE))
+        channels = {s.name: rec.ros_channel(s.topic, STRING, text, [profile], "")
+                    for s in STREAMS}
+
+        def log(stream, message, log_time):
+            data = serialize_message(String(data=json.dumps(message, separators=(",", ":"))))
+            rec.log(channels[stream.name], data, log_time)
     try:
-        return WireTap(args.wire_host, args.targets, args.listen,
-                       lambda s, m, t: rec.log_json(channels[s.name], m, t), say)
+        return WireTap(args.wire_host, args.targets, args.listen, log, say)
     except OSError as exc:
         raise StartupError(f"cannot open a wire proxy port ({args.wire_listen}): "
                            f"{exc.strerror or exc}") from None
