@@ -30,12 +30,12 @@ export const SUBPROTOCOL = "foxglove.sdk.v1";
 // between two attempts to reach a lost gateway
 export const RETRY_MS = 1000;
 
-// The WebSocket address of the gateway: the page's host, the port config.json names.
+// The WebSocket address of the gateway: the page's host (an IPv6 one keeps its
+// brackets in location.hostname), the port and scheme config.json names.
 export function gatewayUrl(config, location) {
   const gw = config.gateway || {};
   const scheme = gw.scheme || (location.protocol === "https:" ? "wss" : "ws");
-  return `${scheme}://${location.hostname.includes(":") && !location.hostname.startsWith("[")
-    ? `[${location.hostname}]` : location.hostname}:${gw.port}`;
+  return `${scheme}://${location.hostname}:${gw.port}`;
 }
 
 const definitionCache = new Map();

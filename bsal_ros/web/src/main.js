@@ -77,6 +77,7 @@ class Page {
     this.frame = 0;
     this.connectedAt = 0;
     this.linkState = { kind: "connecting", detail: "" };
+    this.loss = null; // why the last connection ended (null: connected, or never tried)
     this.stats = { renders: 0, messages: 0, renderMs: new Float64Array(RENDER_TIMES), renderCount: 0 };
     this.cmdVel = null; // {channelId, writer}
     this.conn = new Connection({
@@ -116,6 +117,9 @@ class Page {
   // ------------------------------------------------------------ connection
   onState(kind, detail) {
     this.linkState = { kind, detail };
+    // a loss stays on the banner while the page tries again, until it is connected
+    if (kind === "lost") this.loss = detail;
+    if (kind === "connected") this.loss = null;
     if (kind === "connected") {
       this.connectedAt = performance.now();
       if (this.conn.config && this.conn.config.namespace) this.ns = this.conn.config.namespace;
@@ -297,12 +301,12 @@ class Page {
       const name = this.conn.serverInfo ? this.conn.serverInfo.name : "";
       $("link").textContent = `connected to ${this.conn.url}${name ? ` (${name})` : ""}`;
       if (this.silent) text = `No data from Brak for more than ${SILENT_MS / 1000} s.`;
-    } else if (kind === "lost" && this.conn.everConnected) {
-      $("link").textContent = "connection lost";
-      text = `Connection to Brak lost: ${detail}. Reconnecting by itself every second…`;
-    } else if (kind === "lost") {
-      $("link").textContent = "not connected";
-      text = `Cannot reach Brak's gateway: ${detail}. Trying again every second…`;
+    } else if (this.loss && this.conn.everConnected) {
+      $("link").textContent = kind === "lost" ? "connection lost" : "reconnecting…";
+      text = `Connection to Brak lost: ${this.loss}. Reconnecting by itself every second…`;
+    } else if (this.loss) {
+      $("link").textContent = kind === "lost" ? "not connected" : "connecting…";
+      text = `Cannot reach Brak's gateway: ${this.loss}. Trying again every second…`;
     } else {
       $("link").textContent = `connecting to ${detail || "the gateway"}…`;
     }

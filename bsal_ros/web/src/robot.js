@@ -26,7 +26,7 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 // half the width of the view, m
-export const VIEW_HALF = 2.5;
+export const VIEW_HALF = 2;
 const TRAIL_POINTS = 3000;
 const TRAIL_STEP = 0.01;
 const MATERIALS = new Set(["body", "tyre", "fork", "sonar", "accelerometer"]);
