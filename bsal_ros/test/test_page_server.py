@@ -14,8 +14,9 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""Brak's page server (bsal_ros/foxglove/page_server.py), no ROS: which files it
-serves and how, what it refuses, its bounds, its log lines, HTTPS."""
+"""Brak's page server (bsal_ros/foxglove/page_server.py; no ROS node, no browser):
+which files it serves and how, what it refuses, its bounds, its log lines, HTTPS;
+and how the gateway starts it (nodes/foxglove_page.py, with a stand-in gateway)."""
 
 import http.client
 import json
@@ -289,3 +290,83 @@ def test_with_tls_it_serves_https_only(tmp_path):
         assert sum("connection that failed" in ln for ln in lines) == 1, lines
     finally:
         srv.stop()
+
+
+class Gateway:
+    """What serve_page reads of a started FoxgloveGatewayNode (no ROS needed)."""
+
+    def __init__(self, **params):
+        from types import SimpleNamespace
+        self.p = {"page": True, "page_port": 0, "host": "127.0.0.1", "certfile": "",
+                  "keyfile": "", **params}
+        self.port = 8765
+        self.filter = SimpleNamespace(namespace="brak2")
+        self.access = SimpleNamespace(tls=False)
+        self.lines = []
+        self.stopped = 0
+        self.page, self.page_url = None, ""
+
+    def get_logger(self):
+        from types import SimpleNamespace
+        return SimpleNamespace(warning=self.lines.append)
+
+    def stop(self):
+        self.stopped += 1
+
+
+@pytest.fixture
+def share(tmp_path, monkeypatch):
+    from bsal_ros.nodes import foxglove_page
+    monkeypatch.setattr(foxglove_page, "share_dir", lambda: tmp_path)
+    return tmp_path
+
+
+def test_the_gateway_serves_the_page_and_tells_it_the_gateway(share):
+    from bsal_ros.nodes.foxglove_page import serve_page
+    make_web(share)
+    gw = Gateway()
+    words = serve_page(gw, "ws")
+    try:
+        assert words == f"Brak's page {gw.page_url}" and gw.page_url == gw.page.url
+        assert gw.lines == []
+        _, _, data = request(gw.page, "GET", "/config.json")
+        assert json.loads(data) == {"gateway": {"port": 8765, "scheme": "ws",
+                                                "subprotocol": "foxglove.sdk.v1"},
+                                    "namespace": "/brak2"}
+    finally:
+        gw.page.stop()
+
+
+def test_the_gateway_says_once_that_the_page_is_not_built(share):
+    from bsal_ros.nodes.foxglove_page import serve_page
+    make_web(share, built=False)
+    gw = Gateway()
+    words = serve_page(gw, "ws")
+    try:
+        assert words.endswith("(not built)")
+        assert len(gw.lines) == 1 and "Brak's page is not built" in gw.lines[0]
+        for _ in range(3):
+            assert request(gw.page, "GET", "/")[0] == 503
+        assert len(gw.lines) == 1
+    finally:
+        gw.page.stop()
+
+
+def test_page_false_serves_nothing(share):
+    from bsal_ros.nodes.foxglove_page import serve_page
+    gw = Gateway(page=False)
+    assert serve_page(gw, "ws") == "Brak's page off (page is false)"
+    assert gw.page is None and gw.page_url == ""
+
+
+def test_a_taken_page_port_stops_the_gateway_with_an_os_error(share):
+    from bsal_ros.nodes.foxglove_page import serve_page
+    web = make_web(share)
+    taken = PageServer(web, "127.0.0.1", 0, CONFIG, log=lambda line: None)
+    try:
+        gw = Gateway(page_port=taken.port)
+        with pytest.raises(OSError, match="cannot serve Brak's page on 127.0.0.1"):
+            serve_page(gw, "ws")
+        assert gw.stopped == 1 and gw.page is None
+    finally:
+        taken.stop()
