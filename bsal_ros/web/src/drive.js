@@ -49,6 +49,7 @@ export class DrivePad {
     this.timer = null;
     this.sent = 0;
     this.zeros = 0;
+    this.zeroAt = 0;
     this.bind();
   }
 
@@ -148,6 +149,7 @@ export class DrivePad {
     }
     if (force) {
       this.zeros += 1;
+      this.zeroAt = Date.now(); // wall clock, ms: when the stop left the page (tests)
       this.send(twistOf(new Set()));
     }
     if (this.enabled) this.state.textContent = force ? "stopped" : "ready: hold an arrow to drive";
