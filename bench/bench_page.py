@@ -25,9 +25,10 @@ p50 / p99 / max over ``--seconds``, the redraws and messages per second, and
 the time from opening the page to the robot drawn with its twelve cones.
 Then the browser's memory every 10 s for ``--memory-minutes``: the page's
 JavaScript heap (``Runtime.getHeapUsage`` over the DevTools protocol, after a
-garbage collection) and the resident memory of the browser's processes
-(psutil), with the slope of a least-squares line through each after the first
-minute (flat: a slope near 0).
+garbage collection every minute), its DOM's element count, and the resident
+memory of the renderer that draws the page and of all the browser's
+processes (psutil), with the slope of a least-squares line through each
+after the first minute (flat: a slope near 0).
 
 Run:  scripts/with_env.sh python bench/bench_page.py [--seconds 60] [--memory-minutes 10]
 Output: Markdown (figures in a code block), for scripts/run_bench.py.
@@ -83,22 +84,26 @@ def main(argv=None) -> int:
             times = page.evaluate(f"brakPage.renderTimes().slice(-{end[0] - start[0]})")
             span = (end[2] - start[2]) / 1000
             cdp = browser.new_cdp_session(page)
-            heap, rss = [], []
+            heap, rss, renderer, dom = [], [], [], []
             t0 = time.monotonic()
             while time.monotonic() - t0 < args.memory_minutes * 60:
-                cdp.send("HeapProfiler.collectGarbage")
-                used = cdp.send("Runtime.getHeapUsage")["usedSize"]
                 now = time.monotonic() - t0
-                heap.append((now, used / MIB))
-                rss.append((now, browser_rss(browser.profile_dir) / MIB))
+                if len(dom) % 6 == 0:         # a collection a minute, the heap read after it
+                    cdp.send("HeapProfiler.collectGarbage")
+                    heap.append((now, cdp.send("Runtime.getHeapUsage")["usedSize"] / MIB))
+                per = browser_rss(browser.profile_dir)
+                rss.append((now, sum(per.values()) / MIB))
+                renderer.append((now, per.get("renderer", 0) / MIB))
+                dom.append(page.evaluate("document.getElementsByTagName('*').length"))
                 page.wait_for_timeout(10000)
             cdp.detach()
             page.close()
     finally:
         bridge.stop()
     load_after = os.getloadavg()
-    settled = [s for s in heap if s[0] >= 60] or heap
-    settled_rss = [s for s in rss if s[0] >= 60] or rss
+
+    def settled(samples):
+        return [s for s in samples if s[0] >= 60] or samples
     print(f"The page at 1280 x 800 in headless Chromium ({Path('/usr/bin/chromium').name}), "
           f"the bridge on the simulated robot; load average {load_before[0]:.1f} before, "
           f"{load_after[0]:.1f} after (a shared 2-core machine).\n")
@@ -109,12 +114,13 @@ def main(argv=None) -> int:
     print(f"time per redraw: p50 {percentile(times, 0.5):.3f} ms, p99 "
           f"{percentile(times, 0.99):.3f} ms, max {max(times):.3f} ms "
           f"(frame budget at 60 Hz: 16.7 ms)")
-    print(f"JS heap over {args.memory_minutes:.0f} min (after GC): first {heap[0][1]:.2f} MiB, "
-          f"last {heap[-1][1]:.2f} MiB, max {max(v for _, v in heap):.2f} MiB, slope after "
-          f"the first minute {slope_per_minute(settled):+.3f} MiB/min")
-    print(f"browser RSS (all its processes): first {rss[0][1]:.0f} MiB, last {rss[-1][1]:.0f} "
-          f"MiB, max {max(v for _, v in rss):.0f} MiB, slope after the first minute "
-          f"{slope_per_minute(settled_rss):+.2f} MiB/min")
+    for name, samples, digits in (("JS heap (after GC)", heap, 2), ("renderer RSS", renderer, 0),
+                                  ("browser RSS, all processes", rss, 0)):
+        print(f"{name} over {args.memory_minutes:.0f} min: first {samples[0][1]:.{digits}f} "
+              f"MiB, last {samples[-1][1]:.{digits}f} MiB, max "
+              f"{max(v for _, v in samples):.{digits}f} MiB, slope after the first minute "
+              f"{slope_per_minute(settled(samples)):+.3f} MiB/min")
+    print(f"DOM elements: first {dom[0]}, last {dom[-1]}, max {max(dom)}")
     print(f"console errors: {len(errors)}")
     print("```")
     return 1 if errors else 0

@@ -124,13 +124,15 @@ def slope_per_minute(samples):
     return 60.0 * sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den if den else 0.0
 
 
-def browser_rss(profile_marker: str) -> int:
-    """Resident bytes of every chromium process whose command line names ``profile_marker``
-    (the profile folder: bench/bench_page.py)."""
+def browser_rss(profile_marker: str) -> dict[str, int]:
+    """Resident bytes of the chromium processes whose command line names ``profile_marker``
+    (the profile folder: bench/bench_page.py), by their ``--type`` ("browser" for the
+    main one; the page is drawn in the "renderer")."""
     import psutil
-    total = 0
+    rss: dict[str, int] = {}
     for proc in psutil.process_iter(["cmdline", "memory_info"]):
         cmd = proc.info.get("cmdline") or []
         if any(profile_marker in part for part in cmd) and proc.info.get("memory_info"):
-            total += proc.info["memory_info"].rss
-    return total
+            kind = next((c.split("=", 1)[1] for c in cmd if c.startswith("--type=")), "browser")
+            rss[kind] = rss.get(kind, 0) + proc.info["memory_info"].rss
+    return rss
