@@ -26,7 +26,7 @@ second, as long as the pictures take) and takes the page in headless Chromium
 (test/page_browser.py), the first screen at 1280 x 800 and at 390 x 844 (a phone):
 
     scripts/with_env.sh python scripts/page_screenshots.py     # docs/images/brak_page_*.png
-    scripts/with_env.sh python scripts/page_screenshots.py --out /tmp/shots
+    scripts/with_env.sh python scripts/page_screenshots.py --out shots/   # elsewhere
 """
 
 from __future__ import annotations
