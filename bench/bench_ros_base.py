@@ -60,6 +60,7 @@ UP = r"Brak is up: .*RCI 127\.0\.0\.1:(\d+), "
 def bridge(name: str, logdir: Path, *extra: str) -> tuple[Child, int]:
     child = Child(name, [sys.executable, "-m", "bsal_ros.nodes.bringup", "--rci-port", "0",
                          "--rdi-realtime-port", "0", "--rdi-ca-port", "0", "--foxglove-port", "0",
+                         "--page-port", "0",
                          "--duration", "3600",
                          *extra], logdir, cwd=ROOT / "bsal_ros")
     return child, int(child.wait_log(UP, 90).group(1))

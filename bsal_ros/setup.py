@@ -33,6 +33,12 @@ setup(
          glob("config/*.yaml") + glob("config/*.rviz") + glob("config/*.urdf")
          + glob("config/*.xml") + glob("config/*.json")),
         ("share/" + package_name + "/wireshark", ["bsal_ros/wireshark/bsal.lua"]),
+        # Brak's page (docs/PAGE.md), served by the Foxglove gateway: its static files and,
+        # when it was built (cd web && npm ci && npm run build), the bundle; a build
+        # without it ships index.html alone and the gateway says so once
+        ("share/" + package_name + "/web",
+         glob("web/*.html") + glob("web/*.css") + glob("web/*.svg")),
+        ("share/" + package_name + "/web/dist", glob("web/dist/*.js") + glob("web/dist/*.map")),
     ],
     install_requires=["setuptools"],
     zip_safe=True,

@@ -59,7 +59,7 @@ python "$root/bsal_ros/test/irsim_base.py" > "$logs/irsim_base.log" 2>&1 &
 pids+=($!)
 wait_for "$logs/irsim_base.log" "tricycle base up" 60 "${pids[0]}"
 brak_bringup --bus-backend ros_base --base-profile tricycle --namespace brak \
-    --rci-port 0 --rdi-realtime-port 0 --rdi-ca-port 0 --foxglove-port 0 > "$logs/bringup.log" 2>&1 &
+    --rci-port 0 --rdi-realtime-port 0 --rdi-ca-port 0 --foxglove-port 0 --page-port 0 > "$logs/bringup.log" 2>&1 &
 pids+=($!)
 wait_for "$logs/bringup.log" "Brak is up" 60 "${pids[1]}"
 up="$(grep -m1 'Brak is up' "$logs/bringup.log")"

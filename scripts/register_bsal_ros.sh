@@ -41,7 +41,7 @@ cp "$root/resource/$pkg" "$prefix/share/ament_index/resource_index/packages/$pkg
 # launch file by walking share/<pkg>, and that walk does not follow a linked folder.
 # The files are those of setup.py's data_files (test/test_package_layout.py).
 rm -rf "${prefix:?}/share/$pkg/launch" "$prefix/share/$pkg/config" "$prefix/share/$pkg/urdf" \
-       "$prefix/share/$pkg/package.xml"
+       "$prefix/share/$pkg/package.xml" "$prefix/share/$pkg/web"
 link() {  # link SOURCE_FILE DEST_FOLDER
     mkdir -p "$2"
     ln -s "$(rel "$1" "$2")" "$2/$(basename "$1")"
@@ -53,6 +53,12 @@ for f in "$root"/config/*.yaml "$root"/config/*.rviz "$root"/config/*.urdf \
          "$root"/config/*.xml "$root"/config/*.json; do
     link "$f" "$prefix/share/$pkg/config"
 done
+# Brak's page: its static files one by one, and dist/ (esbuild's output, made after this
+# step, rebuilt at any time) as one linked folder
+for f in "$root"/web/*.html "$root"/web/*.css "$root"/web/*.svg; do
+    link "$f" "$prefix/share/$pkg/web"
+done
+ln -s "$(rel "$root/web/dist" "$prefix/share/$pkg/web")" "$prefix/share/$pkg/web/dist"
 
 # The executables: the venv's console scripts of this distribution.
 rm -f "$prefix/lib/$pkg"/*

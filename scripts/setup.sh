@@ -25,7 +25,8 @@
 #      device-kind plugin of the test tree (bsal_ros/test/plugins/*/) installed
 #      (editable) too
 #   4b. ros2 launch + ros2 CLI from ../shared/ros2-tools, when present
-#   4c. the JavaScript packages of bsal_ros/web (npm ci, pinned by its lockfile)
+#   4c. the JavaScript packages of bsal_ros/web (npm ci, pinned by its lockfile), and
+#       Brak's page bundled from them (esbuild, bsal_ros/web/dist/)
 # Each step leaves a stamp and is skipped while its inputs are unchanged, so a
 # second run takes about a second.
 set -euo pipefail
@@ -50,8 +51,10 @@ fresh() {
 # iproute2, nftables: ip/tc/nft for the two-host tests (test_two_hosts.py, network namespaces);
 # tshark: the Wireshark dissector's tests; libxml2-utils: xmllint for ament_xmllint;
 # ccache: step 3's objects, reused by the user-workspace test
+# chromium: Brak's page in a real browser, headless, driven by Playwright (test_page_browser.py;
+# Playwright never downloads a browser of its own here)
 apt_packages=(cmake g++ make pkg-config libglib2.0-dev xvfb iproute2 nftables tshark libxml2-utils
-              ccache)
+              ccache chromium)
 missing=()
 for p in "${apt_packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -193,7 +196,7 @@ for plugin in bsal_ros/test/plugins/*/; do
     touch "$stamps/plugin-$name"
 done
 if ! fresh "$stamps/ament" bsal_ros/setup.py bsal_ros/package.xml bsal_ros/resource/ \
-        bsal_ros/launch/ bsal_ros/config/ \
+        bsal_ros/launch/ bsal_ros/config/ bsal_ros/web/*.html bsal_ros/web/*.css bsal_ros/web/*.svg \
         scripts/register_bsal_ros.sh "$stamps/bsal_ros" "$stamps/interfaces" \
         || [ ! -e "$install/share/ament_index/resource_index/packages/bsal_ros" ]; then
     say "registering bsal_ros in the ament prefix install/"
@@ -223,6 +226,16 @@ if ! fresh "$stamps/web" "$web/package.json" "$web/package-lock.json" \
     (cd "$web" && npm ci --ignore-scripts --no-audit --no-fund) >"$root/build/web-install.log" 2>&1 \
         || { tail -n 30 "$root/build/web-install.log"; exit 1; }
     touch "$stamps/web"
+fi
+# Brak's page (docs/PAGE.md): src/ bundled by esbuild (package.json's "build") into
+# dist/page.js, which the Foxglove gateway serves with index.html; rebuilt when a
+# source, the page's static files or the packages change
+if ! fresh "$stamps/web-build" "$web/src" "$web/index.html" "$web/page.css" "$web/package.json" \
+        "$stamps/web" || [ ! -f "$web/dist/page.js" ]; then
+    say "building Brak's page ($web/dist, esbuild)"
+    (cd "$web" && npm run --silent build) >"$root/build/web-build.log" 2>&1 \
+        || { tail -n 30 "$root/build/web-build.log"; exit 1; }
+    touch "$stamps/web-build"
 fi
 
 # --- 5. the legacy C++ client library and example ----------------------------

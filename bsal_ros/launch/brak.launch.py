@@ -21,7 +21,8 @@
     ros2 launch bsal_ros brak.launch.py bus_backend:=ros_base base_profile:=tricycle
     ros2 launch bsal_ros brak.launch.py config:=my_brak.yaml  # your robot, your values
     ros2 launch bsal_ros brak.launch.py namespace:=brak2 rci_port:=7660 \
-        rdi_realtime_port:=7661 rdi_ca_port:=7662 foxglove_port:=8775   # a second robot
+        rdi_realtime_port:=7661 rdi_ca_port:=7662 foxglove_port:=8775 \
+        page_port:=8776                                            # a second robot
     ros2 launch bsal_ros brak.launch.py rviz:=true diagnostics_aggregator:=true
     ros2 launch bsal_ros brak.launch.py dds_profile:=false   # Fast DDS's own defaults
     ros2 launch bsal_ros brak.launch.py foxglove:=false      # no Foxglove gateway
@@ -78,6 +79,7 @@ RDI_OVERRIDES = {
 FOXGLOVE_OVERRIDES = {
     "foxglove_host": ("host", str),
     "foxglove_port": ("port", int),
+    "page_port": ("page_port", int),
 }
 
 
@@ -244,6 +246,8 @@ def generate_launch_description():
             + from_file.format("gateways_config")),
         arg("foxglove_port", "", "Foxglove gateway WebSocket port"
             + from_file.format("gateways_config")),
+        arg("page_port", "", "port of Brak's page, served by the Foxglove gateway "
+            "(docs/PAGE.md)" + from_file.format("gateways_config")),
         arg("dds_profile", "true", "give every node the shipped Fast DDS profile "
             "config/fastdds_robot.xml (docs/DEPLOYMENT.md; a FASTDDS_DEFAULT_PROFILES_FILE "
             "of your own wins, BSAL_DDS_PROFILE=0 switches it off too)", choices=switch),

@@ -75,7 +75,8 @@ def start(layout: str, port: int, ns: str, log) -> list[subprocess.Popen]:
                                 stderr=subprocess.STDOUT)
     if layout == "bringup":
         return [spawn("bsal_ros.nodes.bringup", "--rci-port", str(port), "--rdi-realtime-port",
-                      "0", "--rdi-ca-port", "0", "--foxglove-port", "0", "--namespace", ns)]
+                      "0", "--rdi-ca-port", "0", "--foxglove-port", "0",
+                      "--page-port", "0", "--namespace", ns)]
     ros = ["--ros-args", "-r", f"__ns:=/{ns}"]
     return [spawn("bsal_ros.nodes.hardware_node", *ros),
             spawn("bsal_ros.nodes.rci_gateway", *ros, "-p", f"port:={port}")]

@@ -49,6 +49,7 @@ class Bridge:
     def __init__(self, *extra):
         cmd = [sys.executable, "-m", "bsal_ros.nodes.bringup", "--rci-port", "0",
                "--rdi-realtime-port", "0", "--rdi-ca-port", "0", "--foxglove-port", "0",
+               "--page-port", "0",
                "--duration", "120", *extra]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, env=os.environ.copy())

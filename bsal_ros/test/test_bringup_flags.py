@@ -46,8 +46,9 @@ def test_every_launch_override_is_a_bringup_flag_with_its_declaration():
     ("hardware_node", ["--bus-backend", "smbus2", "--i2c-bus", "3"],
      {"bus_backend": "smbus2", "i2c_bus": 3}),
     ("rdi_gateway", ["--rdi-ca-port", "0"], {"ca_port": 0}),
-    ("foxglove_gateway", ["--foxglove-host", "0.0.0.0", "--foxglove-port", "8775"],
-     {"host": "0.0.0.0", "port": 8775}),
+    ("foxglove_gateway", ["--foxglove-host", "0.0.0.0", "--foxglove-port", "8775",
+                          "--page-port", "8776"],
+     {"host": "0.0.0.0", "port": 8775, "page_port": 8776}),
 ])
 def test_a_flag_given_becomes_its_node_s_parameter(node, flag_args, expected):
     args = bringup.parse_args(flag_args)

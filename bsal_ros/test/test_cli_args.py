@@ -53,7 +53,7 @@ def test_bringup_applies_a_params_file_given_after_ros_args(tmp_path):
     params.write_text(f"rci_gateway:\n  ros__parameters:\n    port: {port}\n")
     proc = subprocess.Popen(
         [sys.executable, "-m", "bsal_ros.nodes.bringup", "--rdi-realtime-port", "0",
-         "--rdi-ca-port", "0", "--foxglove-port", "0",
+         "--rdi-ca-port", "0", "--foxglove-port", "0", "--page-port", "0",
          "--duration", "60", "--ros-args", "--params-file", str(params)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env=os.environ.copy())

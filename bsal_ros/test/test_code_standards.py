@@ -51,8 +51,9 @@ BENCH = REPOSITORY / "bench"
 BENCH_TESTS = {"test_bench_rci.py"}
 #: bench/ holds benchmarks only (issue 40): every line of its Python, together.
 #: 2,500 when it held 2,496 lines; 2,700 once bench_ros_base.py (issue 39's figures,
-#: 180 lines, its helpers in bsal_ros/test/) came
-MAX_BENCH_LINES = 2700
+#: 180 lines, its helpers in bsal_ros/test/) came; 2,830 once bench_page.py (issue 51's
+#: figures, 124 lines, its helpers in bsal_ros/test/page_browser.py) came
+MAX_BENCH_LINES = 2830
 #: the start and stop of every executable (issue 40), under bsal_ros/nodes/
 START_STOP_MODULES = ("runtime.py", "process_exit.py", "stop_request.py")
 MAX_START_STOP_LINES = 400

@@ -150,7 +150,7 @@ class NetnsBridge(Bridge):
     def __init__(self, prefix: list[str], env: dict, *extra):
         cmd = [*prefix, sys.executable, "-m", "bsal_ros.nodes.bringup", "--rci-port", "0",
                "--rdi-realtime-port", "0", "--rdi-ca-port", "0", "--foxglove-port", "0",
-               "--duration", "120", *extra]
+               "--page-port", "0", "--duration", "120", *extra]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, env=env)
         self.lines = []

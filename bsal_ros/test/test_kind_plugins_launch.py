@@ -256,11 +256,11 @@ def test_every_plugin_through_ros2_launch_cpp_library_tshark_and_viewer(tmp_path
 
     ns = "plugins_" + uuid.uuid4().hex[:8]
     probe = Probe(ros_context, ns, devices)
-    rci_port, rt_port, ca_port, foxglove_port = free_ports(4)
+    rci_port, rt_port, ca_port, foxglove_port, page_port = free_ports(5)
     run = launch(ros2, [f"config:={config_with(tmp_path, description)}", f"namespace:={ns}",
                         "robot_state_publisher:=false", f"rci_port:={rci_port}",
                         f"rdi_realtime_port:={rt_port}", f"rdi_ca_port:={ca_port}",
-                        f"foxglove_port:={foxglove_port}"],
+                        f"foxglove_port:={foxglove_port}", f"page_port:={page_port}"],
                  tmp_path / "launch.log")
     rci_proxy = rdi_proxy = None
     try:

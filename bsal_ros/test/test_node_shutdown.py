@@ -62,11 +62,12 @@ UNCLEAN = re.compile(r"Traceback|never retrieved|Exception ignored|Task was dest
 def command(node, ns):
     if node == "brak_bringup":
         return ["-m", "bsal_ros.nodes.bringup", "--namespace", ns, "--rci-port", "0",
-                "--rdi-realtime-port", "0", "--rdi-ca-port", "0", "--foxglove-port", "0"]
+                "--rdi-realtime-port", "0", "--rdi-ca-port", "0", "--foxglove-port", "0",
+                "--page-port", "0"]
     extra = {"hardware_node": [],
              "rci_gateway": ["-p", "port:=0"],
              "rdi_gateway": ["-p", "realtime_port:=0", "-p", "ca_port:=0"],
-             "foxglove_gateway": ["-p", "port:=0"]}[node]
+             "foxglove_gateway": ["-p", "port:=0", "-p", "page_port:=0"]}[node]
     return ["-m", f"bsal_ros.nodes.{node}", "--ros-args", "-r", f"__ns:=/{ns}", *extra]
 
 

@@ -49,7 +49,9 @@ NOT_IMPORTED_TEST = {"python3-pytest-timeout": "the pytest plugin setup.cfg conf
 #: PyPI (requirements/project.txt) and its tests skip without it, in a ROS user's workspace
 PYPI_ONLY_TEST = {"irsim": "test_irsim_base.py, test_irsim_demo.py, bench_ros_base.py",
                   "mcap": "test_brak_record.py reads MCAP files back (mcap)",
-                  "mcap_ros2": "test_brak_record.py decodes them (mcap-ros2-support)"}
+                  "mcap_ros2": "test_brak_record.py decodes them (mcap-ros2-support)",
+                  "playwright": "test_page_browser.py drives Debian's chromium with it "
+                                "(test/page_browser.py)"}
 #: imported by the package, with no rosdep key a ROS build farm can take (only a pip key
 #: exists, and a pip key fails the release check): make setup installs it from PyPI
 #: (requirements/project.txt); brak_bringup runs without it and says so in one line

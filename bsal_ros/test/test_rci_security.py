@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
 import time
 
@@ -363,7 +364,11 @@ def test_failed_login_never_touches_the_robot_of_the_session(held_throttle):
     assert held.wait_closed() == [CSvTm(TermCode.AUTHENTICATE)]
     held.close()
     assert gw.robot.moving() and len(gw.robot.stop_calls) == stops   # still driving
-    assert gw.robot.events == [("connected", "ops")]                  # no session event
+    # no session event of the refused login: the one session's, who, from where, since when
+    assert [(e, d.split(" at ")[0]) for e, d in gw.robot.events] == [
+        ("connected", f"ops from {OTHER}:{ca.sock.getsockname()[1]}")]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z",
+                        gw.robot.events[0][1].split(" at ")[1])
     assert ca.request(CStIq(RciCode.CStIq)) == CStRp(RciCode.CStIq, CStRpStatus.IDLE)
     ca.close()
 

@@ -81,9 +81,9 @@ def free_ports(n):
 
 
 def port_args():
-    rci, realtime, ca, foxglove = free_ports(4)
+    rci, realtime, ca, foxglove, page = free_ports(5)
     return [f"rci_port:={rci}", f"rdi_realtime_port:={realtime}", f"rdi_ca_port:={ca}",
-            f"foxglove_port:={foxglove}"]
+            f"foxglove_port:={foxglove}", f"page_port:={page}"]
 
 
 class Launch:
@@ -318,12 +318,13 @@ READY = (r"hardware node: backend sim", r"RCI gateway ready on", r"RDI gateway: 
 
 def test_a_config_file_with_smbus2_starts_the_smbus2_backend_and_its_ports_apply(tmp_path):
     ros2 = require_ros2_tools()
-    rci_port, realtime, ca, foxglove = free_ports(4)
+    rci_port, realtime, ca, foxglove, page = free_ports(5)
     config = write_config(tmp_path / "real.yaml", {"bus_backend": "smbus2", "i2c_bus": 7})
     gateways = write_gateways(tmp_path / "gw.yaml", {"port": rci_port},
                               {"realtime_port": realtime, "ca_port": ca})
     run = launch(ros2, [f"config:={config}", f"gateways_config:={gateways}",
-                        f"foxglove_port:={foxglove}", "robot_state_publisher:=false"],
+                        f"foxglove_port:={foxglove}", f"page_port:={page}",
+                        "robot_state_publisher:=false"],
                  tmp_path / "launch.log")
     try:
         # The bus the file names is opened (and on this machine fails: no /dev/i2c-7).
@@ -337,13 +338,14 @@ def test_a_config_file_with_smbus2_starts_the_smbus2_backend_and_its_ports_apply
 
 def test_a_launch_argument_given_on_the_command_line_wins_over_the_file(tmp_path):
     ros2 = require_ros2_tools()
-    file_port, realtime, ca, arg_port, foxglove = free_ports(5)
+    file_port, realtime, ca, arg_port, foxglove, page = free_ports(6)
     config = write_config(tmp_path / "real.yaml", {"bus_backend": "smbus2", "i2c_bus": 7})
     gateways = write_gateways(tmp_path / "gw.yaml", {"port": file_port},
                               {"realtime_port": realtime, "ca_port": ca})
     run = launch(ros2, [f"config:={config}", f"gateways_config:={gateways}",
                         "bus_backend:=sim", f"rci_port:={arg_port}", f"foxglove_port:={foxglove}",
-                        "robot_state_publisher:=false"], tmp_path / "launch.log")
+                        f"page_port:={page}", "robot_state_publisher:=false"],
+                 tmp_path / "launch.log")
     try:
         text = run.wait_for(r"hardware node: backend sim",
                             rf"RCI gateway ready on 127\.0\.0\.1:{arg_port}\b",

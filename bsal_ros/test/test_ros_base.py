@@ -244,6 +244,7 @@ def refused_start(profile: Path):
     """brak_bringup on ``profile``: (exit code, output lines)."""
     r = subprocess.run([sys.executable, "-m", "bsal_ros.nodes.bringup", "--rci-port", "0",
                         "--rdi-realtime-port", "0", "--rdi-ca-port", "0", "--foxglove-port", "0",
+                        "--page-port", "0",
                         "--duration", "30",
                         "--bus-backend", "ros_base", "--base-profile", str(profile)],
                        cwd=HERE.parent, capture_output=True, text=True, timeout=120)

@@ -66,10 +66,11 @@ ARGS = {
     "rci_gateway": lambda ns, tmp: ["--ros-args", "-r", f"__ns:=/{ns}", "-p", "port:=0"],
     "rdi_gateway": lambda ns, tmp: ["--ros-args", "-r", f"__ns:=/{ns}", "-p",
                                     "realtime_port:=0", "-p", "ca_port:=0"],
-    "foxglove_gateway": lambda ns, tmp: ["--ros-args", "-r", f"__ns:=/{ns}", "-p", "port:=0"],
+    "foxglove_gateway": lambda ns, tmp: ["--ros-args", "-r", f"__ns:=/{ns}", "-p", "port:=0",
+                                         "-p", "page_port:=0"],
     "brak_bringup": lambda ns, tmp: ["--namespace", ns, "--rci-port", "0",
                                      "--rdi-realtime-port", "0", "--rdi-ca-port", "0",
-                                     "--foxglove-port", "0"],
+                                     "--foxglove-port", "0", "--page-port", "0"],
     "brak_record": lambda ns, tmp: ["--namespace", ns, "--output", str(tmp / f"{ns}.mcap")],
 }
 

@@ -26,11 +26,12 @@ every executable: ``bsal_ros.nodes.runtime.make_executor``).
     brak_bringup --bus-backend smbus2 --i2c-bus 1 # the real boards
     brak_bringup --namespace brak2 --frame-prefix brak2/ --rci-port 7660 \
                  --rdi-realtime-port 7661 --rdi-ca-port 7662 \
-                 --foxglove-port 8775                          # a second robot
+                 --foxglove-port 8775 --page-port 8776         # a second robot
     brak_bringup --duration 30                    # stop by itself after 30 s
     brak_bringup --ros-args --params-file my_brak.yaml            # ROS arguments, as anywhere
     brak_bringup --no-dds-profile                 # Fast DDS's own defaults (docs/DEPLOYMENT.md)
     brak_bringup --foxglove-port 8775             # the Foxglove gateway's port
+    brak_bringup --page-port 8776                 # the port of Brak's page (docs/PAGE.md)
     brak_bringup --no-foxglove                    # no Foxglove gateway
 """
 import os
@@ -180,6 +181,8 @@ def compose(nodes, args) -> dict:
         parts.append(f'RDI {rdi.p["host"]} ({streams})')
     if "foxglove" in ports:
         parts.append(f"Foxglove {foxglove.url}")
+        if foxglove.page_url:
+            parts.append(f"page {foxglove.page_url}")
     parts.append(describe(os.environ))
     hardware.get_logger().info("Brak is up: " + ", ".join(parts) + " (Ctrl-C stops it)")
     return ports

@@ -34,6 +34,8 @@ Lichtblick and any client of ``@foxglove/ws-protocol``, with no ROS on their sid
 * **Services** (:mod:`.foxglove_services`), **parameters**
   (:mod:`.foxglove_parameters`), the **connection graph** and **assets**
   (``package://bsal_ros/...``).
+* **Brak's page** (``page``, ``page_port``; :mod:`.foxglove_page`, docs/PAGE.md):
+  one more client of the WebSocket server, served over HTTP(S) by this process.
 
 Threads: the SDK's server runs in its own (Rust) threads and calls the
 listener there; the listener only hands work to the executor
@@ -60,6 +62,7 @@ from bsal_ros.foxglove.assets import AssetRefused, read_asset
 from bsal_ros.foxglove.definitions import DefinitionNotFound, MessageDefinitions, split_type
 from bsal_ros.foxglove.topics import changes, TopicFilter, Watchers
 from bsal_ros.nodes import params
+from bsal_ros.nodes.foxglove_page import serve_page
 from bsal_ros.nodes.gateway_params import FoxgloveGatewayParams
 from bsal_ros.nodes.preflight import destroyed_if_refused
 from bsal_ros.paths import share_dir
@@ -156,6 +159,8 @@ class FoxgloveGatewayNode(Node):
         self.server = None
         self.port = 0
         self.url = ""
+        self.page = None          # Brak's page (PageServer) while it serves
+        self.page_url = ""
         self.stats = {"messages": 0, "bytes": 0}
         import foxglove
         self._fg = foxglove
@@ -201,15 +206,19 @@ class FoxgloveGatewayNode(Node):
         scheme = "wss" if tls else "ws"
         self.url = f"{scheme}://{self.p['host']}:{self.port}"
         self.look_at_graph()
+        page = serve_page(self, scheme)
         control = self.access.control_off_reason() or (
             f"clients may publish on {', '.join(self.access.publish_topics) or 'nothing'}")
         self.get_logger().info(f"Foxglove gateway: {self.url} (subprotocol {SUBPROTOCOL}), "
-                               f"{len(self.topics)} topics; {control}")
+                               f"{len(self.topics)} topics; {control}; {page}")
         return self.port
 
     def stop(self) -> None:
         """Stop any robot a client was driving, then close the server (idempotent)."""
         self.publishing.stop_all("the gateway stops")
+        page, self.page = self.page, None
+        if page is not None:
+            page.stop()
         server, self.server = self.server, None
         if server is not None:
             server.stop()

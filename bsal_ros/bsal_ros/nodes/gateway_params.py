@@ -131,6 +131,9 @@ class FoxgloveGatewayParams(ParamRecord):
                                 "dropped", 16, 100000)
     latched_depth: int = param(10, "last messages kept per latched topic for clients that "
                                "come later", 1, 1000)
+    page: bool = param(True, "serve Brak's page over HTTP (HTTPS with tls) on host, "
+                       "page_port (docs/PAGE.md)")
+    page_port: int = param(8766, "TCP port of Brak's page (0: any free port)", 0, MAX_PORT)
 
 
 def namespaced(namespace: str):

@@ -48,6 +48,7 @@ received; only the steering homing runs in the background.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
 import time
 from typing import Callable
@@ -132,6 +133,12 @@ class RciSession:
         """The CSvTm code sent to end the connection (None: none)."""
         return self.transport.term_sent
 
+    def login_notice(self) -> str:
+        """``<user> from <address> at <UTC time>``: who logged in, from where and
+        since when, as rci/session says it (Brak's page shows it; docs/INTERFACES.md)."""
+        at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+        return f"{self.user.name if self.user else ''} from {self.peer} at {at[:-6]}Z"
+
     def _who(self) -> str:
         """``peer (user)`` for log lines."""
         return f"{self.peer} ({self.user.name if self.user else '-'})"
@@ -156,7 +163,7 @@ class RciSession:
             await self.handshake.initialize(lambda: self._forced_end is not None)
             self.control_phase = True
             self.base_time.take()
-            self.port.session_event("connected", self.user.name if self.user else "")
+            self.port.session_event("connected", self.login_notice())
             await self._control_phase()
         except SessionEnd as e:
             end = e
