@@ -107,7 +107,8 @@ LAUNCH = {
     "ros2 launch bsal_ros brak.launch.py rviz:=true diagnostics_aggregator:=true": (
         "launch", READY),
     "ros2 launch bsal_ros brak.launch.py namespace:=brak2 "
-    "rci_port:=7660 rdi_realtime_port:=7661 rdi_ca_port:=7662 foxglove_port:=8775": (
+    "rci_port:=7660 rdi_realtime_port:=7661 rdi_ca_port:=7662 foxglove_port:=8775 "
+    "page_port:=8776": (
         "launch", [r"\[brak2\.hardware_node\]: hardware node: backend sim",
                    r"\[brak2\.rci_gateway\]: RCI gateway ready"]),
 }
