@@ -29,7 +29,9 @@ module past ``--module-timeout`` gets the native and Python stacks of every
 thread of every process it started printed (:mod:`suite_stacks`, py-spy), is
 killed, and the run goes on; it fails at the end, named. Reported as one
 run: a line per module, the failures' output, one junit file
-(``build/test-results/junit.xml``) and one closing line
+(``build/test-results/junit.xml``), each module's reports
+(``<module>.reports.jsonl``, which a pytest that handed its modules to this
+runner replays: bsal_ros/test/suite_isolation.py) and one closing line
 ``N passed, N failed, N skipped``. Exit code 0 when every module passed, 1
 when one failed, 5 when no test ran at all (pytest's own code for that).
 """
@@ -178,7 +180,8 @@ class Suite:
         """Both phases; returns the exit code."""
         started = time.monotonic()
         self.results.mkdir(parents=True, exist_ok=True)
-        for old in [*self.results.glob("*.xml"), *self.results.glob("*.log")]:
+        for old in [*self.results.glob("*.xml"), *self.results.glob("*.log"),
+                    *self.results.glob("*.reports.jsonl")]:
             old.unlink()
         parallel, alone = [], []
         for round_ in range(1, self.repeat + 1):
@@ -234,7 +237,10 @@ class Suite:
             outcome.domain = domain
             env = {**os.environ, "ROS_DOMAIN_ID": str(domain),
                    "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST",
-                   "BSAL_SUITE_MODULE": module.name, "PYTHONUNBUFFERED": "1"}
+                   "BSAL_SUITE_MODULE": module.name, "PYTHONUNBUFFERED": "1",
+                   # every test's report, for a pytest that handed its modules
+                   # to this runner (bsal_ros/test/suite_isolation.py)
+                   "BSAL_SUITE_REPORTS": str(self.results / f"{stem}.reports.jsonl")}
             if phase == "alone" or module_marked(module.read_text(), UNTRACED_MARK):
                 env = {k: v for k, v in env.items() if k not in TRACER_VARS}
             targets = [f"{module}::{p}" for p in self.picked.get(module.name, [])] or [str(module)]
