@@ -205,10 +205,13 @@ class Replay:
 
 def results_folder(config, repository: Path) -> Path:
     """Where the runner keeps the modules' logs and reports: beside the junit
-    file asked for (colcon's ``build/<package>/``), else `make test`'s folder."""
+    file asked for (colcon's ``build/<package>/``), else `make test`'s folder.
+    Beside the junit file it is a dot folder: ``colcon test-result`` reads
+    every ``.xml`` under ``build/`` but those, and would count each test three
+    times (the module's file, the runner's merged one, colcon's)."""
     xml = config.option.xmlpath
     if xml:
-        return Path(xml).absolute().parent / "test-results"
+        return Path(xml).absolute().parent / ".test-results"
     return repository / "build" / "test-results"
 
 
