@@ -42,7 +42,7 @@ REPO = ROOT.parent
 #: ccache's log of the workspace's compiles (with_setup_ccache)
 CCACHE_STATS = "ccache-stats.log"
 
-pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(900)]
 #: the ROS modules colcon test runs beside the pure ones: short, each starts nodes
 ROS_PAIR = ("test_ros_logging.py", "test_hardware_node_no_bus.py")
 
@@ -131,7 +131,7 @@ def test_plain_colcon_build_test_and_test_result_in_a_workspace(tmp_path):
               f"--pytest-args {' '.join(f'test/{m}' for m in chosen)} && "
               f"{colcon()} test-result --all --verbose")
     test = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=1500)
+                          capture_output=True, text=True, timeout=780)
     out = test.stdout + test.stderr
     assert test.returncode == 0, out[-5000:]
     found = re.search(r"build/bsal_ros/pytest\.xml: (\d+) tests, 0 errors, 0 failures, "
