@@ -54,6 +54,8 @@ import pytest
 REPORTS_ENV = "BSAL_SUITE_REPORTS"
 #: `make test`'s runner, relative to the repository around the package
 RUNNER = Path("scripts", "run_suite.py")
+#: the modules some of whose tests were left out (-k, -m) in this session
+_deselected: set[Path] = set()
 #: the runner's line for a module run that ended
 ENDED = re.compile(r"\[suite\] \(\d+/\d+\) (test_\w+\.py)( #\d+)?( \[alone\])?: (.*)")
 
@@ -100,6 +102,7 @@ class ReportWriter:
 def pytest_configure(config):
     """In a module's process of the runner: write its reports. Taken out of
     the environment so the pytest processes its tests start write none."""
+    _deselected.clear()
     path = os.environ.pop(REPORTS_ENV, None)
     if path:
         config.pluginmanager.register(ReportWriter(config, path), "bsal_suite_reports")
@@ -213,9 +216,6 @@ def results_folder(config, repository: Path) -> Path:
     if xml:
         return Path(xml).absolute().parent / ".test-results"
     return repository / "build" / "test-results"
-
-
-_deselected: set[Path] = set()
 
 
 def pytest_deselected(items):
