@@ -112,6 +112,15 @@ def module_marked(text: str, mark: str) -> bool:
                      re.MULTILINE) is not None
 
 
+def module_timeout(module: Path, default: float) -> float:
+    """The module's time-out: ``default``, or the pytest time-out its
+    ``pytestmark`` sets when that is longer (test_ros2_colcon.py builds a
+    workspace and runs colcon test in it: longer than any other module)."""
+    found = re.search(r"^pytestmark\s*=\s*(\[[^\]]*|[^\n]*)\bpytest\.mark\.timeout\((\d+)\)",
+                      module.read_text(), re.MULTILINE)
+    return max(default, float(found.group(2))) if found else default
+
+
 def combined_marker(user: str | None, extra: str | None) -> list[str]:
     """pytest's ``-m`` for a phase: the user's expression and the phase's."""
     parts = [f"({p})" for p in (user, extra) if p]
@@ -253,11 +262,12 @@ class Suite:
                 proc = subprocess.Popen(cmd, cwd=self.test_dir.parent, env=env, stdout=log,
                                         stderr=subprocess.STDOUT, start_new_session=True)
                 self._running.add(proc)
+                limit = module_timeout(module, self.module_timeout)
                 try:
-                    outcome.returncode, outcome.cpu_s = wait_with_cpu(proc, self.module_timeout)
+                    outcome.returncode, outcome.cpu_s = wait_with_cpu(proc, limit)
                 except subprocess.TimeoutExpired:
                     outcome.timed_out = True
-                    self._hung(proc, outcome, log)
+                    self._hung(proc, outcome, log, limit)
                 except KeyboardInterrupt:
                     self._kill(proc)
                     raise
@@ -275,10 +285,10 @@ class Suite:
                       f"[domain {outcome.domain}]")
         return outcome
 
-    def _hung(self, proc: subprocess.Popen, outcome: Outcome, log) -> None:
+    def _hung(self, proc: subprocess.Popen, outcome: Outcome, log, limit: float) -> None:
         """Print every thread's stacks of the module's processes, then kill them."""
         stacks = dump_process_tree(proc.pid)
-        banner = (f"\n[suite] {outcome.module}: still running after {self.module_timeout:g} s: "
+        banner = (f"\n[suite] {outcome.module}: still running after {limit:g} s: "
                   "the stacks of every thread of its processes, then SIGKILL\n")
         log.write((banner + stacks).encode(errors="replace"))
         log.flush()
