@@ -29,7 +29,8 @@ one module registers would refuse another module's kind of the same code.
 :meth:`Snapshot.restore` puts each back in place (the same dict: other modules
 and running decoders hold it) and rebuilds what is derived from them. The
 process environment, the working directory, ``sys.path`` and the logging
-levels of the root and the ``bsal_ros`` loggers are put back too.
+levels of the root and the ``bsal_ros`` loggers are put back too, and the
+module's cyclic garbage is collected before the next module starts.
 
 ``conftest.py`` loads it (``pytest_plugins``): :func:`module_state` is an
 autouse fixture of module scope, so it is set up before a module's own
@@ -39,6 +40,7 @@ module-scoped fixtures and torn down after them.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import importlib
 import logging
 import os
@@ -130,3 +132,8 @@ def module_state():
     before = snapshot()
     yield
     before.restore()
+    # the module's garbage in reference cycles is finalised here, in this
+    # thread, not by a collection a later module's thread happens to start
+    # (an RDI gateway's loop thread freed a PIL font while the main thread
+    # drew text: a fatal abort in one process, seed 1 of the random order)
+    gc.collect()
