@@ -29,7 +29,9 @@ module past ``--module-timeout`` gets the native and Python stacks of every
 thread of every process it started printed (:mod:`suite_stacks`, py-spy), is
 killed, and the run goes on; it fails at the end, named. Reported as one
 run: a line per module, the failures' output, one junit file
-(``build/test-results/junit.xml``) and one closing line
+(``build/test-results/junit.xml``), each module's reports
+(``<module>.reports.jsonl``, which a pytest that handed its modules to this
+runner replays: bsal_ros/test/suite_isolation.py) and one closing line
 ``N passed, N failed, N skipped``. Exit code 0 when every module passed, 1
 when one failed, 5 when no test ran at all (pytest's own code for that).
 """
@@ -110,6 +112,15 @@ def module_marked(text: str, mark: str) -> bool:
                      re.MULTILINE) is not None
 
 
+def module_timeout(module: Path, default: float) -> float:
+    """The module's time-out: ``default``, or the pytest time-out its
+    ``pytestmark`` sets when that is longer (test_ros2_colcon.py builds a
+    workspace and runs colcon test in it: longer than any other module)."""
+    found = re.search(r"^pytestmark\s*=\s*(\[[^\]]*|[^\n]*)\bpytest\.mark\.timeout\((\d+)\)",
+                      module.read_text(), re.MULTILINE)
+    return max(default, float(found.group(2))) if found else default
+
+
 def combined_marker(user: str | None, extra: str | None) -> list[str]:
     """pytest's ``-m`` for a phase: the user's expression and the phase's."""
     parts = [f"({p})" for p in (user, extra) if p]
@@ -178,7 +189,8 @@ class Suite:
         """Both phases; returns the exit code."""
         started = time.monotonic()
         self.results.mkdir(parents=True, exist_ok=True)
-        for old in [*self.results.glob("*.xml"), *self.results.glob("*.log")]:
+        for old in [*self.results.glob("*.xml"), *self.results.glob("*.log"),
+                    *self.results.glob("*.reports.jsonl")]:
             old.unlink()
         parallel, alone = [], []
         for round_ in range(1, self.repeat + 1):
@@ -234,7 +246,10 @@ class Suite:
             outcome.domain = domain
             env = {**os.environ, "ROS_DOMAIN_ID": str(domain),
                    "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST",
-                   "BSAL_SUITE_MODULE": module.name, "PYTHONUNBUFFERED": "1"}
+                   "BSAL_SUITE_MODULE": module.name, "PYTHONUNBUFFERED": "1",
+                   # every test's report, for a pytest that handed its modules
+                   # to this runner (bsal_ros/test/suite_isolation.py)
+                   "BSAL_SUITE_REPORTS": str(self.results / f"{stem}.reports.jsonl")}
             if phase == "alone" or module_marked(module.read_text(), UNTRACED_MARK):
                 env = {k: v for k, v in env.items() if k not in TRACER_VARS}
             targets = [f"{module}::{p}" for p in self.picked.get(module.name, [])] or [str(module)]
@@ -247,11 +262,12 @@ class Suite:
                 proc = subprocess.Popen(cmd, cwd=self.test_dir.parent, env=env, stdout=log,
                                         stderr=subprocess.STDOUT, start_new_session=True)
                 self._running.add(proc)
+                limit = module_timeout(module, self.module_timeout)
                 try:
-                    outcome.returncode, outcome.cpu_s = wait_with_cpu(proc, self.module_timeout)
+                    outcome.returncode, outcome.cpu_s = wait_with_cpu(proc, limit)
                 except subprocess.TimeoutExpired:
                     outcome.timed_out = True
-                    self._hung(proc, outcome, log)
+                    self._hung(proc, outcome, log, limit)
                 except KeyboardInterrupt:
                     self._kill(proc)
                     raise
@@ -269,10 +285,10 @@ class Suite:
                       f"[domain {outcome.domain}]")
         return outcome
 
-    def _hung(self, proc: subprocess.Popen, outcome: Outcome, log) -> None:
+    def _hung(self, proc: subprocess.Popen, outcome: Outcome, log, limit: float) -> None:
         """Print every thread's stacks of the module's processes, then kill them."""
         stacks = dump_process_tree(proc.pid)
-        banner = (f"\n[suite] {outcome.module}: still running after {self.module_timeout:g} s: "
+        banner = (f"\n[suite] {outcome.module}: still running after {limit:g} s: "
                   "the stacks of every thread of its processes, then SIGKILL\n")
         log.write((banner + stacks).encode(errors="replace"))
         log.flush()

@@ -42,8 +42,11 @@ import pytest  # noqa: E402
 # (scripts/coverage_hook.py): here, before any test starts a thread
 import bsal_ros  # noqa: E402, F401, I100
 
-#: a test that leaves an rclpy context alive fails, naming it (test/leak_check.py)
-pytest_plugins = ("leak_check",)
+#: a test that leaves an rclpy context alive fails, naming it (test/leak_check.py);
+#: what a module changes for the whole process is put back when it ends (test/shared_state.py);
+#: ROS modules of one pytest run each in a process and a domain of their own
+#: (test/suite_isolation.py: colcon test, a plain pytest test/)
+pytest_plugins = ("leak_check", "shared_state", "suite_isolation")
 
 
 @pytest.fixture

@@ -14,7 +14,8 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""pytest plugin: the test that leaves an rclpy context alive fails, naming it.
+"""pytest plugin: the test that leaves an rclpy context alive fails, naming it;
+so does a test that makes one without the ``ros`` mark.
 
 A context left initialised keeps its DDS participant (and its nodes' entities)
 alive for the rest of the test process: the next tests' discovery traffic
@@ -69,13 +70,27 @@ def _caller() -> str:
     return "?"
 
 
+def unmarked(item) -> bool:
+    """``item`` is not marked ``ros`` in a suite that declares the mark (the
+    toy trees of test_run_suite.py declare none)."""
+    declared = any(line.split(":")[0].strip() == "ros" for line in item.config.getini("markers"))
+    return declared and item.get_closest_marker("ros") is None
+
+
 def _wrap_context(module) -> None:
-    """Context.init records who made the context."""
+    """Context.init records who made the context, and refuses a test not
+    marked ``ros``: `make test-fast` runs those in one process, where the
+    participants of earlier tests would meet it (docs/DEVELOPING.md)."""
     context_init = module.Context.init
 
     def init(self, *args, **kwargs):
-        context_init(self, *args, **kwargs)
         item = _item
+        if item is not None and unmarked(item):
+            pytest.fail(f"{item.nodeid} starts rclpy (a Context, at {_caller()}) but is not "
+                        "marked ros: mark it (pytestmark = pytest.mark.ros), so make "
+                        "test-fast leaves it out and one pytest hands its module to the "
+                        "runner", pytrace=False)
+        context_init(self, *args, **kwargs)
         _made[self] = Made(item.nodeid if item is not None else None,
                            _scopes[-1] if _scopes else "function",
                            getattr(getattr(item, "module", None), "__name__", None),

@@ -241,9 +241,12 @@ def setup_py_data_files():
 
 
 made_by_make_setup = pytest.mark.skipif(
-    not (REPO / ".venv" / ".stamps" / "ament").is_file(),
-    reason="this checkout was not set up by make setup (e.g. a colcon workspace on a ROS "
-           "install, where colcon makes the ament prefix)")
+    not (REPO / ".venv" / ".stamps" / "ament").is_file()
+    or (REPO / "install").resolve() not in {
+        Path(p).resolve() for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p},
+    reason="this checkout was not set up by make setup, or the tests do not run in its "
+           "environment (e.g. a colcon workspace on a ROS install, where colcon makes the "
+           "ament prefix)")
 
 
 @made_by_make_setup

@@ -49,6 +49,8 @@ from rclpy.parameter import Parameter  # noqa: E402
 from bsal_ros.nodes import rci_gateway  # noqa: E402
 from bsal_ros.nodes.rci_gateway import RciGatewayNode  # noqa: E402
 
+pytestmark = pytest.mark.ros
+
 #: s the gateway is watched while a service is missing: its discovery loop
 #: polls every 0.1 s, so without the gate it would have asked many times
 WATCH_S = 1.5

@@ -47,7 +47,7 @@ import pytest
 
 from stall_watch import StallWatch
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.ros, pytest.mark.timeout(300)]
 
 REPO = Path(__file__).resolve().parents[2]
 BOOK_APP = REPO / "legacy" / "build" / "book-3.3"

@@ -35,7 +35,7 @@ import os
 import pytest
 from test_rci_one_truth import RawCA, Robot, watched_rounds
 
-pytestmark = pytest.mark.untraced
+pytestmark = [pytest.mark.ros, pytest.mark.untraced]
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ import struct
 import pytest
 from test_rci_one_truth import RawCA, Robot
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.ros, pytest.mark.timeout(120)]
 
 CSMTP, RQ_ACK, SIM_ROBOT = 0x0230, 0x0800, 0xF0
 CSTIQ, CSTRP = 0x0100, 0x0101

@@ -262,6 +262,26 @@ def test_a_hung_module_prints_its_threads_native_stacks_and_the_run_goes_on(tmp_
     assert closing_line(out) == "1 passed, 1 failed, 0 skipped"
 
 
+def test_a_module_whose_pytestmark_sets_a_longer_timeout_gets_it(tmp_path):
+    """``pytestmark = pytest.mark.timeout(N)`` longer than the module time-out:
+    the module may run that long (test_ros2_colcon.py builds a workspace)."""
+    test_dir = tree(tmp_path, {
+        "test_long.py": """
+            import time
+            import pytest
+
+            pytestmark = [pytest.mark.timeout(120)]
+
+            def test_takes_its_time():
+                time.sleep(3)
+        """,
+    })
+    done = run_suite(test_dir, "--jobs", "1", "--module-timeout", "1")
+    out = done.stdout
+    assert done.returncode == 0 and "still running" not in out, out + done.stderr
+    assert closing_line(out) == "1 passed, 0 failed, 0 skipped"
+
+
 def test_a_test_that_leaks_an_rclpy_context_fails_naming_it(tmp_path):
     """The leak check: a test and a module fixture that leave a context
     alive are errors at their teardown, named; a clean test passes."""

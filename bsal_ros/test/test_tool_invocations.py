@@ -18,6 +18,7 @@ that names the fix, exit code 2 and no traceback (issue 41): the generators
 (gen_lua, gen_cpp, gen_docs, the aggregator config, the URDF), brak_wire and
 its fuzzer, rdi_viewer, brak_drive and brak_record, each run as its own process."""
 
+import os
 from pathlib import Path
 import shutil
 import subprocess
@@ -27,6 +28,9 @@ import pytest
 
 from bsal_ros.tools import gen_cpp
 from bsal_ros.wireshark import gen_lua
+
+#: the package folder of the code under test
+ROOT = Path(__file__).resolve().parents[1]
 
 #: case -> (module run with ``python -m``, its arguments ({tmp}: a scratch
 #: folder holding plain.txt, a file of neither kind), what the line must say)
@@ -94,10 +98,14 @@ BAD = {
 
 
 def run(module: str, args: list, tmp: Path) -> subprocess.CompletedProcess:
-    """``python -m module args`` in ``tmp``, ``{tmp}`` replaced by it."""
+    """``python -m module args`` in ``tmp``, ``{tmp}`` replaced by it, with the
+    package under test first on the path: under ``colcon test`` the workspace's
+    installed copy would run instead, which has no legacy/ beside it (gen_cpp)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
     return subprocess.run([sys.executable, "-m", module,
                            *(a.replace("{tmp}", str(tmp)) for a in args)],
-                          capture_output=True, text=True, timeout=120, cwd=tmp)
+                          capture_output=True, text=True, timeout=120, cwd=tmp, env=env)
 
 
 @pytest.fixture
