@@ -180,8 +180,13 @@ def test_optional_dependencies_are_declared_as_optional():
     test_deps = {e.text for e in root.findall("test_depend")}
     rows = table_rows(section(declaration("bsal_ros"), "Optional Direct Runtime ROS"))
     optional = {r[0].split()[0].strip("`") for r in rows}
-    assert optional == {"python3-pil", "python3-tk"}
-    assert not optional & exec_deps and optional <= test_deps
+    assert optional == {"python3-pil", "python3-tk", "foxglove-sdk"}
+    # rosdep keys: test dependencies, never execution ones; the pip-only one in neither
+    # list (a pip key fails the release check) but in the project's requirements
+    keyed = {"python3-pil", "python3-tk"}
+    assert not optional & exec_deps and keyed <= test_deps and "foxglove-sdk" not in test_deps
+    requirements = (REPO / "requirements" / "project.txt").read_text(encoding="utf-8")
+    assert re.search(r"^foxglove-sdk==[\d.]+$", requirements, re.M)
 
 
 def test_coverage_floor_is_the_one_make_test_applies():

@@ -433,6 +433,11 @@ def main(args=None, hard_exit: bool = True, stop=None) -> int:
 
     def build(nodes) -> None:
         try:
+            import foxglove  # noqa: F401 - a pip package (requirements/project.txt)
+        except ImportError as exc:
+            raise StartupError(f"foxglove-sdk is not importable ({exc}): pip install it "
+                               "(requirements/project.txt)") from None
+        try:
             node = FoxgloveGatewayNode(context=nodes.context)
         except ValueError as exc:
             raise StartupError(str(exc)) from None
