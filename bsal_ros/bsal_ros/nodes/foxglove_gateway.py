@@ -49,22 +49,21 @@ Access rules: :mod:`bsal_ros.foxglove.access`; docs/SECURITY.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
-import importlib
 import threading
 import time
 
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from bsal_ros.foxglove import sdk_log
 from bsal_ros.foxglove.access import Access, name_list
 from bsal_ros.foxglove.assets import AssetRefused, read_asset
-from bsal_ros.foxglove.definitions import DefinitionNotFound, MessageDefinitions, split_type
+from bsal_ros.foxglove.definitions import DefinitionNotFound, MessageDefinitions
 from bsal_ros.foxglove.topics import changes, TopicFilter, Watchers
 from bsal_ros.nodes import params
 from bsal_ros.nodes.foxglove_page import serve_page
 from bsal_ros.nodes.gateway_params import FoxgloveGatewayParams
 from bsal_ros.nodes.preflight import destroyed_if_refused
+from bsal_ros.nodes.ros_types import interface_class, publisher_qos
 from bsal_ros.paths import share_dir
 
 #: the WebSocket subprotocol of foxglove-sdk's server (docs/VISUALIZATION.md)
@@ -81,40 +80,6 @@ def access_of(p, namespace: str) -> Access:
                   services=name_list(p["services"], namespace),
                   param_writes=tuple(s.strip() for s in p["param_writes"].split(",")
                                      if s.strip()))
-
-
-def interface_class(type_name: str):
-    """The Python class of ``pkg/msg/Type`` (or ``pkg/srv/Type``); None when not importable."""
-    try:
-        package, folder, name = split_type(type_name)
-        return getattr(importlib.import_module(f"{package}.{folder}"), name)
-    except (ImportError, AttributeError, ValueError):
-        return None
-
-
-def canonical_type(name: str) -> str:
-    """``geometry_msgs/Twist`` or ``geometry_msgs/msg/Twist`` -> ``geometry_msgs/msg/Twist``."""
-    package, folder, kind = split_type(name)
-    return f"{package}/{folder}/{kind}"
-
-
-def publisher_qos(infos, depth_default: int = 10) -> tuple[QoSProfile, bool]:
-    """(QoS to subscribe with, latched) matching every publisher of a topic:
-    best effort if any publisher is, transient local only if all are (then
-    deep enough for all of them), as foxglove_bridge decides."""
-    depth, best_effort, latched = 0, False, bool(infos)
-    for info in infos:
-        q = info.qos_profile
-        best_effort |= q.reliability == ReliabilityPolicy.BEST_EFFORT
-        latched &= q.durability == DurabilityPolicy.TRANSIENT_LOCAL
-        depth += max(1, int(q.depth or 1))
-    qos = QoSProfile(history=HistoryPolicy.KEEP_LAST,
-                     depth=max(depth if latched else depth_default, 1),
-                     reliability=(ReliabilityPolicy.BEST_EFFORT if best_effort
-                                  else ReliabilityPolicy.RELIABLE),
-                     durability=(DurabilityPolicy.TRANSIENT_LOCAL if latched
-                                 else DurabilityPolicy.VOLATILE))
-    return qos, latched
 
 
 @dataclass

@@ -54,7 +54,7 @@ class ClientPublisher:
 
 def same_type(given: str, wanted: str | None) -> bool | None:
     """Whether a client's schema name is the robot's type (None: nothing to compare)."""
-    from bsal_ros.nodes.foxglove_gateway import canonical_type
+    from bsal_ros.nodes.ros_types import canonical_type
     if not wanted:
         return None
     try:
@@ -85,7 +85,7 @@ class ClientPublishing:
     def advertised(self, client: int, channel: int, topic: str, encoding: str,
                    schema_name: str) -> None:
         """A client announced a channel: accept it if it may publish there."""
-        from bsal_ros.nodes.foxglove_gateway import canonical_type, interface_class
+        from bsal_ros.nodes.ros_types import canonical_type, interface_class
         gw = self.gw
         pub = self.channels[(client, channel)] = ClientPublisher(client, topic)
         wanted = self._subscribed_type(topic)
@@ -114,7 +114,7 @@ class ClientPublishing:
 
     def _subscribed_type(self, topic: str) -> str | None:
         """The type the robot's subscribers of ``topic`` take (None: nobody subscribes)."""
-        from bsal_ros.nodes.foxglove_gateway import canonical_type
+        from bsal_ros.nodes.ros_types import canonical_type
         gw = self.gw
         types = {canonical_type(i.topic_type) for i in gw.get_subscriptions_info_by_topic(topic)
                  if i.node_name != gw.get_name()}

@@ -81,7 +81,7 @@ class ServiceRelay:
         return [(s, sorted(by_node.get(s, []))) for s in sorted(self.advertised)]
 
     def _add(self, name: str, type_name: str) -> None:
-        from bsal_ros.nodes.foxglove_gateway import interface_class
+        from bsal_ros.nodes.ros_types import interface_class
         gw, fg = self.gw, self.gw._fg
         srv = interface_class(type_name)
         try:

@@ -37,7 +37,7 @@ from rclpy.node import Node
 from bsal_ros.foxglove import rosbag2
 from bsal_ros.foxglove.definitions import DefinitionNotFound, MessageDefinitions
 from bsal_ros.foxglove.topics import TopicFilter
-from bsal_ros.nodes.foxglove_gateway import interface_class, publisher_qos
+from bsal_ros.nodes.ros_types import interface_class, publisher_qos
 
 #: s between looks at the graph (the Foxglove gateway's default)
 GRAPH_PERIOD_S = 0.5
