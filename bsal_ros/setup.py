@@ -52,6 +52,7 @@ setup(
             "rci_gateway = bsal_ros.entry_points:rci_gateway",
             "rdi_gateway = bsal_ros.entry_points:rdi_gateway",
             "foxglove_gateway = bsal_ros.entry_points:foxglove_gateway",
+            "brak_markers = bsal_ros.entry_points:brak_markers",
             "brak_bringup = bsal_ros.entry_points:brak_bringup",
             "rdi_viewer = bsal_ros.viewer:main",
             "brak_drive = bsal_ros.tools.drive:main",

@@ -66,7 +66,8 @@ def command(node, ns):
     extra = {"hardware_node": [],
              "rci_gateway": ["-p", "port:=0"],
              "rdi_gateway": ["-p", "realtime_port:=0", "-p", "ca_port:=0"],
-             "foxglove_gateway": ["-p", "port:=0"]}[node]
+             "foxglove_gateway": ["-p", "port:=0"],
+             "markers": []}[node]
     return ["-m", f"bsal_ros.nodes.{node}", "--ros-args", "-r", f"__ns:=/{ns}", *extra]
 
 
@@ -76,6 +77,7 @@ READY = {
     "rci_gateway": r"RCI gateway ready on",
     "rdi_gateway": r"RDI gateway: real-time stream",
     "foxglove_gateway": r"Foxglove gateway: ws://",
+    "markers": r"brak_markers: sonar_cones",
     "brak_bringup": r"Brak is up",
 }
 

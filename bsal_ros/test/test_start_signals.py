@@ -67,6 +67,7 @@ ARGS = {
     "rdi_gateway": lambda ns: ["--ros-args", "-r", f"__ns:=/{ns}", "-p", "realtime_port:=0",
                                "-p", "ca_port:=0"],
     "foxglove_gateway": lambda ns: ["--ros-args", "-r", f"__ns:=/{ns}", "-p", "port:=0"],
+    "brak_markers": lambda ns: ["--ros-args", "-r", f"__ns:=/{ns}"],
     "brak_bringup": lambda ns: ["--namespace", ns, "--rci-port", "0", "--rdi-realtime-port", "0",
                                 "--rdi-ca-port", "0", "--foxglove-port", "0"],
 }
