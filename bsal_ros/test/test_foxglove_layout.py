@@ -178,8 +178,10 @@ def test_every_topic_the_layout_names_is_advertised_by_the_running_bridge(layout
                 assert (m["ns"], m["type"]) == ("sonar", 11)      # TRIANGLE_LIST
                 assert m["header"]["frame_id"] == f"sonar_{m['id']:02d}_link"
                 assert len(m["points"]) == 3 * 8
-            path = fg.wait("message", lambda e: e["topic"] == "/odom_path", timeout=30)["value"]
-            assert path["header"]["frame_id"] == "odom" and path["poses"]
+            path = fg.wait("message", lambda e: e["topic"] == "/odom_path"
+                           and e["value"]["poses"], timeout=30)["value"]
+            assert path["header"]["frame_id"] == "odom"
+            assert path["poses"][-1]["header"]["frame_id"] == "odom"
             # the plotted indices are the joints the plots' titles name
             fg.send("subscribe", topics=["/joint_states"])
             joints = fg.wait("message", lambda e: e["topic"] == "/joint_states")["value"]

@@ -64,10 +64,15 @@ def quiet_for(node, n=QUIET_TICKS):
     assert wait_for(lambda: node.ticks >= start + n), "the node's timer stopped"
 
 
+def subscriptions(node):
+    """The topics the node subscribes, from the graph."""
+    return sorted(t for t, _ in node.get_subscriber_names_and_types_by_node(
+        node.get_name(), node.get_namespace()))
+
+
 def sonar_subscriptions(node):
     """The Range topics the node subscribes, from the graph."""
-    topics = node.get_subscriber_names_and_types_by_node(node.get_name(), node.get_namespace())
-    return sorted(t for t, types in topics if "sensor_msgs/msg/Range" in types)
+    return [t for t in subscriptions(node) if "/sonar_" in t]
 
 
 def length_of(marker):
@@ -81,25 +86,32 @@ def opening_of(marker):
 
 def test_nothing_is_published_or_subscribed_while_nobody_watches(env):
     rig(env, "/mk_idle")
-    assert wait_for(lambda: len(env.markers.trail) > 0), "no odometry reached the node"
+    env.probe.listen(Odometry, "odom")
+    assert env.probe.wait_msg("odom"), "the hardware node publishes no odometry"
     quiet_for(env.markers)
     assert env.markers.published == {"sonar_cones": 0, "odom_path": 0}
-    assert sonar_subscriptions(env.markers) == []
+    assert subscriptions(env.markers) == []
     assert env.hw.count_subscribers("/mk_idle/sonar_00") == 0
-    # a viewer comes: the sonars are subscribed, cones and path are published ...
+    # a viewer comes: the sonars and the odometry are subscribed, cones and path published
     cones = env.probe.listen(MarkerArray, "sonar_cones")
     path = env.probe.listen(Path, "odom_path", qos="latched")
     assert env.probe.wait_msg("sonar_cones"), "no cones for a viewer"
-    assert env.probe.wait_msg("odom_path"), "no path for a viewer"
-    assert sonar_subscriptions(env.markers) == [f"/mk_idle/{sonar_topic(i)}" for i in range(12)]
-    # ... and it leaves: the sonar subscriptions go, nothing more is published
+    assert env.probe.wait_msg("odom_path", lambda m: m.poses), "no path for a viewer"
+    assert subscriptions(env.markers) == ["/mk_idle/odom"] + [
+        f"/mk_idle/{sonar_topic(i)}" for i in range(12)]
+    # ... and it leaves: the subscriptions go, the trail is forgotten, nothing is published
     env.probe.destroy_subscription(cones)
     env.probe.destroy_subscription(path)
-    assert wait_for(lambda: sonar_subscriptions(env.markers) == []), "sonars still subscribed"
+    assert wait_for(lambda: subscriptions(env.markers) == []), subscriptions(env.markers)
     published = dict(env.markers.published)
     quiet_for(env.markers)
     assert env.markers.published == published
+    assert len(env.markers.trail) == 0
     assert env.hw.count_subscribers("/mk_idle/sonar_00") == 0
+    # a later viewer never gets the old trail: an empty path was latched in its place
+    env.probe.clear("odom_path")
+    env.probe.listen(Path, "odom_path", qos="latched")
+    assert env.probe.wait_msg("odom_path", lambda m: not m.poses), "the old trail was latched"
 
 
 def test_each_cone_is_its_sonar_s_range_of_the_same_stamp(env):

@@ -29,9 +29,12 @@ and ``nav_msgs/Path``. This node publishes
   ``TRAIL_SIZE`` (:class:`bsal_ros.scene.Trail`).
 
 Each at most every ``PERIOD_S``, and only while something subscribes to it;
-the twelve sonar subscriptions themselves exist only while ``sonar_cones`` has
-a subscriber. ``odom`` is always subscribed (20 Hz), so a viewer that comes
-late sees where the robot has been. The geometry is :mod:`bsal_ros.scene`.
+the inputs too are subscribed only then (the twelve sonars while
+``sonar_cones`` has a subscriber, ``odom`` while ``odom_path`` has one), so an
+idle bridge pays for nothing but a 5 Hz look at two subscription counts. The
+trail therefore starts when the first viewer comes; when the last one leaves
+it is forgotten and an empty path is latched in its place (a later viewer
+never gets an old trail). The geometry is :mod:`bsal_ros.scene`.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ class Markers(Node):
         super().__init__(node_name, **kwargs)
         self._cones = self.create_publisher(MarkerArray, "sonar_cones", RELIABLE)
         self._path = self.create_publisher(Path, "odom_path", LATCHED)
-        self.create_subscription(Odometry, "odom", self._on_odom, ODOM)
+        self._odom_sub = None
         self.trail = Trail(trail_size)
         self._frame = None               # the odometry's frame, the path's
         self._path_dirty = False
@@ -82,7 +85,8 @@ class Markers(Node):
         self._cones_dirty = False
         #: sonars whose Range could not be drawn (said once each)
         self.refused: set[int] = set()
-        #: messages published per topic, and the timer's ticks (the tests read them)
+        #: messages published per topic for its watchers (the empty path latched when the
+        #: last one leaves is not counted), and the timer's ticks (the tests read them)
         self.published = {"sonar_cones": 0, "odom_path": 0}
         self.ticks = 0
         self.create_timer(PERIOD_S, self._tick)
@@ -107,6 +111,22 @@ class Markers(Node):
         self._ranges[ident] = (msg, time.monotonic())
         self._cones_dirty = True
 
+    def _watch_odom(self, on: bool) -> None:
+        """Subscribe the odometry (``on``), or drop it, forget the trail and latch an
+        empty path."""
+        if on and self._odom_sub is None:
+            self._odom_sub = self.create_subscription(Odometry, "odom", self._on_odom, ODOM)
+            self.get_logger().info("odom_path watched: odom subscribed")
+        elif not on and self._odom_sub is not None:
+            self.destroy_subscription(self._odom_sub)
+            self._odom_sub = None
+            self.trail.clear()
+            self._path_dirty = False
+            self._path.publish(self.path())
+            self._frame = None
+            self.get_logger().info("odom_path no longer watched: odom subscription dropped, "
+                                   "trail forgotten")
+
     def _watch_sonars(self, on: bool) -> None:
         """Subscribe the sonars (``on``) or drop their subscriptions."""
         if on and not self._sonar_subs:
@@ -128,13 +148,15 @@ class Markers(Node):
     def _tick(self) -> None:
         self.ticks += 1
         watched = self._cones.get_subscription_count() > 0
+        path_watched = self._path.get_subscription_count() > 0
         self._watch_sonars(watched)
+        self._watch_odom(path_watched)
         now = time.monotonic()
         if watched and (self._cones_dirty or self._expired(now)):
             self._cones.publish(self.cones(now))
             self._cones_dirty = False
             self.published["sonar_cones"] += 1
-        if self._path_dirty and self._path.get_subscription_count() > 0:
+        if path_watched and self._path_dirty:
             self._path.publish(self.path())
             self._path_dirty = False
             self.published["odom_path"] += 1
