@@ -25,6 +25,7 @@ Ranges of its own (an echo, none, one that draws no cone, a sonar that falls
 silent) to see each become what the docs say.
 """
 import math
+import uuid
 
 from nav_msgs.msg import Odometry, Path
 import pytest
@@ -50,6 +51,11 @@ def env():
         yield e
     finally:
         e.close()
+
+
+def unique(name):
+    """A namespace of this run's own (another run in the same domain never crosses it)."""
+    return f"/{name}_{uuid.uuid4().hex[:8]}"
 
 
 def rig(env, ns, trail_size=1000):
@@ -85,20 +91,21 @@ def opening_of(marker):
 
 
 def test_nothing_is_published_or_subscribed_while_nobody_watches(env):
-    rig(env, "/mk_idle")
+    ns = unique("mk_idle")
+    rig(env, ns)
     env.probe.listen(Odometry, "odom")
     assert env.probe.wait_msg("odom"), "the hardware node publishes no odometry"
     quiet_for(env.markers)
     assert env.markers.published == {"sonar_cones": 0, "odom_path": 0}
     assert subscriptions(env.markers) == []
-    assert env.hw.count_subscribers("/mk_idle/sonar_00") == 0
+    assert env.hw.count_subscribers(f"{ns}/sonar_00") == 0
     # a viewer comes: the sonars and the odometry are subscribed, cones and path published
     cones = env.probe.listen(MarkerArray, "sonar_cones")
     path = env.probe.listen(Path, "odom_path", qos="latched")
     assert env.probe.wait_msg("sonar_cones"), "no cones for a viewer"
     assert env.probe.wait_msg("odom_path", lambda m: m.poses), "no path for a viewer"
-    assert subscriptions(env.markers) == ["/mk_idle/odom"] + [
-        f"/mk_idle/{sonar_topic(i)}" for i in range(12)]
+    assert subscriptions(env.markers) == [f"{ns}/odom"] + [
+        f"{ns}/{sonar_topic(i)}" for i in range(12)]
     # ... and it leaves: the subscriptions go, the trail is forgotten, nothing is published
     env.probe.destroy_subscription(cones)
     env.probe.destroy_subscription(path)
@@ -107,7 +114,7 @@ def test_nothing_is_published_or_subscribed_while_nobody_watches(env):
     quiet_for(env.markers)
     assert env.markers.published == published
     assert len(env.markers.trail) == 0
-    assert env.hw.count_subscribers("/mk_idle/sonar_00") == 0
+    assert env.hw.count_subscribers(f"{ns}/sonar_00") == 0
     # a later viewer never gets the old trail: an empty path was latched in its place
     env.probe.clear("odom_path")
     env.probe.listen(Path, "odom_path", qos="latched")
@@ -115,7 +122,7 @@ def test_nothing_is_published_or_subscribed_while_nobody_watches(env):
 
 
 def test_each_cone_is_its_sonar_s_range_of_the_same_stamp(env):
-    rig(env, "/mk_cones")
+    rig(env, unique("mk_cones"))
     for i in range(12):
         env.probe.listen(Range, sonar_topic(i), qos="sensor", keep=400)
     env.probe.listen(MarkerArray, "sonar_cones", keep=400)
@@ -151,7 +158,7 @@ def test_each_cone_is_its_sonar_s_range_of_the_same_stamp(env):
 
 
 def test_the_path_grows_as_the_robot_drives_and_stays_bounded(env):
-    rig(env, "/mk_path", trail_size=5)
+    rig(env, unique("mk_path"), trail_size=5)
     env.probe.listen(Odometry, "odom", keep=400)
     env.probe.listen(Path, "odom_path", qos="latched", keep=400)
     first = env.probe.wait_msg("odom_path")
@@ -188,7 +195,7 @@ def test_the_path_grows_as_the_robot_drives_and_stays_bounded(env):
 
 # ------------------------------------------------- ranges the test makes itself
 def test_no_echo_a_bad_range_and_a_silent_sonar_draw_no_cone(env, capfd):
-    ns = "/mk_fed"
+    ns = unique("mk_fed")
     markers = env.add(Markers(namespace=ns, context=env.context))
     probe = env.add(Probe(env, namespace=ns))
     probe.listen(MarkerArray, "sonar_cones", keep=400)
