@@ -58,6 +58,7 @@ setup(
             "rci_gateway = bsal_ros.entry_points:rci_gateway",
             "rdi_gateway = bsal_ros.entry_points:rdi_gateway",
             "foxglove_gateway = bsal_ros.entry_points:foxglove_gateway",
+            "brak_markers = bsal_ros.entry_points:brak_markers",
             "brak_bringup = bsal_ros.entry_points:brak_bringup",
             "brak_record = bsal_ros.entry_points:brak_record",
             "rdi_viewer = bsal_ros.viewer:main",

@@ -65,6 +65,11 @@ def foxglove_gateway() -> int:
     return _run("bsal_ros.nodes.foxglove_gateway")
 
 
+def brak_markers() -> int:
+    """The ``brak_markers`` executable (:func:`bsal_ros.nodes.markers.main`)."""
+    return _run("bsal_ros.nodes.markers")
+
+
 def brak_bringup() -> int:
     """The ``brak_bringup`` executable (:func:`bsal_ros.nodes.bringup.main`)."""
     return _run("bsal_ros.nodes.bringup")

@@ -14,7 +14,7 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-"""Bring up Brak on a ROS 2 install: hardware node, RCI, RDI and Foxglove gateways.
+"""Bring up Brak on a ROS 2 install: hardware node, RCI, RDI and Foxglove gateways, markers.
 
     ros2 launch bsal_ros brak.launch.py                       # simulated robot
     ros2 launch bsal_ros brak.launch.py bus_backend:=smbus2 i2c_bus:=1
@@ -26,6 +26,7 @@
     ros2 launch bsal_ros brak.launch.py rviz:=true diagnostics_aggregator:=true
     ros2 launch bsal_ros brak.launch.py dds_profile:=false   # Fast DDS's own defaults
     ros2 launch bsal_ros brak.launch.py foxglove:=false      # no Foxglove gateway
+    ros2 launch bsal_ros brak.launch.py markers:=false       # no sonar_cones, odom_path
 
 Which value wins: a launch argument given on the command line, else the value
 in the `config` / `gateways_config` file, else the node's built-in default.
@@ -170,6 +171,14 @@ def _robot(context):
         condition=IfCondition(LaunchConfiguration("foxglove")),
         parameters=[gateways_config, _overrides(context, FOXGLOVE_OVERRIDES), sim_time],
     )
+    # no parameters of its own: the time source only
+    markers = Node(
+        additional_env=dds_env,
+        package="bsal_ros", executable="brak_markers", name="brak_markers",
+        namespace=namespace, output="screen", sigterm_timeout=STOP_BOUND_S,
+        condition=IfCondition(LaunchConfiguration("markers")),
+        parameters=[sim_time],
+    )
     state_publisher = Node(
         additional_env=dds_env,
         package="robot_state_publisher", executable="robot_state_publisher",
@@ -209,7 +218,7 @@ def _robot(context):
                     sim_time],
         remappings=aggregator_remaps,
     )
-    return [hardware, rci, rdi, foxglove, state_publisher, rviz, aggregator]
+    return [hardware, rci, rdi, foxglove, markers, state_publisher, rviz, aggregator]
 
 
 def generate_launch_description():
@@ -257,6 +266,9 @@ def generate_launch_description():
         arg("rdi", "true", "start the RDI gateway", choices=switch),
         arg("foxglove", "true", "start the Foxglove gateway (Foxglove, Lichtblick: "
             "docs/VISUALIZATION.md)", choices=switch),
+        arg("markers", "true", "start brak_markers: sonar_cones and odom_path, the sonars "
+            "and odometry as Foxglove's, Lichtblick's and rviz's 3D views draw them",
+            choices=switch),
         arg("robot_state_publisher", "true", "publish the URDF (generated from config) "
             "and joint transforms", choices=switch),
         arg("rviz", "false", "start rviz2 with config/brak.rviz, fixed frame <frame_prefix>odom",

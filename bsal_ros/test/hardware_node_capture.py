@@ -21,8 +21,9 @@ simulated bus with ``config/brak.yaml`` (as the launch file does), in a
 private rclpy Context (like conftest's ``ros_context``), listens until every
 sonar, the joint states, the IMU, the device states, the odometry and a full
 ``/diagnostics`` array have arrived (generous deadline, no timed assertion),
-notes the node's publishers and subscriptions with their QoS, and shuts
-everything down. The result is cached: the description, rviz and analyzer
+notes the node's publishers and subscriptions with their QoS (and the
+publishers of ``brak_markers``, started beside it: ``sonar_cones``,
+``odom_path``), and shuts everything down. The result is cached: the description, rviz and analyzer
 tests share one start of the node.
 """
 from __future__ import annotations
@@ -47,6 +48,7 @@ class Published:
     odom_frames: tuple = ("", "")                          # (frame_id, child_frame_id)
     diagnostic_names: set = field(default_factory=set)
     publishers: dict = field(default_factory=dict)         # absolute topic -> (types, reliability)
+    durability: dict = field(default_factory=dict)         # absolute topic -> publisher's
     subscriptions: dict = field(default_factory=dict)      # absolute topic -> types
     node_name: str = ""
 
@@ -64,6 +66,7 @@ def capture() -> Published:
 
     from bsal_ros.hardware.description import load_description
     from bsal_ros.nodes.hardware_node import HardwareNode
+    from bsal_ros.nodes.markers import Markers
 
     desc = load_description(str(CONFIG))
     n_sonars = len(desc["robot"]["devices"]["ultrasonic"])
@@ -75,11 +78,12 @@ def capture() -> Published:
     rclpy.init(context=context)
     executor = MultiThreadedExecutor(num_threads=2, context=context)
     stop = threading.Event()
-    hw = probe = None
+    hw = probe = markers = None
     try:
         hw = HardwareNode(context=context, robot_description_file=str(CONFIG),
                           auto_home=False, rate_scale=2.0, diagnostics_period=0.25)
         probe = rclpy.create_node("visualization_probe", context=context)
+        markers = Markers(context=context)
         out.node_name = hw.get_fully_qualified_name()
 
         def on_range(msg, topic):
@@ -120,6 +124,7 @@ def capture() -> Published:
         probe.create_subscription(DiagnosticArray, "/diagnostics", on_diag, 10)
         executor.add_node(hw)
         executor.add_node(probe)
+        executor.add_node(markers)
 
         def spin():
             while not stop.is_set() and context.ok():
@@ -136,18 +141,22 @@ def capture() -> Published:
         while not complete() and time.monotonic() < end:
             time.sleep(0.05)
 
+        for node in (hw, markers):
+            name, ns = node.get_name(), node.get_namespace()
+            for topic, types in hw.get_publisher_names_and_types_by_node(name, ns):
+                infos = [i for i in hw.get_publishers_info_by_topic(topic)
+                         if i.node_name == name]
+                rel = infos[0].qos_profile.reliability.name if infos else ""
+                out.publishers[topic] = (tuple(types), rel)
+                out.durability[topic] = infos[0].qos_profile.durability.name if infos else ""
         name, ns = hw.get_name(), hw.get_namespace()
-        for topic, types in hw.get_publisher_names_and_types_by_node(name, ns):
-            infos = [i for i in hw.get_publishers_info_by_topic(topic) if i.node_name == name]
-            rel = infos[0].qos_profile.reliability.name if infos else ""
-            out.publishers[topic] = (tuple(types), rel)
         for topic, types in hw.get_subscriber_names_and_types_by_node(name, ns):
             out.subscriptions[topic] = tuple(types)
         stop.set()
         thread.join(5)
     finally:
         stop.set()
-        for node in (probe, hw):
+        for node in (markers, probe, hw):
             if node is not None:
                 executor.remove_node(node)
                 node.destroy_node()

@@ -47,10 +47,24 @@ PANEL_TYPES = {"3D", "DiagnosticStatusPanel", "DiagnosticSummary", "Image", "Ind
                "RawMessages", "RosOut", "StateTransitions", "Table", "TopicGraph", "SourceInfo",
                "GlobalVariableSliderPanel", "NodePlayground", "Tab"}
 #: what the layout must show (issue 50): panel type -> what it is for
-REQUIRED = {"3D": "the robot model, transforms, sonars, odometry",
+REQUIRED = {"3D": "the robot model, transforms, sonar cones, odometry path",
             "Plot": "drive speed and steering angle", "DiagnosticSummary": "diagnostics",
             "Teleop": "driving on /cmd_vel", "RawMessages": "the RCI session"}
-SONARS = {f"/sonar_{i:02d}" for i in range(12)}
+#: the ROS 2 types Lichtblick's 3D panel draws (packages/suite-base/src/panels/
+#: ThreeDeeRender/ros.ts, inherited from Foxglove Studio; its URDF layer also reads
+#: /robot_description, a std_msgs/String): neither sensor_msgs/Range nor nav_msgs/Odometry
+#: is one, hence brak_markers' MarkerArray and Path, which Foxglove's 3D panel draws too
+THREE_D_TYPES = {f"{t.split('/')[0]}/msg/{t.split('/')[1]}" for t in (
+    "tf2_msgs/TFMessage", "geometry_msgs/TransformStamped", "visualization_msgs/Marker",
+    "visualization_msgs/MarkerArray", "nav_msgs/OccupancyGrid", "sensor_msgs/PointCloud2",
+    "sensor_msgs/LaserScan", "geometry_msgs/PoseStamped",
+    "geometry_msgs/PoseWithCovarianceStamped", "geometry_msgs/PoseArray", "nav_msgs/Path",
+    "sensor_msgs/CameraInfo", "sensor_msgs/Image", "sensor_msgs/CompressedImage",
+    "geometry_msgs/PolygonStamped", "sensor_msgs/JointState")}
+#: the 3D panel's topics: the model, the sonar cones and the odometry path (brak_markers)
+THREE_D = {"/robot_description": "std_msgs/msg/String",
+           "/sonar_cones": "visualization_msgs/msg/MarkerArray",
+           "/odom_path": "nav_msgs/msg/Path"}
 #: the hardware node's cmd_vel timeout (s) and top speed (m/s: 2.047 rad/s x 0.1 m)
 CMD_VEL_TIMEOUT_S = 0.5
 MAX_SPEED = 0.2047
@@ -115,7 +129,8 @@ def test_the_layout_arranges_exactly_its_panels_of_documented_types(layout):
 def test_the_panels_show_what_issue_50_asks(layout):
     p = panels(layout)
     three_d = p["3D"][0]["topics"]
-    assert {"/robot_description", "/odom"} | SONARS <= set(three_d)
+    assert set(three_d) == set(THREE_D)
+    assert set(THREE_D.values()) - {"std_msgs/msg/String"} <= THREE_D_TYPES
     assert all(three_d[t]["visible"] for t in three_d)
     assert p["3D"][0]["followTf"] == "base_link"
     assert p["DiagnosticSummary"][0]["topicToRender"] == "/diagnostics"
@@ -152,7 +167,21 @@ def test_every_topic_the_layout_names_is_advertised_by_the_running_bridge(layout
             assert types["/diagnostics"] == "diagnostic_msgs/msg/DiagnosticArray"
             assert types["/cmd_vel"] == "geometry_msgs/msg/Twist"       # Teleop's type
             assert types["/joint_states"] == "sensor_msgs/msg/JointState"
-            assert {types[s] for s in SONARS} == {"sensor_msgs/msg/Range"}
+            assert {t: types[t] for t in THREE_D} == THREE_D
+            # what the 3D panel gets on them, decoded by Foxglove's own libraries: a cone
+            # per sonar that heard an echo, in its own frame; the path in the odometry's
+            fg.send("subscribe", topics=["/sonar_cones", "/odom_path"])
+            cones = fg.wait("message", lambda e: e["topic"] == "/sonar_cones" and any(
+                m["action"] == 0 for m in e["value"]["markers"]), timeout=30)["value"]
+            drawn = [m for m in cones["markers"] if m["action"] == 0]
+            for m in drawn:
+                assert (m["ns"], m["type"]) == ("sonar", 11)      # TRIANGLE_LIST
+                assert m["header"]["frame_id"] == f"sonar_{m['id']:02d}_link"
+                assert len(m["points"]) == 3 * 8
+            path = fg.wait("message", lambda e: e["topic"] == "/odom_path"
+                           and e["value"]["poses"], timeout=30)["value"]
+            assert path["header"]["frame_id"] == "odom"
+            assert path["poses"][-1]["header"]["frame_id"] == "odom"
             # the plotted indices are the joints the plots' titles name
             fg.send("subscribe", topics=["/joint_states"])
             joints = fg.wait("message", lambda e: e["topic"] == "/joint_states")["value"]

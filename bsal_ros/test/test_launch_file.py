@@ -211,7 +211,8 @@ def test_every_argument_has_a_default_and_a_description(tree):
 def test_the_arguments_for_watching_the_robot_exist(tree):
     declared = declared_arguments(tree)
     for name, default in (("rviz", "false"), ("diagnostics_aggregator", "false"),
-                          ("robot_state_publisher", "true"), ("namespace", "")):
+                          ("robot_state_publisher", "true"), ("markers", "true"),
+                          ("namespace", "")):
         assert name in declared, name
         assert isinstance(declared[name][0], ast.Constant) and declared[name][0].value == default
 
@@ -225,6 +226,9 @@ def test_docstring_examples_use_declared_arguments(tree):
 
 def test_optional_nodes_are_behind_their_arguments(tree):
     by_package = {n.get("package"): n for n in nodes(tree)}
+    by_executable = {n.get("executable"): n for n in nodes(tree)}
+    cond = _kw(by_executable["brak_markers"]["_call"], "condition")
+    assert {_first_str(c) for c in _calls(cond, "LaunchConfiguration")} == {"markers"}
     for package, argument in (("robot_state_publisher", "robot_state_publisher"),
                               ("rviz2", "rviz"),
                               ("diagnostic_aggregator", "diagnostics_aggregator")):
@@ -299,8 +303,8 @@ def test_enumerated_arguments_declare_their_choices():
     spec.loader.exec_module(module)
     args = {a.name: a for a in module.generate_launch_description().entities
             if hasattr(a, "choices")}
-    for name in ("use_sim_time", "rci", "rdi", "robot_state_publisher", "rviz",
-                 "diagnostics_aggregator", "dds_profile"):
+    for name in ("use_sim_time", "rci", "rdi", "foxglove", "markers", "robot_state_publisher",
+                 "rviz", "diagnostics_aggregator", "dds_profile"):
         assert args[name].choices == ["true", "false"], name
     assert args["bus_backend"].choices == ["", "sim", "smbus2", "ros_base"]
 
@@ -313,7 +317,7 @@ def test_launch_never_sigterms_our_nodes_before_their_own_stop_bound(tree):
              and any(getattr(t, "id", None) == "STOP_BOUND_S" for t in n.targets)]
     assert bound and float(bound[0]) == SHUTDOWN_BOUND_S, bound
     ours = [n for n in nodes(tree) if n.get("package") == "bsal_ros"]
-    assert len(ours) == 4, ours
+    assert len(ours) == 5, ours
     for n in ours:
         timeout = _kw(n["_call"], "sigterm_timeout")
         assert getattr(timeout, "id", None) == "STOP_BOUND_S", n.get("executable")

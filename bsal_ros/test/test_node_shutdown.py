@@ -67,7 +67,8 @@ def command(node, ns):
     extra = {"hardware_node": [],
              "rci_gateway": ["-p", "port:=0"],
              "rdi_gateway": ["-p", "realtime_port:=0", "-p", "ca_port:=0"],
-             "foxglove_gateway": ["-p", "port:=0", "-p", "page_port:=0"]}[node]
+             "foxglove_gateway": ["-p", "port:=0", "-p", "page_port:=0"],
+             "markers": []}[node]
     return ["-m", f"bsal_ros.nodes.{node}", "--ros-args", "-r", f"__ns:=/{ns}", *extra]
 
 
@@ -77,6 +78,7 @@ READY = {
     "rci_gateway": r"RCI gateway ready on",
     "rdi_gateway": r"RDI gateway: real-time stream",
     "foxglove_gateway": r"Foxglove gateway: ws://",
+    "markers": r"brak_markers: sonar_cones",
     "brak_bringup": r"Brak is up",
 }
 

@@ -171,8 +171,8 @@ def test_plain_colcon_list_in_a_workspace_finds_both_packages(tmp_path):
 
 
 @pytest.mark.parametrize("script", ["hardware_node", "rci_gateway", "rdi_gateway",
-                                    "foxglove_gateway", "brak_bringup", "rdi_viewer",
-                                    "brak_drive", "brak_wire", "brak_record"])
+                                    "foxglove_gateway", "brak_markers", "brak_bringup",
+                                    "rdi_viewer", "brak_drive", "brak_wire", "brak_record"])
 def test_console_scripts_resolve(script):
     """Every console script named in setup.py points at a real main()."""
     import importlib

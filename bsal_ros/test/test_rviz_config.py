@@ -18,7 +18,8 @@
 
 rviz2 and diagnostic_aggregator are not installable here, so the files are
 parsed (PyYAML) and compared with the topics, QoS and DiagnosticStatus names
-of the hardware node started in-process (test/hardware_node_capture.py).
+of the hardware node and brak_markers started in-process
+(test/hardware_node_capture.py).
 """
 from pathlib import Path
 import re
@@ -35,6 +36,8 @@ ANALYZERS = ROOT / "config" / "diagnostics_analyzers.yaml"
 # Published by other nodes of the launch file, not by ours.
 ROBOT_STATE_PUBLISHER_TOPICS = {"/robot_description"}
 RVIZ_QOS = {"Best Effort": "BEST_EFFORT", "Reliable": "RELIABLE"}
+#: displays off by default: brak_markers' cones, which the Range displays draw already
+OFF = {"rviz_default_plugins/MarkerArray"}
 
 
 @pytest.fixture(scope="module")
@@ -84,26 +87,35 @@ def test_rviz_shows_robot_model_tf_odometry_and_every_sonar(rviz, published):
     ds = list(displays(rviz["Visualization Manager"]["Displays"]))
     classes = [d["Class"] for d in ds]
     for cls in ("rviz_default_plugins/RobotModel", "rviz_default_plugins/TF",
-                "rviz_default_plugins/Odometry", "rviz_default_plugins/Grid"):
+                "rviz_default_plugins/Odometry", "rviz_default_plugins/Grid",
+                "rviz_default_plugins/Path", "rviz_default_plugins/MarkerArray"):
         assert classes.count(cls) == 1, cls
     ranges = {absolute(d["Topic"]["Value"]) for d in ds
               if d["Class"] == "rviz_default_plugins/Range"}
     assert ranges == set(published.range_frames), "one Range display per sonar topic"
     assert len(ranges) == 12
-    assert all(d.get("Enabled", True) for d in ds)
+    assert all(d.get("Enabled", True) == (d["Class"] not in OFF) for d in ds)
     model = next(d for d in ds if d["Class"] == "rviz_default_plugins/RobotModel")
     assert model["Description Source"] == "Topic"
     # robot_state_publisher latches robot_description: a volatile display never gets it
     assert model["Description Topic"]["Durability Policy"] == "Transient Local"
     odom = next(d for d in ds if d["Class"] == "rviz_default_plugins/Odometry")
     assert absolute(odom["Topic"]["Value"]) == "/odom"
+    # brak_markers' topics: the trail of the odometry, the cones as Foxglove draws them
+    path = next(d for d in ds if d["Class"] == "rviz_default_plugins/Path")
+    assert absolute(path["Topic"]["Value"]) == "/odom_path"
+    cones = next(d for d in ds if d["Class"] == "rviz_default_plugins/MarkerArray")
+    assert absolute(cones["Topic"]["Value"]) == "/sonar_cones"
+    assert cones["Namespaces"] == {"sonar": True}
 
 
 @pytest.mark.ros
 def test_rviz_names_only_topics_the_nodes_publish_with_matching_types_and_qos(rviz, published):
     vm = rviz["Visualization Manager"]
     wanted_type = {"rviz_default_plugins/Range": "sensor_msgs/msg/Range",
-                   "rviz_default_plugins/Odometry": "nav_msgs/msg/Odometry"}
+                   "rviz_default_plugins/Odometry": "nav_msgs/msg/Odometry",
+                   "rviz_default_plugins/Path": "nav_msgs/msg/Path",
+                   "rviz_default_plugins/MarkerArray": "visualization_msgs/msg/MarkerArray"}
     seen = 0
     for d in displays(vm["Displays"]):
         for _path, prop in topic_properties(d):
@@ -117,8 +129,11 @@ def test_rviz_names_only_topics_the_nodes_publish_with_matching_types_and_qos(rv
             # a reliable subscription does not match a best-effort publisher
             if prop["Reliability Policy"] == "Reliable":
                 assert reliability == "RELIABLE", f"{topic}: the node publishes {reliability}"
+            # nor a transient-local one a volatile publisher
+            if prop.get("Durability Policy") == "Transient Local":
+                assert published.durability[topic] == "TRANSIENT_LOCAL", topic
             seen += 1
-    assert seen == 13  # 12 sonars + odometry
+    assert seen == 15  # 12 sonars, odometry, its path, the cones
 
 
 @pytest.mark.ros

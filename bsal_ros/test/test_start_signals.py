@@ -68,6 +68,7 @@ ARGS = {
                                     "realtime_port:=0", "-p", "ca_port:=0"],
     "foxglove_gateway": lambda ns, tmp: ["--ros-args", "-r", f"__ns:=/{ns}", "-p", "port:=0",
                                          "-p", "page_port:=0"],
+    "brak_markers": lambda ns, tmp: ["--ros-args", "-r", f"__ns:=/{ns}"],
     "brak_bringup": lambda ns, tmp: ["--namespace", ns, "--rci-port", "0",
                                      "--rdi-realtime-port", "0", "--rdi-ca-port", "0",
                                      "--foxglove-port", "0", "--page-port", "0"],

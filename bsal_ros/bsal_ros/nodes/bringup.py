@@ -33,6 +33,7 @@ every executable: ``bsal_ros.nodes.runtime.make_executor``).
     brak_bringup --foxglove-port 8775             # the Foxglove gateway's port
     brak_bringup --page-port 8776                 # the port of Brak's page (docs/PAGE.md)
     brak_bringup --no-foxglove                    # no Foxglove gateway
+    brak_bringup --no-markers                     # no sonar_cones, odom_path (brak_markers)
 """
 import os
 import sys
@@ -71,6 +72,10 @@ def make_parser() -> OneLineParser:
     p.add_argument("--no-state-publisher", action="store_true",
                    help="do not publish robot_description, /tf_static and the joints' /tf "
                         "(robot_state_publisher does it on a ROS install)")
+    p.add_argument("--no-markers", action="store_true",
+                   help="do not publish sonar_cones and odom_path, the sonars and odometry "
+                        "as Foxglove's, Lichtblick's and rviz's 3D views draw them "
+                        "(brak_markers)")
     p.add_argument("--no-foxglove", action="store_true",
                    help="do not start the Foxglove gateway (docs/VISUALIZATION.md)")
     # 1.0's command lines still start (a public option: removed only in a major
@@ -141,6 +146,9 @@ def compose(nodes, args) -> dict:
         nodes.add(StatePublisher(build_urdf(hardware.desc, source="the hardware node's "
                                             "description"),
                                  hardware.p["frame_prefix"], namespace=ns, context=context))
+    if not args.no_markers:
+        from bsal_ros.nodes.markers import Markers
+        nodes.add(Markers(namespace=ns, context=context))
     if getattr(args, "executor", None):
         hardware.get_logger().warning(
             f"--executor {args.executor} is deprecated and ignored: every executable "
