@@ -400,7 +400,9 @@ def test_the_connection_graph_names_the_hardware_node_as_publisher_of_odom(bridg
 def test_fetch_asset_serves_files_of_the_package_share_only(bridge):
     urdf = share_dir() / "config" / "brak.urdf"
     refused = ["package://bsal_ros/../../etc/passwd", "package://rclpy/package.xml",
-               "/etc/passwd", "file:///etc/passwd", "package://bsal_ros/no/such/file"]
+               "/etc/passwd", "file:///etc/passwd", "package://bsal_ros/no/such/file",
+               "package://bsal_ros/config/users.yaml", "package://bsal_ros/package.xml",
+               "package://bsal_ros/setup.py"]
     with NodeClient() as fg:
         fg.connect(bridge.url)
         fg.send("fetchAsset", uri="package://bsal_ros/config/brak.urdf", requestId=1)

@@ -246,10 +246,18 @@ def test_only_files_of_the_package_s_share_folder_are_served(tmp_path):
                "package://other_pkg/urdf/wheel.stl": "only files of package",
                "file:///etc/passwd": "only package://", "package://bsal_ros/": "outside",
                "package://bsal_ros/urdf/none.stl": "no such file",
-               "package://bsal_ros/urdf": "no such file"}
+               "package://bsal_ros/urdf": "not a model file",
+               "package://bsal_ros/config/users.yaml": "not a model file",
+               "package://bsal_ros/package.xml": "not a model file"}
+    (share / "config").mkdir()
+    (share / "config" / "users.yaml").write_text("users: {brak: {key: secret}}")
+    (share / "package.xml").write_text("<package/>")
+    kinds = set()
     for uri, why in refused.items():
-        with pytest.raises(AssetRefused, match=why):
+        with pytest.raises(AssetRefused, match=why) as refusal:
             read_asset(uri, share)
+        kinds.add(refusal.value.kind)
+    assert kinds == {"outside", "package", "scheme", "missing", "not a model file"}
 
 
 # ----------------------------------------------------------------------- joints

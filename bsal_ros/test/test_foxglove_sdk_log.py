@@ -105,3 +105,38 @@ def test_attach_routes_the_sdk_loggers_and_detach_gives_them_back():
         sdk_log.detach(handler)
     assert logging.getLogger(sdk_log.SDK_LOGGER).propagate
     assert handler not in logging.getLogger(sdk_log.SDK_LOGGER).handlers
+
+
+def test_attach_reaches_the_sdk_loggers_in_a_process_that_imported_launch():
+    # launch's logger class turns propagate off for every logger made after it
+    # is imported (CI, random order: a launch test ran first, the line went to stderr)
+    class NoPropagate(logging.Logger):
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.propagate = False
+
+    before = logging.getLoggerClass()
+    manager = logging.Logger.manager
+    made = [n for n in sdk_log.SDK_LOGGERS if n not in manager.loggerDict]
+    logging.setLoggerClass(NoPropagate)
+    try:
+        early = logging.getLogger("foxglove.websocket.test_made_before_attach")
+        for name in made:
+            logging.getLogger(name)
+        lines = []
+        handler = sdk_log.attach(lines.append)
+        try:
+            early.error("Invalid message from 127.0.0.1:1: early")
+            logging.getLogger("foxglove.websocket.connected_client").error(
+                "Client 127.0.0.1:2 attempted to subscribe to unknown channel: 7")
+        finally:
+            sdk_log.detach(handler)
+        assert [line.split(" (")[0] for line in lines] == [
+            "foxglove-sdk: Invalid message from 127.0.0.1:1: early",
+            "foxglove-sdk: Client 127.0.0.1:2 attempted to subscribe to unknown channel: 7"]
+    finally:
+        logging.setLoggerClass(before)
+        del manager.loggerDict["foxglove.websocket.test_made_before_attach"]
+        for name in made:       # made here with the test's class: as attach leaves them
+            logging.getLogger(name).propagate = True

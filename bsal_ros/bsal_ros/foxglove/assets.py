@@ -18,9 +18,11 @@
 
 A robot description names its meshes and textures as ``package://<pkg>/<path>``;
 Foxglove asks the server for them (the protocol's ``fetchAsset``). Only
-files inside this package's share folder are served: any other package, an
-absolute path, ``..`` or a link leading out of the folder is refused, so no
-path of the robot's disk leaves it.
+model files (a robot description, meshes, their textures: :data:`MODEL_SUFFIXES`)
+inside this package's share folder are served: any other package, an
+absolute path, ``..``, a link leading out of the folder, and every other
+file of the folder (the RCI users file, ``package.xml``, the page's sources)
+is refused, so no secret and no path of the robot's disk leaves it.
 """
 
 from __future__ import annotations
@@ -31,26 +33,37 @@ from urllib.parse import unquote, urlsplit
 PACKAGE = "bsal_ros"
 #: the most an asset may weigh (a robot's mesh is far smaller)
 MAX_BYTES = 64 * 1024 * 1024
+#: the files a robot model is made of; nothing else is served
+MODEL_SUFFIXES = frozenset({".urdf", ".stl", ".dae", ".obj", ".mtl", ".glb", ".gltf", ".bin",
+                            ".png", ".jpg", ".jpeg"})
 
 
 class AssetRefused(LookupError):
-    """Why a URI is not served (the message says it)."""
+    """Why a URI is not served: the message says it, ``kind`` names it in a
+    word (one log line per kind, however many URIs a client tries)."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
 
 
 def asset_path(uri: str, share: Path) -> Path:
     """The file ``uri`` names inside ``share``; AssetRefused otherwise."""
     parts = urlsplit(uri)
     if parts.scheme != "package":
-        raise AssetRefused(f"{uri}: only package://{PACKAGE}/... is served")
+        raise AssetRefused(f"{uri}: only package://{PACKAGE}/... is served", "scheme")
     if parts.netloc != PACKAGE:
-        raise AssetRefused(f"{uri}: only files of package {PACKAGE} are served")
+        raise AssetRefused(f"{uri}: only files of package {PACKAGE} are served", "package")
     relative = unquote(parts.path).lstrip("/")
     root = share.resolve()
     path = (root / relative).resolve()
     if not relative or root not in path.parents:
-        raise AssetRefused(f"{uri}: outside the package's share folder")
+        raise AssetRefused(f"{uri}: outside the package's share folder", "outside")
+    if path.suffix.lower() not in MODEL_SUFFIXES:
+        raise AssetRefused(f"{uri}: not a model file ({', '.join(sorted(MODEL_SUFFIXES))})",
+                           "not a model file")
     if not path.is_file():
-        raise AssetRefused(f"{uri}: no such file")
+        raise AssetRefused(f"{uri}: no such file", "missing")
     return path
 
 
@@ -58,5 +71,5 @@ def read_asset(uri: str, share: Path) -> bytes:
     """The bytes of the file ``uri`` names (AssetRefused: not served)."""
     path = asset_path(uri, share)
     if path.stat().st_size > MAX_BYTES:
-        raise AssetRefused(f"{uri}: larger than {MAX_BYTES} bytes")
+        raise AssetRefused(f"{uri}: larger than {MAX_BYTES} bytes", "too large")
     return path.read_bytes()

@@ -37,12 +37,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 import io
 import json
-import logging
 from pathlib import Path
 import threading
 import time
 
-from bsal_ros.foxglove import rosbag2
+from bsal_ros.foxglove import rosbag2, sdk_log
 
 #: the header's profile, as rosbag2's MCAP storage writes it
 PROFILE = "ros2"
@@ -116,23 +115,6 @@ class Counted:
     bytes: int = 0
 
 
-class _QuietSdk(logging.Handler):
-    """The SDK's log lines (logger ``foxglove``): each text once, and none about
-    a write failure the recorder reports itself."""
-
-    def __init__(self, recording: Recording, say):
-        super().__init__()
-        self._recording, self._say, self._seen = recording, say, set()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        """Pass one SDK line on, unless said before or a write failure's echo."""
-        text = record.getMessage()
-        if self._recording.failure is not None or text in self._seen:
-            return
-        self._seen.add(text)
-        self._say(f"foxglove-sdk: {text}")
-
-
 class Recording:
     """An MCAP file being written; thread-safe (the executor's callbacks, the
     proxies' threads and the flush timer all log to it).
@@ -158,15 +140,22 @@ class Recording:
         self.first_ns = self.last_ns = 0
         self._logged_since_flush = False
         self._closed = False
-        sdk_log = logging.getLogger("foxglove")
-        sdk_log.propagate = False
-        sdk_log.handlers = [_QuietSdk(self, say)]
+        # the SDK's warnings once per kind; none echoing a write failure the
+        # recorder reports itself
+        self._sdk_lines = sdk_log.attach(
+            lambda line: None if self.sink.failure is not None else say(line))
         self.context = foxglove.Context()
         kind = {"zstd": MCAPCompression.Zstd, "lz4": MCAPCompression.Lz4, "none": None}
         options = MCAPWriteOptions(profile=PROFILE, chunk_size=int(chunk_size),
                                    compression=kind[compression], compression_threads=0)
-        self.writer = foxglove.open_mcap(self.sink, context=self.context,
-                                         writer_options=options)
+        try:
+            self.writer = foxglove.open_mcap(self.sink, context=self.context,
+                                             writer_options=options)
+        except BaseException:
+            sdk_log.detach(self._sdk_lines)
+            self.sink.close()
+            self.path.unlink(missing_ok=True)
+            raise
         self._stop = threading.Event()
         self._flusher = None
         if flush_s > 0:
@@ -270,6 +259,7 @@ class Recording:
                     raise OSError(str(exc)) from None
             finally:
                 self.sink.close()
+                sdk_log.detach(self._sdk_lines)
             if self.failure is not None:
                 raise self.failure
 

@@ -38,6 +38,14 @@ from typing import Callable
 
 #: the loggers the SDK's records come from (pyo3-log names them after the Rust modules)
 SDK_LOGGER = "foxglove"
+#: the SDK's loggers that say something about clients and files, made before
+#: the SDK first logs (see :func:`attach`)
+SDK_LOGGERS = ("foxglove.websocket", "foxglove.websocket.server",
+               "foxglove.websocket.connected_client",
+               "foxglove.websocket.connected_client.send_lossy",
+               "foxglove.websocket.connected_client.poller", "foxglove.websocket.advertise",
+               "foxglove.mcap_writer", "foxglove.channel.raw_channel", "foxglove.context",
+               "foxglove.log_sink_set", "foxglove.runtime")
 #: the SDK's INFO line for a client whose queue is full: it is the slow client's only line
 SLOW_CLIENT = "outbox for client"
 _PORT = re.compile(r"(\d{1,3}(?:\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]):\d+")
@@ -88,9 +96,21 @@ class OnceHandler(logging.Handler):
 def attach(sink: Callable[[str], None], window_s: float = 60.0) -> OnceHandler:
     """Route the SDK's lines to ``sink`` (and no longer to Python's last-resort
     handler) until :func:`detach`. Call it before the server starts: the SDK
-    remembers each logger's level when it first logs through it."""
+    remembers each logger's level when it first logs through it.
+
+    The handler sits on the ``foxglove`` logger, so the SDK's loggers below it
+    must pass their records up. In a process that imported ``launch``, every
+    logger made afterwards does not (launch's logger class sets ``propagate``
+    off): the SDK's loggers are made here, and any made before set to pass
+    records up.
+    """
     handler = OnceHandler(sink, window_s)
     logger = logging.getLogger(SDK_LOGGER)
+    for name in SDK_LOGGERS:
+        logging.getLogger(name)
+    for name, child in list(logging.Logger.manager.loggerDict.items()):
+        if name.startswith(SDK_LOGGER + ".") and isinstance(child, logging.Logger):
+            child.propagate = True
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     logger.propagate = False

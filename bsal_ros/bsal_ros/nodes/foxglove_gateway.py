@@ -62,6 +62,7 @@ from bsal_ros.foxglove.topics import changes, TopicFilter, Watchers
 from bsal_ros.nodes import params
 from bsal_ros.nodes.foxglove_page import serve_page
 from bsal_ros.nodes.gateway_params import FoxgloveGatewayParams
+from bsal_ros.nodes.handoff import Handoff
 from bsal_ros.nodes.preflight import destroyed_if_refused
 from bsal_ros.nodes.ros_types import interface_class, publisher_qos
 from bsal_ros.paths import share_dir
@@ -115,10 +116,10 @@ class FoxgloveGatewayNode(Node):
         self.topics: dict[str, Advertised] = {}
         self._by_channel: dict[int, Advertised] = {}
         self._left_out: set[str] = set()       # topics said once not to be served, and why
-        self._pending = 0
-        self._early: list = []                  # work handed over before the node was spun
-        self._pending_lock = threading.Lock()
-        self._dropped = 0
+        self.handoff = Handoff(self, "Foxglove gateway", MAX_PENDING)
+        self._dirty: dict[int, bool] = {}        # channel -> a later client wants its latch
+        self._dirty_lock = threading.Lock()
+        self._asset_refusals: set[str] = set()
         self._graph_watchers = 0
         self._last_graph = None
         self.server = None
@@ -179,14 +180,20 @@ class FoxgloveGatewayNode(Node):
         return self.port
 
     def stop(self) -> None:
-        """Stop any robot a client was driving, then close the server (idempotent)."""
-        self.publishing.stop_all("the gateway stops")
-        page, self.page = self.page, None
-        if page is not None:
-            page.stop()
+        """Close the server and the page, then stop any robot a client was driving
+        (after the server: no client's twist can follow the zero; idempotent)."""
         server, self.server = self.server, None
         if server is not None:
             server.stop()
+        page, self.page = self.page, None
+        if page is not None:
+            page.stop()
+        # in the executor's thread, which still serves during a stop (runtime.Composition)
+        done = threading.Event()
+        self.handoff.put(lambda: (self.publishing.stop_all("the gateway stops"), done.set()),
+                         must=True)
+        if not done.wait(2.0):
+            self.publishing.stop_all("the gateway stops")     # no executor serves: here
 
     def destroy_node(self):
         """Close the server, then destroy the node."""
@@ -195,35 +202,37 @@ class FoxgloveGatewayNode(Node):
         return super().destroy_node()
 
     # --------------------------------------------- hand-over to the executor
-    def in_executor(self, fn, *args, data: bool = False) -> None:
-        """Run ``fn(*args)`` in the executor's thread (from any thread). Message
-        data beyond MAX_PENDING waiting items is dropped, counted and logged once
-        per burst; control work (subscribe, advertise) never is."""
-        with self._pending_lock:
-            if data and self._pending >= MAX_PENDING:
-                self._dropped += 1
-                if self._dropped == 1:
-                    self.get_logger().warning(f"Foxglove gateway: more than {MAX_PENDING} "
-                                              "client messages waiting: dropping them")
-                return
-            self._pending += 1
-        executor = self.executor
-        if executor is None:      # not in an executor yet: the first graph look runs it
-            self._early.append((fn, args))
-            return
-        executor.create_task(self._run_pending, fn, args)
+    def in_executor(self, fn, *args, data: bool = False, must: bool = False) -> None:
+        """Run ``fn(*args)`` in the executor's thread, from any thread (bounded:
+        :class:`~bsal_ros.nodes.handoff.Handoff`)."""
+        self.handoff.put(fn, *args, data=data, must=must)
 
-    def _run_pending(self, fn, args) -> None:
-        with self._pending_lock:
-            self._pending -= 1
-            if self._pending == 0 and self._dropped:
-                self.get_logger().warning(f"Foxglove gateway: {self._dropped} client messages "
-                                          "were dropped")
-                self._dropped = 0
-        try:
-            fn(*args)
-        except Exception as exc:   # noqa: BLE001 - one client's bad request never stops the node
-            self.get_logger().error(f"Foxglove gateway: {getattr(fn, '__name__', fn)}: {exc!r}")
+    def channel_changed(self, channel_id: int, later_client: bool) -> None:
+        """A client started or stopped watching ``channel_id`` (any thread): the
+        executor brings the subscriptions in line once, however many came."""
+        with self._dirty_lock:
+            self._dirty[channel_id] = self._dirty.get(channel_id, False) or later_client
+        self.handoff.coalesce("channels", self._sync_channels)
+
+    def _sync_channels(self) -> None:
+        """Subscribe to each changed channel that a client watches, drop the
+        subscription of one nobody watches, and send a latched topic's kept
+        messages again for a client that came later (executor)."""
+        with self._dirty_lock:
+            dirty, self._dirty = self._dirty, {}
+        for channel_id, later_client in dirty.items():
+            adv = self._by_channel.get(channel_id)
+            if adv is None:              # withdrawn meanwhile, or never ours
+                self.watchers.drop(channel_id)
+                continue
+            watched = self.watchers.count(channel_id) > 0
+            if watched and adv.subscription is None:
+                self._subscribe(channel_id)      # DDS delivers a latched topic's messages
+            elif watched and later_client and adv.latched:
+                self._replay_latched(adv)
+            elif not watched and adv.subscription is not None:
+                self.destroy_subscription(adv.subscription)
+                adv.subscription = None
 
     def tell(self, message: str, level: str = "warning", key: str | None = None) -> None:
         """One log line and the same as a status to the clients (the SDK's Python
@@ -238,10 +247,15 @@ class FoxgloveGatewayNode(Node):
     # --------------------------------------------------------- topics (executor)
     def look_at_graph(self) -> None:
         """Advertise the robot's new topics, withdraw those gone; the services
-        and the connection graph likewise (graph timer)."""
-        early, self._early = self._early, []
-        for fn, args in early:
-            self._run_pending(fn, args)
+        and the connection graph likewise (graph timer). A failure is logged once
+        per kind and the next look tries again: the rest of the process goes on."""
+        self.handoff.drain()
+        try:
+            self._look_at_graph()
+        except Exception as exc:   # noqa: BLE001 - an SDK or rclpy error must not end the bridge
+            self.handoff.failed("the graph look", exc)
+
+    def _look_at_graph(self) -> None:
         wanted, mixed = self.filter.pick(self.get_topic_names_and_types())
         for topic, types in mixed:
             self._leave_out(topic, f"more than one type ({', '.join(types)})")
@@ -303,10 +317,6 @@ class FoxgloveGatewayNode(Node):
             self.destroy_subscription(adv.subscription)
         adv.channel.close()
 
-    def subscribe(self, channel_id: int) -> None:
-        """A first client watches ``channel_id``: subscribe to its topic (executor)."""
-        self._subscribe(channel_id)
-
     def _subscribe(self, channel_id: int) -> None:
         adv = self._by_channel.get(channel_id)
         if adv is None or adv.subscription is not None or not self.watchers.count(channel_id):
@@ -329,21 +339,10 @@ class FoxgloveGatewayNode(Node):
         adv.subscription = self.create_subscription(adv.msg_class, adv.topic, forward, qos,
                                                     raw=True)
 
-    def unsubscribe(self, channel_id: int) -> None:
-        """The last client left ``channel_id``: drop its subscription (executor)."""
-        adv = self._by_channel.get(channel_id)
-        if adv is None or adv.subscription is None or self.watchers.count(channel_id):
-            return
-        self.destroy_subscription(adv.subscription)
-        adv.subscription = None
-
-    def replay_latched(self, channel_id: int) -> None:
-        """Send a latched topic's kept messages again, for a client that came later
+    def _replay_latched(self, adv: Advertised) -> None:
+        """A latched topic's kept messages again, for a client that came later
         (the others get them twice: a latched topic is state, not a stream)."""
-        adv = self._by_channel.get(channel_id)
-        if adv is None:
-            return
-        for data, log_time in self.watchers.latched(channel_id):
+        for data, log_time in self.watchers.latched(adv.channel.id()):
             adv.channel.log(data, log_time=log_time)
 
     def watch_graph(self, delta: int) -> None:
@@ -378,10 +377,16 @@ class FoxgloveGatewayNode(Node):
 
     # ------------------------------------------------------- assets (SDK thread)
     def _asset(self, uri: str) -> bytes | None:
+        """A client's fetchAsset (an SDK thread): the file's bytes, or None (refused,
+        logged once per kind of refusal)."""
         try:
             return read_asset(uri, share_dir())
-        except AssetRefused as exc:
-            self.get_logger().warning(f"Foxglove gateway: asset refused: {exc}")
+        except (AssetRefused, OSError) as exc:
+            kind = exc.kind if isinstance(exc, AssetRefused) else type(exc).__name__
+            if kind not in self._asset_refusals and len(self._asset_refusals) < 64:
+                self._asset_refusals.add(kind)
+                self.get_logger().warning(f"Foxglove gateway: asset refused: {exc} (logged "
+                                          "once for this kind)")
             return None
 
 

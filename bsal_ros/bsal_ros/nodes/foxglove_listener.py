@@ -18,10 +18,11 @@
 
 foxglove-sdk calls these methods in its server's threads. Each one only
 counts (the clients of a channel) and hands the work to the executor
-(:meth:`~bsal_ros.nodes.foxglove_gateway.FoxgloveGatewayNode.in_executor`),
-where ROS entities are made and used; none of them blocks but a parameter
-write, which waits for the node that owns the parameter (at most
-``service_timeout_s``, and only for names ``param_writes`` allows).
+(:class:`~bsal_ros.nodes.handoff.Handoff`: bounded; subscription changes
+coalesced), where ROS entities are made and used. Two of them wait: a
+parameter write, for the node that owns the parameter (at most
+``service_timeout_s``, and only for names ``param_writes`` allows), and the
+first question about parameters, for the mirror to load (at most 2 s, once).
 """
 
 from __future__ import annotations
@@ -36,26 +37,24 @@ class Listener:
     def on_subscribe(self, client, channel) -> None:
         """A client watches a channel: the first one makes the ROS subscription;
         a later one of a latched topic gets its kept messages."""
-        gw = self.gw
-        if gw.watchers.add(channel.id, client.id):
-            gw.in_executor(gw.subscribe, channel.id)
-        else:
-            gw.in_executor(gw.replay_latched, channel.id)
+        first = self.gw.watchers.add(channel.id, client.id)
+        self.gw.channel_changed(channel.id, later_client=not first)
 
     def on_unsubscribe(self, client, channel) -> None:
         """A client stopped watching (or left): the last one ends the subscription."""
-        gw = self.gw
-        if gw.watchers.remove(channel.id, client.id):
-            gw.in_executor(gw.unsubscribe, channel.id)
+        if self.gw.watchers.remove(channel.id, client.id):
+            self.gw.channel_changed(channel.id, later_client=False)
 
     def on_client_advertise(self, client, channel) -> None:
         """A client will publish on a channel of its own."""
         self.gw.in_executor(self.gw.publishing.advertised, client.id, channel.id, channel.topic,
-                            channel.encoding, channel.schema_name)
+                            channel.encoding, channel.schema_name, data=True)
 
     def on_client_unadvertise(self, client, client_channel_id: int) -> None:
         """A client's channel is gone (withdrawn, or the client left)."""
-        self.gw.in_executor(self.gw.publishing.unadvertised, client.id, client_channel_id)
+        # never dropped: it may be the zero twist of a client that left while driving
+        self.gw.in_executor(self.gw.publishing.unadvertised, client.id, client_channel_id,
+                            must=True)
 
     def on_message_data(self, client, client_channel_id: int, data: bytes) -> None:
         """A message a client published."""

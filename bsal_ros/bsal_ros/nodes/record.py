@@ -208,6 +208,9 @@ def _record(args, rec, stop, ros_args) -> int:
 
     def finish() -> None:
         """Close step (the executor stopped): the proxies, then the file."""
+        timer = parts.pop("timer", None)
+        if timer is not None:   # stopped early: no late stop request left behind
+            timer.cancel()
         tap = parts.pop("tap", None)
         if tap is not None:
             tap.close()
@@ -224,8 +227,8 @@ def _record(args, rec, stop, ros_args) -> int:
         nodes.add(node, close=finish)
         watch.start(node)
         if args.duration > 0:       # counted from here: a slow start shortens nothing
-            timer = threading.Timer(args.duration, stop.request,
-                                    args=(f"--duration {args.duration:g}",))
+            timer = parts["timer"] = threading.Timer(args.duration, stop.request,
+                                                     args=(f"--duration {args.duration:g}",))
             timer.daemon = True
             timer.start()
         node.get_logger().info(f"recording to {rec.path}" + (
