@@ -70,6 +70,27 @@ def test_the_login_key_is_never_in_a_message():
     assert key.hex() not in text and msg["fields"]["auth_key"] == KEY_NOT_RECORDED
 
 
+def test_bytes_that_could_hold_a_key_are_never_written_as_hex():
+    key = bytes(range(0xA1, 0xB1))
+    for order in ("big", "little"):
+        login = encode_rci(IIId(user_id=b"demo", auth_key=key), order)
+        # a login with a bad code: nothing decoded yet
+        dec = ConnectionDecoder("rci", 0)
+        (err,) = dec.feed("c2s", b"\x7f\x7f" + login[2:])
+        assert err["event"] == "error" and err["hex"] == KEY_NOT_RECORDED, err
+        assert err["bytes"] == len(login)
+        # after a good login, a chunk with a second login in it (the stream is broken)
+        dec = ConnectionDecoder("rci", 0)
+        dec.feed("c2s", encode_rci(IIId(user_id=b"demo"), order))
+        dec.feed("c2s", b"\x7f\x7f\x00\x01")
+        (raw,) = dec.feed("c2s", b"\x00" + login)
+        assert raw["event"] == "raw" and raw["hex"] == KEY_NOT_RECORDED, raw
+        # a good login and bad bytes in one chunk
+        dec = ConnectionDecoder("rci", 0)
+        msgs = dec.feed("c2s", login + b"\x7f\x7f\x00\x01")
+        assert key.hex() not in json.dumps(msgs), msgs
+
+
 def test_a_little_endian_client_is_decoded_in_its_order():
     inquiry = CGtSnIq.group(SensorType.ULTRASONIC, 0, [GetSensorStatus.DATA] * 12)
     both = {}
@@ -90,8 +111,8 @@ def test_bad_bytes_end_that_direction_and_the_rest_is_kept_raw():
     assert dec.feed("c2s", encode_rci(IIId(user_id=b"demo")))[0]["packet"] == "IIId"
     (err,) = dec.feed("c2s", b"\x7f\x7f\x00\x01")
     assert err["event"] == "error" and "7f7f" in err["error"] and err["hex"] == "7f7f0001"
-    (raw,) = dec.feed("c2s", encode_rci(IIId(user_id=b"demo")))
-    assert raw["event"] == "raw" and raw["hex"].startswith("0010")
+    (raw,) = dec.feed("c2s", b"\x01\x02")
+    assert raw["event"] == "raw" and raw["hex"] == "0102" and raw["bytes"] == 2
     # the other direction still decodes
     (reply,) = dec.feed("s2c", encode_rci(IIId(user_id=b"bsal_ros")))
     assert reply["packet"] == "IIId" and reply["dir"] == "s2c"

@@ -33,7 +33,10 @@ speedval words as integers, a ``Timeval`` as ``{"sec": .., "usec": ..}``. The
 IIId's authentication key is never written (``"auth_key": "not recorded"``).
 RCI and RDI cannot resynchronise after bad bytes (docs/PROTOCOL.md 6), so
 after a decode error a direction's further bytes are kept as hex
-(``"event": "raw"``). No ROS, no sockets here.
+(``"event": "raw"``), with one exception: a program's RCI bytes that could
+hold an IIId's key (any chunk before its IIId was decoded, any chunk with the
+IIId's code in it) keep only their length (``"hex": "not recorded"``).
+No ROS, no sockets here.
 """
 
 from __future__ import annotations
@@ -71,7 +74,10 @@ SCHEMA = {
         "peer": {"type": "string"},
         "by": {"type": "string", "enum": ["client", "server"]},
         "error": {"type": "string"},
-        "hex": {"type": "string"},
+        "hex": {"type": "string",
+                "description": "the chunk's bytes, or \"not recorded\" where they could "
+                               "hold an IIId's key"},
+        "bytes": {"type": "integer", "description": "the chunk's length (error and raw)"},
     },
     "required": ["conn"],
 }
@@ -129,6 +135,7 @@ class ConnectionDecoder:
         self.byteorder: str | None = None
         self._decoders: dict = {}
         self._broken: set[str] = set()
+        self._logged_in = False      # an IIId decoded from the program (RCI)
 
     def _start(self, direction: str, data: bytes) -> None:
         """Pick the byte order from the first bytes of the side that speaks first."""
@@ -150,14 +157,17 @@ class ConnectionDecoder:
         decoder = self._decoders.get(direction)
         if decoder is None or direction in self._broken:
             # RDI's client side carries no protocol; a broken direction cannot resync
-            return [self._msg(direction, event="raw", hex=bytes(data).hex())]
+            return [self._msg(direction, event="raw", **self._bytes(direction, data))]
         try:
             packets = decoder.feed(data)
         except ProtocolError as exc:
             self._broken.add(direction)
-            return [self._msg(direction, event="error", error=str(exc), hex=bytes(data).hex())]
+            return [self._msg(direction, event="error", error=str(exc),
+                              **self._bytes(direction, data))]
         out = []
         for p in packets:
+            if direction == C2S and type(p).__name__ == "IIId":
+                self._logged_in = True
             if direction == C2S and self.protocol == "rci":
                 try:
                     self._decoders[S2C].expect_reply(p)     # an inquiry: its reply follows
@@ -165,6 +175,15 @@ class ConnectionDecoder:
                     pass                                    # not an inquiry
             out.append(self._msg(direction, packet=type(p).__name__, fields=packet_fields(p)))
         return out
+
+    def _bytes(self, direction: str, data: bytes) -> dict:
+        """A chunk that did not decode: its length, and its hex unless it could hold a key."""
+        data = bytes(data)
+        if self.protocol == "rci" and direction == C2S:
+            iiid = {v: k for k, v in FIRST_CODES["rci"][1].items()}[self.byteorder]
+            if not self._logged_in or iiid in data:
+                return {"bytes": len(data), "hex": KEY_NOT_RECORDED}
+        return {"bytes": len(data), "hex": data.hex()}
 
     def _msg(self, direction: str, **body) -> dict:
         return {"conn": self.conn, "dir": direction, "byteorder": self.byteorder, **body}
