@@ -95,10 +95,11 @@ STARTS = {
 
 @pytest.mark.parametrize("program", sorted(STARTS))
 def test_a_start_off_loopback_without_tls_is_refused_with_one_line_before_binding(program):
-    # the port is taken (bound, not listening: nothing can connect to it): a start
-    # that tried to bind it would say so instead
+    # the port is taken on loopback (bound, not listening: nothing can connect to
+    # it), which a bind of 0.0.0.0 on it conflicts with: a start that tried to bind
+    # would say so instead
     with socket.socket() as taken:
-        taken.bind(("0.0.0.0", 0))
+        taken.bind(("127.0.0.1", 0))
         port = taken.getsockname()[1]
         result = refused([a.format(port=port) for a in STARTS[program]])
     assert result.returncode == 2, result.stdout

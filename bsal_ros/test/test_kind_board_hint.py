@@ -87,3 +87,14 @@ def test_without_a_description_the_declarations_give_a_skeleton(monkeypatch):
     assert robot["devices"] == {k.name: {f"{k.name}_0": device}}
     keys = plugin.board_types[0].keys
     assert keys is None or keys.static_defaults().items() <= board.items()
+
+
+def test_a_plugin_whose_hint_fails_gets_a_line_saying_so_and_the_others_theirs(monkeypatch):
+    plugin, k = PLUGIN_KINDS[0]
+    module = importlib.import_module(plugin.module)
+    monkeypatch.setattr(module, "DESCRIPTION", {"devices": {k.name: {"x": {}}}, "boards": 7})
+    shipped = load_description()["robot"]
+    lines = hints(shipped)
+    assert len(lines) == len(PLUGIN_KINDS)
+    (broken,) = [ln for ln in lines if ln.startswith(f"device kind {k.name!r} is loaded")]
+    assert "no example board: AttributeError" in broken and "docs/EXTENDING.md" in broken

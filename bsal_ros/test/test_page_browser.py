@@ -270,6 +270,7 @@ def first_stop_after(ros, t, timeout=5):
     return stops[0][1]
 
 
+@pytest.mark.alone    # times a bound
 def test_holding_the_up_arrow_drives_and_releasing_it_stops_the_robot(page, ros, bridge):
     assert_homed(bridge)
     with ros.lock:
@@ -296,6 +297,7 @@ def test_holding_the_up_arrow_drives_and_releasing_it_stops_the_robot(page, ros,
           timeout=10000)
 
 
+@pytest.mark.alone    # times a bound
 def test_the_stop_button_stops_a_drive(page, ros, bridge):
     assert_homed(bridge)
     page.locator("body").click(position={"x": 5, "y": 5})
@@ -320,6 +322,7 @@ def test_the_stop_button_stops_a_drive(page, ros, bridge):
         page.keyboard.up("ArrowUp")
 
 
+@pytest.mark.alone    # times a bound
 def test_a_legacy_control_application_is_shown_logged_in_and_out(page, ros, bridge):
     if not CLIENT_APP.exists():
         pytest.fail("legacy/build/client-app is not built (make setup builds it)")
@@ -464,6 +467,7 @@ class rclpy_twists:   # noqa: N801 - used as a function
         self.ros.node.destroy_subscription(self.sub)
 
 
+@pytest.mark.alone    # times a bound
 def test_a_lost_bridge_shows_the_banner_and_the_page_reconnects_without_a_reload(browser):
     ns = "lost_link"      # beside the module's bridge, in the same ROS domain
     b = Bridge("--namespace", ns, "--duration", "300")

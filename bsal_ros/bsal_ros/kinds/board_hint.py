@@ -109,5 +109,18 @@ def hint(k: DeviceKind) -> str:
 
 
 def hints(desc: dict) -> list[str]:
-    """One line per kind of :func:`unboarded` (``desc``: the robot section)."""
-    return [hint(k) for k in unboarded(desc)]
+    """One line per kind of :func:`unboarded` (``desc``: the robot section).
+
+    A plugin whose hint cannot be made (its module fails to import again, its
+    ``DESCRIPTION`` is malformed, no board type carries the kind) gets a line
+    saying so: a hint is help, never a reason for the node not to start.
+    """
+    lines = []
+    for k in unboarded(desc):
+        try:
+            lines.append(hint(k))
+        except Exception as exc:   # noqa: BLE001 - a plugin's own code, any failure
+            lines.append(f"device kind {k.name!r} is loaded but no board of the robot "
+                         f"description carries it (no example board: {type(exc).__name__}: "
+                         f"{exc}; docs/EXTENDING.md says what a board needs)")
+    return lines
