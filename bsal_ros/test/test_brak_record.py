@@ -516,12 +516,12 @@ def test_a_disk_that_fills_up_is_the_recording_s_failure_not_a_flood(tmp_path, c
     """ENOSPC mid-recording (the file's descriptor pointed at /dev/full): the
     first failed write is the recording's failure, the SDK's own warnings about
     it are not repeated, and closing raises it."""
-    from bsal_ros.foxglove.definitions import MessageDefinitions
+    from bsal_ros.nodes.ros_types import message_definitions
     from bsal_ros.foxglove.recording import Recording
     said = []
     rec = Recording(tmp_path / "x.mcap", said.append, chunk_size=4096, flush_s=0)
     counted = rec.ros_channel("/chatter", "std_msgs/msg/String",
-                              MessageDefinitions().full_text("std_msgs/msg/String"), [], "")
+                              message_definitions().full_text("std_msgs/msg/String"), [], "")
     cdr = b"\x00\x01\x00\x00" + (5).to_bytes(4, "little") + b"hello\x00\x00\x00"
     for i in range(100):
         rec.log(counted, cdr, 1_000 + i)

@@ -37,12 +37,18 @@ import pytest
 from bsal_ros.description.joints import joints_of, quaternion_from_rpy, rotate
 from bsal_ros.foxglove.access import absolute, Access, name_list
 from bsal_ros.foxglove.assets import asset_path, AssetRefused, read_asset
-from bsal_ros.foxglove.definitions import (ament_share, DefinitionNotFound, dependencies,
+from bsal_ros.foxglove.definitions import (DefinitionNotFound, dependencies,
                                            MessageDefinitions, SEPARATOR, split_type)
 from bsal_ros.foxglove.topics import changes, TopicFilter, Watchers
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "web" / "node_modules"
+
+
+def ament_share(package: str) -> Path:
+    """An installed package's share folder, from ament's index (as the nodes find it)."""
+    from ament_index_python.packages import get_package_share_directory
+    return Path(get_package_share_directory(package))
 
 
 # ------------------------------------------------------------------ definitions
@@ -69,7 +75,7 @@ def test_dependencies_are_the_non_primitive_field_types_once_each():
 
 
 def test_a_schema_holds_each_dependency_once_behind_the_separator():
-    defs = MessageDefinitions()
+    defs = MessageDefinitions(ament_share)
     text = defs.full_text("nav_msgs/msg/Odometry")
     own = (ament_share("nav_msgs") / "msg" / "Odometry.msg").read_text()
     assert text.startswith(own)
@@ -90,7 +96,7 @@ def test_a_schema_holds_each_dependency_once_behind_the_separator():
 
 
 def test_a_service_schema_is_each_half_of_its_srv_file():
-    defs = MessageDefinitions()
+    defs = MessageDefinitions(ament_share)
     request, response = defs.service_parts("bsal_interfaces/srv/SetMotors")
     srv = (ament_share("bsal_interfaces") / "srv" / "SetMotors.srv").read_text()
     assert srv.startswith(request) and srv.endswith(response)
@@ -99,7 +105,8 @@ def test_a_service_schema_is_each_half_of_its_srv_file():
 
 
 def test_a_missing_definition_is_named():
-    defs = MessageDefinitions()
+    from bsal_ros.nodes.ros_types import message_definitions    # the nodes' own
+    defs = message_definitions()
     with pytest.raises(DefinitionNotFound, match="no_such_msgs"):
         defs.full_text("no_such_msgs/msg/Thing")
     with pytest.raises(DefinitionNotFound, match="Nothing.msg"):
@@ -128,7 +135,7 @@ def test_a_file_is_read_once(tmp_path):
 def test_foxglove_s_own_parser_reads_every_schema_the_robot_serves():
     """@foxglove/rosmsg (what Foxglove and Lichtblick parse schemas with) parses each
     full text, and its first definition has the fields of the type's own file."""
-    defs = MessageDefinitions()
+    defs = MessageDefinitions(ament_share)
     types = ["sensor_msgs/msg/Range", "nav_msgs/msg/Odometry", "sensor_msgs/msg/JointState",
              "sensor_msgs/msg/Imu", "diagnostic_msgs/msg/DiagnosticArray",
              "geometry_msgs/msg/PoseWithCovarianceStamped", "std_msgs/msg/String",

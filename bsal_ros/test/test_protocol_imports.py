@@ -25,6 +25,8 @@ FORBIDDEN_TOP = {"rclpy", "rcl", "rclcpp", "rosidl_runtime_py", "launch", "launc
                  "socket", "socketserver", "asyncio", "selectors", "ssl", "bsal_interfaces",
                  "builtin_interfaces", "std_msgs", "sensor_msgs", "geometry_msgs", "nav_msgs",
                  "diagnostic_msgs", "rcl_interfaces", "ament_index_python"}
+#: what the ROS-free layers beyond the protocol may use (the page server, the SDK's loop)
+NETWORK = {"socket", "socketserver", "asyncio", "selectors", "ssl"}
 
 
 def _imports(tree):
@@ -37,6 +39,27 @@ def _imports(tree):
         elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "__import__":
             if node.args and isinstance(node.args[0], ast.Constant):
                 yield str(node.args[0].value)
+
+
+def assert_no_ros(files):
+    for f in files:
+        for name in _imports(ast.parse(f.read_text(), str(f))):
+            top = name.split(".")[0]
+            assert top not in FORBIDDEN_TOP - NETWORK, f"{f.name} imports {name}"
+            assert not top.endswith(("_msgs", "_srvs", "_interfaces")), f"{f.name} imports {name}"
+            assert not top.startswith(("rcl", "ros", "ament")), f"{f.name} imports {name}"
+            assert not name.startswith("bsal_ros.nodes"), f"{f.name} imports {name}"
+
+
+def test_the_foxglove_scene_joint_and_hint_layers_import_no_ros():
+    # what the gateway, the recorder, brak_markers and the hardware node share that
+    # a test (or another front end) uses without a ROS install
+    package = pathlib.Path(bsal_ros.protocol.__file__).parents[1]
+    files = sorted((package / "foxglove").glob("*.py")) + [
+        package / "scene.py", package / "description" / "joints.py",
+        package / "kinds" / "board_hint.py"]
+    assert len(files) >= 12 and all(f.is_file() for f in files), files
+    assert_no_ros(files)
 
 
 def test_protocol_imports_no_ros_or_sockets():

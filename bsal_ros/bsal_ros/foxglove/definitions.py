@@ -31,7 +31,7 @@ The texts are read from the ``.msg`` and ``.srv`` files every interface
 package installs under ``share/<package>/msg`` (ament's
 ``rosidl_interfaces`` index lists them), so a plugin kind's own messages
 work as Brak's do. Nothing here imports ROS: ``share_of`` finds a package's
-share folder (ament_index_python's by default).
+share folder (bsal_ros.nodes.ros_types.ament_share: ament's index).
 """
 
 from __future__ import annotations
@@ -52,15 +52,6 @@ SERVICE_PARTS = ("_Request", "_Response")
 
 class DefinitionNotFound(LookupError):
     """No ``.msg`` or ``.srv`` file for a type name (the message says which)."""
-
-
-def ament_share(package: str) -> Path:
-    """The share folder of an installed ROS package (ament's index)."""
-    from ament_index_python.packages import get_package_share_directory, PackageNotFoundError
-    try:
-        return Path(get_package_share_directory(package))
-    except PackageNotFoundError:
-        raise DefinitionNotFound(f"package {package!r} is not installed") from None
 
 
 def split_type(name: str) -> tuple[str, str, str]:
@@ -94,7 +85,7 @@ def dependencies(text: str, package: str) -> list[str]:
 class MessageDefinitions:
     """Full ``ros2msg`` texts of message and service types, read once each."""
 
-    def __init__(self, share_of: Callable[[str], Path] = ament_share):
+    def __init__(self, share_of: Callable[[str], Path]):
         self._share_of = share_of
         self._texts: dict[tuple[str, str, str], str] = {}
         self._full: dict[str, str] = {}

@@ -57,14 +57,14 @@ from rclpy.node import Node
 from bsal_ros.foxglove import sdk_log
 from bsal_ros.foxglove.access import Access, name_list
 from bsal_ros.foxglove.assets import AssetRefused, read_asset
-from bsal_ros.foxglove.definitions import DefinitionNotFound, MessageDefinitions
+from bsal_ros.foxglove.definitions import DefinitionNotFound
 from bsal_ros.foxglove.topics import changes, TopicFilter, Watchers
 from bsal_ros.nodes import params
 from bsal_ros.nodes.foxglove_page import serve_page
 from bsal_ros.nodes.gateway_params import FoxgloveGatewayParams
 from bsal_ros.nodes.handoff import Handoff
 from bsal_ros.nodes.preflight import destroyed_if_refused
-from bsal_ros.nodes.ros_types import interface_class, publisher_qos
+from bsal_ros.nodes.ros_types import interface_class, message_definitions, publisher_qos
 from bsal_ros.paths import share_dir
 
 #: the WebSocket subprotocol of foxglove-sdk's server (docs/VISUALIZATION.md)
@@ -111,7 +111,7 @@ class FoxgloveGatewayNode(Node):
         if why:
             raise ValueError(why)
         self.filter = TopicFilter(p["topic_namespace"] or ns)
-        self.definitions = MessageDefinitions()
+        self.definitions = message_definitions()
         self.watchers = Watchers()
         self.topics: dict[str, Advertised] = {}
         self._by_channel: dict[int, Advertised] = {}

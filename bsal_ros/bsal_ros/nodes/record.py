@@ -270,8 +270,8 @@ def _start_wire(args, rec):
         from rclpy.serialization import serialize_message
         from std_msgs.msg import String
         from bsal_ros.foxglove import rosbag2
-        from bsal_ros.foxglove.definitions import MessageDefinitions
-        text = MessageDefinitions().full_text(STRING)
+        from bsal_ros.nodes.ros_types import message_definitions
+        text = message_definitions().full_text(STRING)
         profile = rosbag2.qos_profile(QoSProfile(depth=10,
                                                  reliability=ReliabilityPolicy.RELIABLE))
         channels = {s.name: rec.ros_channel(s.topic, STRING, text, [profile], "")

@@ -35,9 +35,9 @@ import time
 from rclpy.node import Node
 
 from bsal_ros.foxglove import rosbag2
-from bsal_ros.foxglove.definitions import DefinitionNotFound, MessageDefinitions
+from bsal_ros.foxglove.definitions import DefinitionNotFound
 from bsal_ros.foxglove.topics import TopicFilter
-from bsal_ros.nodes.ros_types import interface_class, publisher_qos
+from bsal_ros.nodes.ros_types import interface_class, message_definitions, publisher_qos
 
 #: s between looks at the graph (the Foxglove gateway's default)
 GRAPH_PERIOD_S = 0.5
@@ -79,7 +79,7 @@ class RecorderNode(Node):
         ns = self.get_namespace()
         self.filter = TopicFilter(ns)
         self.only = {resolve(t, ns) for t in topics}
-        self.definitions = MessageDefinitions()
+        self.definitions = message_definitions()
         self.recorded: dict[str, str] = {}         # topic -> type
         self.subscriptions_raw: list = []
         self._said: set[str] = set()

@@ -23,10 +23,25 @@ Foxglove gateway, brak_record) and publish types they are told by name.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-from bsal_ros.foxglove.definitions import split_type
+from bsal_ros.foxglove.definitions import DefinitionNotFound, MessageDefinitions, split_type
+
+
+def ament_share(package: str) -> Path:
+    """The share folder of an installed ROS package (ament's index)."""
+    from ament_index_python.packages import get_package_share_directory, PackageNotFoundError
+    try:
+        return Path(get_package_share_directory(package))
+    except PackageNotFoundError:
+        raise DefinitionNotFound(f"package {package!r} is not installed") from None
+
+
+def message_definitions() -> MessageDefinitions:
+    """The ``ros2msg`` texts of the types installed in this ROS environment."""
+    return MessageDefinitions(ament_share)
 
 
 def interface_class(type_name: str):
