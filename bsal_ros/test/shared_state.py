@@ -51,7 +51,7 @@ import pytest
 #: module -> its process-wide tables (dicts or lists) a test may change
 TABLES = {
     "bsal_ros.kinds.registry": ("_BOARD_TYPES", "_KINDS", "RCI_SENSOR_CLASS", "RDI_KIND"),
-    "bsal_ros.kinds.plugins": ("_loaded", "_errors"),
+    "bsal_ros.kinds.plugins": ("_loaded", "_errors", "_registered", "_packages"),
     "bsal_ros.kinds.codes": ("_holders",),
     "bsal_ros.protocol.rci_tables": ("SENSOR_SUBS", "SENSOR_DATA", "SENSOR_DATA_TYPE",
                                      "SENSOR_REPLY"),
@@ -60,7 +60,7 @@ TABLES = {
     "bsal_ros.rci.handlers": ("HANDLERS",),
 }
 #: loggers whose level a test may set (caplog puts its own back)
-LOGGERS = ("", "bsal_ros")
+LOGGERS = ("", "bsal_ros", "foxglove")
 
 
 @dataclasses.dataclass
