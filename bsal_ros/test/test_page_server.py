@@ -292,6 +292,55 @@ def test_with_tls_it_serves_https_only(tmp_path):
         srv.stop()
 
 
+def test_with_tls_a_request_beyond_the_bound_is_closed_without_a_handshake(tmp_path,
+                                                                           monkeypatch):
+    # a 503 over TLS needs the handshake first, in the accepting thread, which a
+    # client that stalls its handshake would hold: beyond the bound it is closed
+    monkeypatch.setattr(page_server, "MAX_CONNECTIONS", 1)
+    cert, key = self_signed(tmp_path)
+    lines = []
+    srv = PageServer(make_web(tmp_path), "127.0.0.1", 0, CONFIG, tls=(str(cert), str(key)),
+                     log=lines.append)
+    srv.start()
+    context = ssl.create_default_context(cafile=str(cert))
+    idle = None
+    try:
+        idle = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+        deadline = time.monotonic() + 10
+        while not any("beyond the connection limit" in ln for ln in lines):
+            assert time.monotonic() < deadline, lines
+            conn = http.client.HTTPSConnection("127.0.0.1", srv.port, timeout=10,
+                                               context=context)
+            try:
+                conn.request("GET", "/")
+                answer = conn.getresponse()
+                # the idle one not accepted yet: served
+                assert answer.status == 200, answer.status
+            except (ssl.SSLError, ConnectionError, http.client.RemoteDisconnected):
+                pass                  # closed before the handshake: the refusal
+            finally:
+                conn.close()
+            time.sleep(0.05)
+        idle.close()
+        deadline = time.monotonic() + 10
+        while True:                   # the slot comes back: served again
+            conn = http.client.HTTPSConnection("127.0.0.1", srv.port, timeout=10,
+                                               context=context)
+            try:
+                conn.request("GET", "/")
+                if conn.getresponse().status == 200:
+                    break
+            except (ssl.SSLError, ConnectionError, http.client.RemoteDisconnected):
+                assert time.monotonic() < deadline, "the slot never came back"
+                time.sleep(0.05)
+            finally:
+                conn.close()
+    finally:
+        if idle is not None:
+            idle.close()
+        srv.stop()
+
+
 class Gateway:
     """What serve_page reads of a started FoxgloveGatewayNode (no ROS needed)."""
 

@@ -30,8 +30,8 @@ only hands out files, and only these:
 GET and HEAD only; no directory listing; a path with ``..``, a hidden name,
 a backslash or a NUL is refused before the disk is looked at; a file over
 ``MAX_FILE_BYTES`` is not served; at most ``MAX_CONNECTIONS`` requests at
-once (the next is answered 503 at once) and ``REQUEST_TIMEOUT_S`` per
-connection. Each kind of refusal is logged once, not once per request.
+once (the next is answered 503 at once; with TLS it is closed at once) and
+``REQUEST_TIMEOUT_S`` per connection. Each kind of refusal is logged once, not once per request.
 With ``tls`` (the gateway's certificate and key) it serves HTTPS only.
 No ROS here.
 """
@@ -201,12 +201,15 @@ class _Server(http.server.ThreadingHTTPServer):
         if not self._slots.acquire(blocking=False):
             self.page.refused("a request beyond the connection limit",
                               f"{MAX_CONNECTIONS} at once")
-            try:
-                request.settimeout(1.0)
-                request.sendall(b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\n"
-                                b"Connection: close\r\n\r\n")
-            except OSError:
-                pass
+            if not isinstance(request, ssl.SSLSocket):
+                # with TLS the 503 would need a handshake here, in the accepting
+                # thread, which a stalling client holds: the connection is just closed
+                try:
+                    request.settimeout(1.0)
+                    request.sendall(b"HTTP/1.0 503 Service Unavailable\r\n"
+                                    b"Content-Length: 0\r\nConnection: close\r\n\r\n")
+                except OSError:
+                    pass
             self.shutdown_request(request)
             return
         super().process_request(request, client_address)
