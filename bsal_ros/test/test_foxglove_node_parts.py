@@ -186,3 +186,74 @@ def test_a_flood_of_distinct_bad_messages_is_one_line_per_kind(publishing, monke
     assert len(said(gw, "is not a valid CDR Twist")) == 1, gw.told
     assert len(said(gw, "message encoding 'json' refused")) == 1, gw.told
     assert len(gw.told) == 2 and pubs.published == 0 and pubs.refused == 2 * len(bad) + 1
+
+
+# --------------------------------------------------------------------- parameters
+@pytest.fixture
+def mirror():
+    from rcl_interfaces.msg import ParameterType, ParameterValue
+
+    from bsal_ros.nodes.foxglove_parameters import ParameterMirror
+    gw = Gateway()
+    m = ParameterMirror(gw)
+    m.active = True
+    m.values["/hardware_node.speed"] = ParameterValue(type=ParameterType.PARAMETER_DOUBLE,
+                                                      double_value=0.5)
+    m._nodes["/hardware_node"] = {"set": SimpleNamespace(call_async=broken), "state": "loaded"}
+    return gw, m
+
+
+def broken(request):
+    raise RuntimeError("the client was destroyed")
+
+
+def values_of(answer) -> dict:
+    return {p.name: p.get_value() for p in answer}
+
+
+def test_a_write_that_raises_is_told_to_the_client_and_the_mirror_goes_on(mirror):
+    gw, m = mirror
+    answer = m.set(7, [gw._fg.Parameter("/hardware_node.speed", value=0.7)])
+    assert values_of(answer) == {"/hardware_node.speed": 0.5}
+    assert gw.told == ["client 7: parameter /hardware_node.speed not set: the write failed: "
+                       "RuntimeError('the client was destroyed')"]
+
+
+def test_write_refusals_are_said_once_per_client_and_kind_in_a_bounded_memory(mirror):
+    from bsal_ros.nodes.foxglove_parameters import MAX_REFUSALS
+    gw, m = mirror
+    for i in range(50):              # one client, fifty parameters the mirror does not have
+        m.set(7, [gw._fg.Parameter(f"/hardware_node.no_{i}", value=1.0)])
+    assert gw.told == ["client 7: parameter /hardware_node.no_0 not set: no such parameter"]
+    for client in range(MAX_REFUSALS + 50):      # clients come and go
+        m.set(100 + client, [gw._fg.Parameter("/hardware_node.nothing", value=1.0)])
+    assert len(m._refused) <= MAX_REFUSALS
+    assert len(gw.told) == 1 + MAX_REFUSALS + 50
+
+
+class WatchedLock:
+    """A lock that records, on entering and leaving, what ``look`` reads."""
+
+    def __init__(self, look):
+        self.lock, self.look, self.seen = threading.Lock(), look, []
+
+    def __enter__(self):
+        self.lock.acquire()
+        self.seen.append(("in", self.look()))
+
+    def __exit__(self, *exc):
+        self.seen.append(("out", self.look()))
+        self.lock.release()
+
+
+def test_the_first_question_is_decided_under_the_lock(mirror):
+    """Two first questions at once must not both load: ``active`` is read and set
+    while the lock is held, and the load is handed over once."""
+    gw, m = mirror
+    m.active = False
+    m._lock = WatchedLock(lambda: m.active)
+    m._start = lambda: m._loaded.set()
+    m._activate()
+    m._activate()
+    assert m._lock.seen[:2] == [("in", False), ("out", True)], m._lock.seen
+    assert len(gw.handed) == 1
