@@ -257,3 +257,90 @@ def test_the_first_question_is_decided_under_the_lock(mirror):
     m._activate()
     assert m._lock.seen[:2] == [("in", False), ("out", True)], m._lock.seen
     assert len(gw.handed) == 1
+
+
+# ----------------------------------------------------------------------- services
+class Clock:
+    """A clock the test moves."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+class Client:
+    """A ROS service client that takes the clock's time and records its waits."""
+
+    def __init__(self, clock, ready=False, call_async=None, remove=None):
+        self.clock, self.ready, self.waits = clock, ready, []
+        if call_async:
+            self.call_async = call_async
+        if remove:
+            self.remove_pending_request = remove
+
+    def service_is_ready(self):
+        return self.ready
+
+    def wait_for_service(self, timeout_sec):
+        self.waits.append(timeout_sec)
+        self.clock.now += timeout_sec
+        return False
+
+
+@pytest.fixture
+def relay():
+    from bsal_interfaces.srv import ListDevices
+
+    from bsal_ros.nodes.foxglove_services import ServiceRelay
+    gw = Gateway()
+    r = ServiceRelay(gw)
+    r.clock = Clock()
+    r.advertised["/list_devices"] = ("bsal_interfaces/srv/ListDevices", None, ListDevices)
+    request = SimpleNamespace(encoding="cdr", client_id=3,
+                              payload=serialize_message(ListDevices.Request()))
+    return gw, r, request
+
+
+def test_one_deadline_covers_the_client_the_server_and_the_answer(relay):
+    gw, r, request = relay
+    client = Client(r.clock)
+
+    def create_client(srv, name):
+        r.clock.now += 0.6               # the executor took its time to make the client
+        return client
+    gw.create_client = create_client
+    with pytest.raises(RuntimeError, match=r"no server of /list_devices within 1 s"):
+        r.call("/list_devices", request)
+    assert client.waits == [pytest.approx(0.4)]
+    assert r.calls == {"answered": 0, "failed": 1}
+
+
+def late(clock):
+    """A call_async whose answer never comes, sent once the call's time ran out."""
+    def call_async(message):
+        clock.now += 2.0
+        return SimpleNamespace(add_done_callback=lambda cb: None)
+    return call_async
+
+
+def cannot_remove(future):
+    raise RuntimeError("the client is gone")
+
+
+@pytest.mark.parametrize("broken_in, reason", [
+    ("call_async", "the client was destroyed"),
+    ("remove_pending_request", "the client is gone")])
+def test_a_call_that_raises_on_the_way_is_a_service_failure(relay, broken_in, reason):
+    gw, r, request = relay
+    ways = ({"call_async": broken} if broken_in == "call_async"
+            else {"call_async": late(r.clock), "remove": cannot_remove})
+    type_name, _, srv = r.advertised["/list_devices"]
+    r.advertised["/list_devices"] = (type_name, Client(r.clock, ready=True, **ways), srv)
+    for _ in range(3):
+        with pytest.raises(RuntimeError, match=rf"^/list_devices: the call failed "
+                                               rf"\(RuntimeError: {reason}\)$"):
+            r.call("/list_devices", request)
+    assert r.calls == {"answered": 0, "failed": 3}
+    assert len([ln for ln in gw.lines if "the call failed" in ln]) == 1, gw.lines
