@@ -26,6 +26,8 @@ repeats its bad input 20 times. For each: the client gets a clear status
 client for refusals), the bridge logs one line however many times it came,
 nothing reaches the robot, and the bridge and the well-behaved client go on:
 the well-behaved client gets every ``/joint_states`` message rclpy gets.
+The module's bridge also lets clients publish on ``/fg_free``, which nobody on
+the robot subscribes to: a channel there waits for a subscriber.
 """
 
 from __future__ import annotations
@@ -45,11 +47,14 @@ pytestmark = [pytest.mark.ros, pytest.mark.slow, pytest.mark.timeout(300)]
 
 #: how many times each bad client repeats its bad input
 REPEATS = 20
+#: a topic clients may publish on (the module's bridge adds it) that nobody on the robot takes
+FREE = "/fg_free"
 
 
 @pytest.fixture(scope="module")
 def bridge():
-    b = Bridge("--duration", "900")
+    b = Bridge("--duration", "900", "--ros-args",
+               "-p", f"foxglove_gateway:client_publish:=cmd_vel,{FREE}")
     b.url = foxglove_url(b)
     b.port = int(b.url.rsplit(":", 1)[1])
     yield b
@@ -236,6 +241,37 @@ def test_truncated_cdr(bridge, check):
     assert re.match(r"client \d+: a message on /cmd_vel is not a valid CDR Twist \(", said[0])
     assert len(said) == 1, said
     assert len(check.log("is not a valid CDR Twist")) == 1
+    check.done()
+
+
+def test_a_channel_nobody_subscribes_to_waits_for_a_subscriber(bridge, ros, check):
+    """Its messages are refused (one line, one status) until the robot subscribes;
+    then the gateway publishes them with the subscriber's type."""
+    from std_msgs.msg import String
+    got = []
+    with bad_client(bridge, "127.0.0.20") as bad:
+        bad.send("advertise", topic=FREE, schemaName="std_msgs/msg/String",
+                 schema="string data")
+        bad.wait("advertised")
+        for i in range(REPEATS):
+            bad.send("publish", topic=FREE, message={"data": f"early {i}"})
+        handled(bad)
+        said = statuses(bad, r"nobody subscribes yet", 1)
+        sub = ros.node.create_subscription(String, FREE, lambda m: got.append(m.data), 10)
+        try:
+            deadline = time.monotonic() + 30
+            while not got:      # until the gateway sees the subscriber and DDS matches it
+                assert time.monotonic() < deadline, bridge.recent()
+                bad.send("publish", topic=FREE, message={"data": "now"})
+                time.sleep(0.1)
+        finally:
+            ros.node.destroy_subscription(sub)
+    assert re.match(rf"client \d+: {FREE}: nobody subscribes yet with one type, the channel "
+                    r"waits for it; nothing is published", said[0]), said
+    assert len(said) == 1, said
+    assert set(got) == {"now"}, got
+    assert len(check.log(f"{FREE}: nobody subscribes yet")) == 1
+    assert len(check.log(f"publishes std_msgs/msg/String on {FREE}")) == 1
     check.done()
 
 

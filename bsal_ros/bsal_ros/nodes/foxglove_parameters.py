@@ -24,7 +24,11 @@ them: filled once per node from its ``list_parameters`` and
 mirror without waiting. A write is sent to the owning node's
 ``set_parameters`` service only for names ``param_writes`` allows (none by
 default); it waits for the answer in the SDK's thread, at most
-``service_timeout_s``.
+``service_timeout_s``. A write not done (not allowed, no such parameter, a
+bad value, no answer, the node's refusal, or any error on the way) is told
+to the clients as a status and logged, once per client and kind of refusal
+(the memory of them is bounded: :data:`MAX_REFUSALS`); the client gets the
+mirror's values back and the gateway goes on.
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ from rcl_interfaces.msg import Parameter as RosParameter, ParameterEvent, Parame
     ParameterValue
 from rcl_interfaces.srv import GetParameters, ListParameters, SetParameters
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+#: (client, kind of refusal) pairs remembered for "logged once" before the memory starts again
+MAX_REFUSALS = 256
 
 #: rcl_interfaces/ParameterValue: the field holding each type's value
 VALUE_FIELDS = {
@@ -86,15 +93,16 @@ class ParameterMirror:
         self.values: dict[str, ParameterValue] = {}
         self._nodes: dict[str, dict] = {}      # node FQN -> its clients and state
         self._watched: set[str] = set()
-        self._refused: set[tuple[int, str]] = set()
+        self._refused: set[tuple[int, str]] = set()   # (client, kind) said once
         self.active = False              # a client asked: only then are clients made
         self._loaded = threading.Event()
 
     def _activate(self) -> None:
         """The first client's question (SDK thread): load every node's parameters,
         waiting for them at most ``service_timeout_s`` this once."""
-        if not self.active:
-            self.active = True
+        with self._lock:      # two first questions at once: one load
+            first, self.active = not self.active, True
+        if first:
             self.gw.in_executor(self._start)
             self._loaded.wait(min(2.0, float(self.gw.p["service_timeout_s"])))
 
@@ -214,33 +222,45 @@ class ParameterMirror:
     def set(self, client: int, parameters) -> list:
         """Write the allowed parameters to their nodes (waiting for each node's
         answer); returns the mirror's values of every parameter asked."""
-        gw = self.gw
         asked = [p.name for p in parameters]
         for p in parameters:
-            why = self._write(p)
-            if why:
-                key = (client, p.name)
-                if key not in self._refused:
-                    self._refused.add(key)
-                    # said from the executor: not from inside the SDK's own callback
-                    gw.in_executor(gw.tell, f"client {client}: parameter {p.name} not set: {why}")
+            try:
+                kind, why = self._write(p)
+            except Exception as exc:   # noqa: BLE001 - a client's write never stops the node
+                kind, why = "failed", f"the write failed: {exc!r}"
+            if kind:
+                self._tell_once(client, kind,
+                                f"client {client}: parameter {p.name} not set: {why}")
         return self.get(asked)
 
-    def _write(self, p) -> str:
-        """Set one parameter on its node; "" or why not."""
+    def _tell_once(self, client: int, kind: str, text: str) -> None:
+        """Tell ``text`` the first time ``client`` meets this ``kind`` of refusal."""
+        key = (client, kind)
+        with self._lock:
+            first = key not in self._refused
+            if first:
+                if len(self._refused) >= MAX_REFUSALS:     # clients come and go
+                    self._refused.clear()
+                self._refused.add(key)
+        if first:       # said from the executor: not from inside the SDK's own callback
+            self.gw.in_executor(self.gw.tell, text)
+
+    def _write(self, p) -> tuple[str, str]:
+        """Set one parameter on its node: ("", "") or (kind of refusal, why not)."""
         gw = self.gw
         if not gw.access.may_set(p.name):
-            return gw.access.control_off_reason() or "not allowed (param_writes)"
+            return "not allowed", (gw.access.control_off_reason()
+                                   or "not allowed (param_writes)")
         fqn, _, name = p.name.rpartition(".")
         entry = self._nodes.get(fqn)
         with self._lock:
             current = self.values.get(p.name)
         if entry is None or current is None:
-            return "no such parameter"
+            return "unknown", "no such parameter"
         try:
             value = ros_value(current.type, p.get_value())
         except ValueError as exc:
-            return str(exc)
+            return "value", str(exc)
         done = threading.Event()
         future = entry["set"].call_async(SetParameters.Request(
             parameters=[RosParameter(name=name, value=value)]))
@@ -248,11 +268,11 @@ class ParameterMirror:
         timeout = float(gw.p["service_timeout_s"])
         if not done.wait(timeout):
             entry["set"].remove_pending_request(future)
-            return f"{fqn} did not answer within {timeout:g} s"
+            return "no answer", f"{fqn} did not answer within {timeout:g} s"
         result = future.result().results[0]
         if not result.successful:
-            return f"{fqn} refused it: {result.reason}"
+            return "node refused", f"{fqn} refused it: {result.reason}"
         with self._lock:
             self.values[p.name] = value
         gw.get_logger().info(f"Foxglove gateway: client set {p.name} = {native(value)!r}")
-        return ""
+        return "", ""

@@ -22,14 +22,19 @@ schemas. A call arrives in one of the SDK's blocking threads with the
 request's CDR bytes: they are deserialized (a malformed request is answered
 with the reason), sent with ``call_async`` on a client the executor made,
 and the answer's CDR bytes go back (the ROS client is made at the first
-call, so an idle gateway adds no endpoint to the graph); a call not answered within
-``service_timeout_s`` is answered with an error. An exception's text is what
-the client reads as the failure.
+call, so an idle gateway adds no endpoint to the graph). One deadline,
+``service_timeout_s`` from the call's arrival, covers making the client,
+waiting for the server and the answer: a call not answered by then is
+answered with an error. So is a call that fails on the way (rclpy raising in
+``call_async``, a client destroyed meanwhile): the client reads the reason as
+the failure, it is logged once per client, service and kind, and the
+gateway goes on.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 
 from rclpy.serialization import deserialize_message, serialize_message
 
@@ -46,6 +51,7 @@ class ServiceRelay:
         self.calls = {"answered": 0, "failed": 0}
         self._said: set[tuple] = set()     # (client, service, reason) failures logged
         self._said_lock = threading.Lock()  # calls come in the SDK's threads
+        self.clock = time.monotonic         # of the calls' deadlines
 
     def look(self, graph) -> None:
         """Advertise the allowed services the graph offers, remove those gone (executor)."""
@@ -114,9 +120,10 @@ class ServiceRelay:
         if client is not None:
             self.gw.destroy_client(client)
 
-    def _client(self, name: str):
+    def _client(self, name: str, deadline: float):
         """The ROS client of an advertised service, made by the executor at the
-        first call (an idle gateway holds no client); None if it went away."""
+        first call (an idle gateway holds no client), waited for until ``deadline``;
+        None if it went away or was not made in time."""
         entry = self.advertised.get(name)
         if entry is None or entry[1] is not None:
             return entry and entry[1]
@@ -129,13 +136,15 @@ class ServiceRelay:
                                          current[2])
             made.set()
         self.gw.in_executor(make)
-        made.wait(float(self.gw.p["service_timeout_s"]))
+        made.wait(self._left(deadline))
         entry = self.advertised.get(name)
         return entry and entry[1]
 
     def call(self, name: str, request) -> bytes:
         """Answer a client's call to ``name`` (an SDK thread); raises with the reason."""
         gw = self.gw
+        timeout = float(gw.p["service_timeout_s"])
+        deadline = self.clock() + timeout
         entry = self.advertised.get(name)
         if entry is None or not gw.access.may_call(name):
             return self._fail(name, request, f"service {name} is not offered")
@@ -149,24 +158,40 @@ class ServiceRelay:
             return self._fail(name, request, f"the request is not a valid CDR "
                                              f"{type_name} request ({len(request.payload)} "
                                              f"bytes: {exc})")
-        client = self._client(name)
+        client = self._client(name, deadline)
         if client is None:
             return self._fail(name, request, f"service {name} is not offered")
-        timeout = float(gw.p["service_timeout_s"])
+        try:
+            answer, why = self._ask(client, name, message, deadline, timeout)
+        except Exception as exc:   # noqa: BLE001 - rclpy's own errors: the client gets why
+            answer, why = None, f"the call failed ({type(exc).__name__}: {exc})"
+        if why:
+            return self._fail(name, request, why)
+        self.calls["answered"] += 1
+        return answer
+
+    def _ask(self, client, name: str, message, deadline: float,
+             timeout: float) -> tuple[bytes | None, str]:
+        """Send ``message`` and wait for the answer until ``deadline``: (its CDR
+        bytes, "") or (None, why not)."""
         # a new client's request before the server has matched it would be lost
-        if not client.service_is_ready() and not client.wait_for_service(timeout_sec=timeout):
-            return self._fail(name, request, f"no server of {name} within {timeout:g} s")
+        if not client.service_is_ready() and \
+                not client.wait_for_service(timeout_sec=self._left(deadline)):
+            return None, f"no server of {name} within {timeout:g} s"
         done = threading.Event()
         future = client.call_async(message)
         future.add_done_callback(lambda _f: done.set())
-        if not done.wait(timeout):
+        if not done.wait(self._left(deadline)):
             client.remove_pending_request(future)
-            return self._fail(name, request, f"no answer within {timeout:g} s")
+            return None, f"no answer within {timeout:g} s"
         exc = future.exception()
         if exc is not None:
-            return self._fail(name, request, f"the call failed: {exc}")
-        self.calls["answered"] += 1
-        return serialize_message(future.result())
+            return None, f"the call failed ({type(exc).__name__}: {exc})"
+        return serialize_message(future.result()), ""
+
+    def _left(self, deadline: float) -> float:
+        """Seconds until ``deadline`` (0 once it passed)."""
+        return max(0.0, deadline - self.clock())
 
     def _fail(self, name: str, request, why: str):
         """Answer the call with ``why``; log it once per client, service and reason
