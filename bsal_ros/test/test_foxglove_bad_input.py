@@ -264,8 +264,19 @@ def test_a_channel_nobody_subscribes_to_waits_for_a_subscriber(bridge, ros, chec
                 assert time.monotonic() < deadline, bridge.recent()
                 bad.send("publish", topic=FREE, message={"data": "now"})
                 time.sleep(0.1)
+            # the topic, published and subscribed, is served to the clients too
+            bad.wait("advertise", lambda e: any(c["topic"] == FREE for c in e["channels"]),
+                     timeout=10)
         finally:
+            mark = bad.mark()
             ros.node.destroy_subscription(sub)
+        # the robot's subscriber left: the topic is in the graph only through the
+        # gateway's own publisher, withdrawn once and not advertised again each look
+        gone = bad.wait("unadvertise", lambda e: FREE in e["topics"], since=mark, timeout=10)
+        time.sleep(6 * 0.5)     # six looks at the graph (graph_period_s 0.5)
+        again = [e for e in bad.select("advertise", lambda e: any(
+            c["topic"] == FREE for c in e["channels"])) if e["_at"] > gone["_at"]]
+        assert not again, f"{FREE} advertised again {len(again)} times after it was withdrawn"
     assert re.match(rf"client \d+: {FREE}: nobody subscribes yet with one type, the channel "
                     r"waits for it; nothing is published", said[0]), said
     assert len(said) == 1, said

@@ -273,11 +273,13 @@ class FoxgloveGatewayNode(Node):
                 self._publish_connection_graph()
 
     def _kept_alive_by_us(self, topic: str) -> bool:
-        """An advertised topic that is in the graph only through the gateway's own
-        subscription or client publisher: gone for the robot. Only those topics
-        are looked at, so an idle gateway asks nothing."""
+        """A topic in the graph only through the gateway's own subscription or
+        client publisher: gone for the robot (advertised or not: a withdrawn topic
+        the gateway still publishes on is not advertised again next look). Only
+        those topics are looked at, so an idle gateway asks nothing."""
         adv = self.topics.get(topic)
-        if adv is None or (adv.subscription is None and topic not in self.publishing.topics()):
+        subscribed = adv is not None and adv.subscription is not None
+        if not subscribed and topic not in self.publishing.topics():
             return False
         me = (self.get_name(), self.get_namespace())
         endpoints = (self.get_publishers_info_by_topic(topic)
