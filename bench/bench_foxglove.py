@@ -19,49 +19,43 @@
 
     scripts/with_env.sh python bench/bench_foxglove.py [--seconds 20]
         [--clients 1,10,100] [--rest-seconds 30] [--record-seconds 60]
-        [--soak-seconds 600] [--quick]
+        [--parts latency,rest,record,soak] [--soak-seconds 600] [--quick]
 
-Every process is started here and stopped by PID at the end (on failure too):
+The default run (parts 1-3, about 7 minutes) is what ``make bench`` runs;
+the 10-minute soak is ``--parts soak`` (``--soak-seconds`` to change it).
+Every process is started here and stopped by PID at the end, on failure too
+(bsal_ros/test/foxglove_rig.py):
 
-* the bridge, ``brak_bringup`` on the simulated robot (``python -m
-  bsal_ros.nodes.bringup``, every port 0: free ports), one process;
-* the probe: an rclpy process publishing ``/bench_probe``
-  (``std_msgs/msg/Header``, reliable, depth 10) at 50 Hz, its stamp the
-  publish time (CLOCK_REALTIME, taken just before ``publish``), its
-  ``frame_id`` a sequence number (lost probes are counted);
-* the floor: a bare rclpy subscriber of the probe in a process of its own
-  (EventsExecutor, as every bsal_ros executable), DDS only: what any ROS node
-  gets. It measures during every Foxglove window, on the same messages;
-* the Foxglove clients: Node.js processes (bench/foxglove_clients.js, on
-  Foxglove's own ``@foxglove/ws-protocol`` and
-  ``@foxglove/rosmsg2-serialization`` from bsal_ros/web/node_modules), up to
-  50 clients each, every client subscribed to every channel the gateway
-  advertises; each decodes the probe (latency = receipt time - stamp, both
-  CLOCK_REALTIME on this machine) and counts the bytes and messages of the
-  rest. The first client of each process also decodes the sonars' headers;
-* the RDI clients of the same bridge's real-time port (in this process, plain
-  sockets and bsal_ros.protocol), N of them for N Foxglove clients.
+* the bridge, ``brak_bringup`` on the simulated robot, every port free;
+* the probe, an rclpy process publishing ``/bench_probe``
+  (``std_msgs/msg/Header``) at 50 Hz, stamped with its publish time
+  (CLOCK_REALTIME), its ``frame_id`` a sequence number (losses are counted);
+* the floor, a bare rclpy subscriber of the probe in a process of its own
+  (DDS only), measuring the same messages in the same windows;
+* the Foxglove clients, Node.js processes of up to 50 clients
+  (bench/foxglove_clients.js, on Foxglove's own ``@foxglove/ws-protocol`` and
+  ``@foxglove/rosmsg2-serialization`` from bsal_ros/web/node_modules), each
+  client subscribed to every channel; each decodes the probe (latency =
+  receipt - stamp, one clock) and counts the rest; the first of each process
+  decodes the sonars' headers too;
+* N RDI clients of the same bridge's real-time port (in this process).
 
-Parts:
-
-1. Latency and CPU with N = 1, 10, 100 Foxglove clients, beside the floor, and
-   the RDI fan-out with N clients in the same bridge. CPU is the bridge
-   process's (user + system, % of one core, from /proc), all its nodes
-   together; the bridge with no client in the same run is the reference.
-   The sonar reading's age at receipt: Foxglove, receipt time - the Range's
-   header stamp (the board's read time), for every sonar message; RDI, per
-   frame, receipt time - (base time + the newest ultrasonic statval's ms).
-2. The bridge at rest, no client: with the gateway and with
-   ``--no-foxglove``, alternating in rounds (``--rest-seconds`` each in all).
-3. ``brak_record`` at full rate (every topic): its CPU and the file's bytes
-   per minute, the bridge's CPU beside it ("brak_record not installed:
-   skipped" where the console script is missing).
-4. The soak (``--soak-seconds``, off by default; the issue's is 600): 10
-   clients subscribed to everything, one more connecting and leaving every
-   second, a recording (when brak_record exists), the legacy control
-   application (legacy/build/client-app) in a loop, the bridge's RSS every
-   5 s. Memory after the warm-up (first, last, max, slope) and every error:
-   the bridge's ERROR lines, the clients' failures, client-app's exit codes.
+1. Latency and CPU with N = 1, 10, 100 Foxglove clients beside the floor,
+   then the RDI fan-out with N clients in the same bridge. CPU: the bridge
+   process's, user + system, % of one core (/proc), every node of it; the
+   same bridge with no client is the reference. The sonar reading's age at
+   receipt: Foxglove, receipt - the Range's header stamp (the board's read
+   time); RDI, per frame, receipt - (base time + the newest ultrasonic
+   statval).
+2. The bridge at rest, no client, with the gateway and ``--no-foxglove``,
+   alternating, one bridge per round.
+3. ``brak_record`` at full rate: its CPU, the file's bytes per minute ("not
+   installed: skipped" without the console script).
+4. The soak: 10 clients on everything, one more connecting and leaving every
+   second, a recording (when brak_record exists), legacy/build/client-app in
+   a loop, the bridge's RSS every 5 s; memory after the warm-up and every
+   error (the bridge's ERROR lines, the clients' failures, client-app's exit
+   codes).
 
 Prints Markdown (scripts/run_bench.py collects it into docs/BENCHMARKS.md).
 """
@@ -431,20 +425,21 @@ def part_soak(procs, args, workdir: Path):
     """Part 4: the soak."""
     print(f"### 4. Soak, {args.soak_seconds:g} s ({load()} at its start)\n")
     bridge = Bridge(procs)
-    legacy = None
-    probe, floor = start_peers(procs, args.probe_hz)
-    steady = start_foxglove_clients(procs, bridge.url, 10)
-    churner = start_foxglove_clients(procs, bridge.url, 1, churn=True)
-    cmd = recorder_command(workdir / "soak.mcap")
-    rec = procs.start("brak_record", cmd) if isinstance(cmd, list) else None
-    legacy = LegacyLoop(CLIENT_APP, bridge.rci) if CLIENT_APP.exists() else None
-    for k in steady + churner:
-        ask(k, "start")
-    ask(floor, "start")
-    mark = len(bridge.child.text())          # the bridge's start-up lies before
-    samples = []
-    t0 = time.monotonic()
+    legacy = rec = None
+    rec_status = None
     try:
+        probe, floor = start_peers(procs, args.probe_hz)
+        steady = start_foxglove_clients(procs, bridge.url, 10)
+        churner = start_foxglove_clients(procs, bridge.url, 1, churn=True)
+        cmd = recorder_command(workdir / "soak.mcap")
+        rec = procs.start("brak_record", cmd) if isinstance(cmd, list) else None
+        legacy = LegacyLoop(CLIENT_APP, bridge.rci) if CLIENT_APP.exists() else None
+        for k in steady + churner:
+            ask(k, "start")
+        ask(floor, "start")
+        mark = len(bridge.child.text())          # the bridge's start-up lies before
+        samples = []
+        t0 = time.monotonic()
         while (t := time.monotonic() - t0) < args.soak_seconds:
             samples.append((t, rss_kb(bridge.pid)))
             if not bridge.child.alive():
@@ -455,9 +450,8 @@ def part_soak(procs, args, workdir: Path):
     finally:
         if legacy is not None:
             legacy.stop()
-        rec_status = None
         if rec is not None:
-            rec.popen.send_signal(signal.SIGINT)
+            rec.popen.send_signal(signal.SIGINT)     # Ctrl-C: the file is completed
             try:
                 rec.popen.wait(60)
             except subprocess.TimeoutExpired:
@@ -508,22 +502,26 @@ def main(argv=None):
     ap.add_argument("--probe-hz", type=float, default=50.0)
     ap.add_argument("--settle", type=float, default=5.0,
                     help="seconds after the bridge is up before measuring")
-    ap.add_argument("--rest-seconds", type=float, default=30.0,
-                    help="part 2: seconds each way (0: skip)")
+    ap.add_argument("--parts", default="latency,rest,record",
+                    help="which parts, of latency,rest,record,soak (the soak is not a default)")
+    ap.add_argument("--rest-seconds", type=float, default=30.0, help="part 2: seconds each way")
     ap.add_argument("--rest-rounds", type=int, default=2)
-    ap.add_argument("--record-seconds", type=float, default=60.0, help="part 3 (0: skip)")
-    ap.add_argument("--soak-seconds", type=float, default=0.0,
-                    help="part 4 (0: skip; the issue's soak is 600)")
+    ap.add_argument("--record-seconds", type=float, default=60.0, help="part 3")
+    ap.add_argument("--soak-seconds", type=float, default=600.0, help="part 4")
     ap.add_argument("--soak-warmup", type=float, default=None,
                     help="RSS samples before this are warm-up (default: a fifth, at most 120 s)")
-    ap.add_argument("--no-latency", action="store_true", help="skip part 1")
     ap.add_argument("--quick", action="store_true",
-                    help="a short run: 5 s windows, 1 and 10 clients, 10 s at rest")
+                    help="a short run: 5 s windows, 1 and 10 clients, 10 s at rest, 15 s "
+                         "recording, 60 s of soak")
     args = ap.parse_args(argv)
     args.clients = [int(c) for c in args.clients.split(",") if c.strip()]
+    parts = {p.strip() for p in args.parts.split(",") if p.strip()}
+    unknown = parts - {"latency", "rest", "record", "soak"}
+    if unknown:
+        ap.error(f"unknown parts: {', '.join(sorted(unknown))}")
     if args.quick:
         args.seconds, args.clients = 5.0, [1, 10]
-        args.rest_seconds, args.record_seconds = 10.0, 15.0
+        args.rest_seconds, args.record_seconds, args.soak_seconds = 10.0, 15.0, 60.0
     if args.soak_warmup is None:
         args.soak_warmup = min(120.0, args.soak_seconds / 5)
     if not shutil.which("node") or not (NODE_MODULES / "@foxglove" / "ws-protocol").is_dir():
@@ -535,13 +533,13 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="bench_foxglove-") as tmp:
         procs = Processes(Path(tmp))
         try:
-            if not args.no_latency and args.clients:
+            if "latency" in parts and args.clients:
                 part_latency(procs, args)
-            if args.rest_seconds > 0:
+            if "rest" in parts:
                 part_rest(procs, args)
-            if args.record_seconds > 0:
+            if "record" in parts:
                 part_record(procs, args, Path(tmp))
-            if args.soak_seconds > 0:
+            if "soak" in parts:
                 part_soak(procs, args, Path(tmp))
         finally:
             procs.stop_all()
