@@ -406,6 +406,7 @@ def part_record(procs, args, workdir: Path):
         took = time.monotonic() - t_start
         status = procs.stop(rec)
         size = out.stat().st_size if out.exists() else 0
+        said = [ln for ln in rec.text().splitlines() if " messages, " in ln]
         errors = bridge.errors()
     finally:
         bridge.stop()
@@ -417,7 +418,8 @@ def part_record(procs, args, workdir: Path):
     print("|---|---|---|---|---|")
     print(f"| **{w.pct('rec'):.1f}** | {w.pct('bridge'):.1f} | {alone.pct('bridge'):.1f} | "
           f"**{size * 60 / took:,.0f}** | {size:,} in {took:.0f} s |")
-    print(f"\nBridge ERROR lines: {len(errors)}.\n")
+    print(f"\nIts last progress line: `{said[-1][:300] if said else '(none)'}`. "
+          f"Bridge ERROR lines: {len(errors)}.\n")
 
 
 # ------------------------------------------------------------------- part 4
