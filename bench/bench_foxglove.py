@@ -488,6 +488,8 @@ def part_soak(procs, args, workdir: Path):
     print(f"| {samples[0][1]:,} | {vals[0]:,} | {vals[-1]:,} | {max(vals):,} | "
           f"**{slope_per_min(after):+.1f}** | {pct(lat, 0.5):.2f} / {pct(lat, 0.99):.2f} "
           f"({pct(fl, 0.5):.2f} / {pct(fl, 0.99):.2f}) | **{n_err}** |")
+    minutes = [v for t, v in samples if int(t) % 60 < 5]
+    print(f"\nRSS kB each minute: {', '.join(f'{v:,}' for v in minutes)}.")
     print(f"\nErrors: bridge ERROR lines {len(errors)}{' ' + repr(errors[:3]) if errors else ''} "
           f"(before the soak, at start-up: {len(early)}{' ' + repr(early[:2]) if early else ''}); "
           f"client failures {failures}{' ' + repr(texts) if texts else ''}; client-app "

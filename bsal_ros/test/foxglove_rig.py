@@ -285,7 +285,8 @@ class Bridge:
         self.procs = procs
         cmd = [sys.executable, "-m", "bsal_ros.nodes.bringup", "--rci-port", "0",
                "--rdi-realtime-port", "0", "--rdi-ca-port", "0"]
-        cmd += ["--foxglove-port", "0"] if foxglove else ["--no-foxglove"]
+        # the gateway serves Brak's page too (issue 51): a free port for it as well
+        cmd += ["--foxglove-port", "0", "--page-port", "0"] if foxglove else ["--no-foxglove"]
         if rdi_clients > 64:        # the RDI gateway's max_clients default
             import yaml
             from bsal_ros.paths import shipped
