@@ -20,6 +20,7 @@
     scripts/with_env.sh python bench/bench_foxglove.py [--seconds 20]
         [--clients 1,10,100] [--rest-seconds 30] [--record-seconds 60]
         [--parts latency,rest,record,soak] [--soak-seconds 600] [--quick]
+        [--trace] [--only-probe]
 
 The default run (parts 1-3, about 7 minutes) is what ``make bench`` runs;
 the 10-minute soak is ``--parts soak`` (``--soak-seconds`` to change it).
@@ -46,7 +47,10 @@ Every process is started here and stopped by PID at the end, on failure too
    same bridge with no client is the reference. The sonar reading's age at
    receipt: Foxglove, receipt - the Range's header stamp (the board's read
    time); RDI, per frame, receipt - (base time + the newest ultrasonic
-   statval).
+   statval). ``--trace`` cuts the probe's path in three inside the gateway
+   (its channel's ``Channel.log`` timed: stamp -> the gateway's callback, the
+   SDK's fan-out, what is left to the client); ``--only-probe`` has the
+   clients watch the probe alone (the gateway then forwards nothing else).
 2. The bridge at rest, no client, with the gateway and ``--no-foxglove``,
    alternating, one bridge per round.
 3. ``brak_record`` at full rate: its CPU, the file's bytes per minute ("not
@@ -63,6 +67,7 @@ Prints Markdown (scripts/run_bench.py collects it into docs/BENCHMARKS.md).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 from pathlib import Path
@@ -130,7 +135,8 @@ def node_env() -> dict:
     return {**os.environ, "NODE_PATH": str(NODE_MODULES)}
 
 
-def start_foxglove_clients(procs: Processes, url: str, n: int, churn: bool = False):
+def start_foxglove_clients(procs: Processes, url: str, n: int, churn: bool = False,
+                           only_probe: bool = False):
     """Node processes holding ``n`` clients in all (or one churning client);
     returns them once every client has its first probe."""
     node = shutil.which("node")
@@ -140,6 +146,7 @@ def start_foxglove_clients(procs: Processes, url: str, n: int, churn: bool = Fal
     for size in sizes:
         cmd = [node, CLIENTS_JS, "--url", url, "--probe", PROBE]
         cmd += ["--churn"] if churn else ["--clients", size, "--ready-timeout", 90]
+        cmd += ["--only-probe"] if only_probe else []
         kids.append(procs.start("foxglove-clients", cmd, pipes=True, env=node_env()))
     for k in kids:
         ready = read_line(k, 120)
@@ -216,9 +223,9 @@ def rdi_clients(port: int, n: int, seconds: float, bridge_pid: int, warmup: floa
 
 
 # ------------------------------------------------------------------- part 1
-def foxglove_window(procs, bridge, floor, n, seconds, warmup=2.0):
+def foxglove_window(procs, bridge, floor, n, seconds, warmup=2.0, only_probe=False):
     """``n`` Foxglove clients for ``warmup`` + ``seconds``: latency, floor, CPU."""
-    kids = start_foxglove_clients(procs, bridge.url, n)
+    kids = start_foxglove_clients(procs, bridge.url, n, only_probe=only_probe)
     try:
         time.sleep(warmup)
         ask(floor, "start")
@@ -227,6 +234,7 @@ def foxglove_window(procs, bridge, floor, n, seconds, warmup=2.0):
         cpu = CpuWindow(bridge=bridge.pid, **{f"node{i}": k.pid for i, k in enumerate(kids)})
         threads0 = thread_cpu(bridge.pid)
         cpu.open()
+        wall = time.time()
         time.sleep(seconds)
         cpu.close()
         threads1 = thread_cpu(bridge.pid)
@@ -239,7 +247,7 @@ def foxglove_window(procs, bridge, floor, n, seconds, warmup=2.0):
     clients = [c for r in reports for c in r["clients"]]
     window = cpu.t1 - cpu.t0
     return {
-        "n": n, "p50": pct(lat, 0.5), "p99": pct(lat, 0.99),
+        "n": n, "p50": pct(lat, 0.5), "p99": pct(lat, 0.99), "wall": (wall, wall + seconds),
         "worst_p99": max((c["p99"] for c in clients if c["p99"] is not None), default=float("nan")),
         "floor_p50": pct(fl, 0.5), "floor_p99": pct(fl, 0.99),
         "probes": len(lat), "expected": len(fl) * n,
@@ -257,10 +265,12 @@ def foxglove_window(procs, bridge, floor, n, seconds, warmup=2.0):
     }
 
 
-def part_latency(procs, args):
+def part_latency(procs, args, workdir: Path):
     """Part 1: N Foxglove clients beside the floor, N RDI clients, the bridge alone."""
     print(f"### 1. Latency and CPU with N clients ({load()} at its start)\n")
-    bridge = Bridge(procs, rdi_clients=max(args.clients))
+    trace = workdir / "trace.json"
+    bridge = Bridge(procs, rdi_clients=max(args.clients),
+                    trace=(PROBE, trace) if args.trace else None)
     probe, floor = start_peers(procs, args.probe_hz)
     time.sleep(args.settle)
     idle = CpuWindow(bridge=bridge.pid).open()
@@ -268,7 +278,7 @@ def part_latency(procs, args):
     idle.close()
     rows = []
     for n in args.clients:
-        fox = foxglove_window(procs, bridge, floor, n, args.seconds)
+        fox = foxglove_window(procs, bridge, floor, n, args.seconds, only_probe=args.only_probe)
         rdi = rdi_clients(bridge.rdi_realtime, n, args.seconds, bridge.pid)
         rows.append((fox, rdi))
         print(f"[bench_foxglove] {n} clients done", file=sys.stderr, flush=True)
@@ -317,6 +327,8 @@ def part_latency(procs, args):
     top = sorted(last["threads"].items(), key=lambda kv: -kv[1])[:6]
     print(f"\nBridge CPU by thread with {last['n']} Foxglove clients (% of a core): "
           + ", ".join(f"`{k}` {v:.1f}" for k, v in top) + ".")
+    if args.trace:
+        print_trace(json.loads(trace.read_text()) if trace.exists() else [], rows)
     by_n = {f["n"]: f for f, _ in rows}
     goals = []
     if 10 in by_n:
@@ -332,6 +344,23 @@ def part_latency(procs, args):
           f"{fails}{' ' + repr(rows[-1][0]['failure_texts']) if fails else ''}; statuses "
           f"sent to clients: {statuses or 'none'}; bridge ERROR lines: {len(errors)}"
           f"{' ' + repr(errors[:3]) if errors else ''}.\n")
+
+
+def print_trace(samples, rows):
+    """The probe's path cut in three: stamp -> the gateway's callback, the SDK's
+    ``Channel.log``, and what is left to the client (end-to-end minus both)."""
+    print("\nThe probe's path inside the gateway (`--trace`: its Channel.log timed), ms "
+          "p50 / p90 / p99:\n")
+    print("| clients | stamp -> gateway callback | Channel.log (the SDK's fan-out) "
+          "| left to tokio, WebSocket, client (p50) |")
+    print("|---|---|---|---|")
+    for fox, _ in rows:
+        t0, t1 = fox["wall"]
+        mine = [r for r in samples if t0 <= r[0] <= t1]
+        cb, log = [r[1] for r in mine], [r[2] for r in mine]
+        print(f"| {fox['n']} | " + " | ".join(
+            " / ".join(f"{pct(xs, q):.2f}" for q in (0.5, 0.9, 0.99)) for xs in (cb, log))
+            + f" | {fox['p50'] - pct(cb, 0.5) - pct(log, 0.5):.2f} |")
 
 
 # ------------------------------------------------------------------- part 2
@@ -514,6 +543,10 @@ def main(argv=None):
     ap.add_argument("--soak-seconds", type=float, default=600.0, help="part 4")
     ap.add_argument("--soak-warmup", type=float, default=None,
                     help="RSS samples before this are warm-up (default: a fifth, at most 120 s)")
+    ap.add_argument("--trace", action="store_true",
+                    help="part 1: time the probe inside the gateway (its Channel.log wrapped)")
+    ap.add_argument("--only-probe", action="store_true",
+                    help="part 1: the clients subscribe to the probe alone")
     ap.add_argument("--quick", action="store_true",
                     help="a short run: 5 s windows, 1 and 10 clients, 10 s at rest, 15 s "
                          "recording, 60 s of soak")
@@ -538,7 +571,7 @@ def main(argv=None):
         procs = Processes(Path(tmp))
         try:
             if "latency" in parts and args.clients:
-                part_latency(procs, args)
+                part_latency(procs, args, Path(tmp))
             if "rest" in parts:
                 part_rest(procs, args)
             if "record" in parts:

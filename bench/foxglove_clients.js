@@ -26,6 +26,7 @@
 //
 //   NODE_PATH=bsal_ros/web/node_modules node bench/foxglove_clients.js \
 //       --url ws://127.0.0.1:PORT --clients 10 [--probe /bench_probe] [--churn]
+//       [--only-probe]   (subscribe to the probe alone, not to every channel)
 //
 // Commands, one per line on stdin, each answered by one JSON line on stdout:
 //   (at start, unasked) {"ready": ...} once every client has its first probe
@@ -45,13 +46,14 @@ const SUBPROTOCOL = "foxglove.sdk.v1";
 
 function options(argv) {
   const o = { url: "", clients: 1, probe: "/bench_probe", sonar: /^\/(.*\/)?sonar_\d+$/,
-              churn: false, readyTimeout: 60 };
+              churn: false, onlyProbe: false, readyTimeout: 60 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--url") o.url = argv[++i];
     else if (a === "--clients") o.clients = parseInt(argv[++i], 10);
     else if (a === "--probe") o.probe = argv[++i];
     else if (a === "--churn") o.churn = true;
+    else if (a === "--only-probe") o.onlyProbe = true;
     else if (a === "--ready-timeout") o.readyTimeout = parseFloat(argv[++i]);
     else throw new Error(`unknown option ${a}`);
   }
@@ -128,6 +130,7 @@ class BenchClient {
 
   watch(ch) {
     if (this.channels.has(ch.id) || this.closing) return;
+    if (opt.onlyProbe && ch.topic !== opt.probe) return;     // the decomposition's case
     this.channels.set(ch.id, ch);
     let kind = "count";
     if (ch.topic === opt.probe) kind = "probe";

@@ -18,6 +18,7 @@
 
     python foxglove_rig.py publish RATE TOPIC   # from bsal_ros/test/
     python foxglove_rig.py floor TOPIC
+    python foxglove_rig.py traced TOPIC FILE BRAK_BRINGUP_ARGS...
 
 ``publish``: a ``std_msgs/msg/Header`` on TOPIC (reliable, depth 10) at RATE
 Hz, its stamp the publish time (CLOCK_REALTIME, taken just before
@@ -27,6 +28,12 @@ Hz, its stamp the publish time (CLOCK_REALTIME, taken just before
 every bsal_ros executable spins), its latency = receipt time - stamp; on
 stdin ``start`` clears the samples, ``stop`` prints them (JSON), end of input
 ends it. Both print ``{"ready": true}`` first.
+
+``traced``: brak_bringup whose Foxglove channel of TOPIC is timed inside the
+gateway (``foxglove.Channel.log`` wrapped; nothing else changes): for each
+message, its wall time, stamp -> the gateway's callback (the CDR Header's
+stamp read in place) and the time ``log`` took; written to FILE (JSON) when
+the bridge stops.
 
 In the benchmark's process: :class:`Processes` (every child, stopped by PID),
 :class:`Bridge` (brak_bringup on free ports), :class:`CpuWindow` and
@@ -124,6 +131,29 @@ def floor(topic: str) -> None:
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
+
+
+def traced(topic: str, out: str, argv: list[str]) -> int:
+    """Run brak_bringup with ``argv``, the channel of ``topic`` timed (see above)."""
+    import atexit
+    import struct
+    from foxglove.channel import Channel
+    rows: list[tuple[float, float, float]] = []
+    log = Channel.log
+
+    def timed(self, msg, **kw):
+        if self.topic() != topic:
+            return log(self, msg, **kw)
+        t0 = time.time_ns()
+        sec, nsec = struct.unpack_from("<iI", msg, 4)     # after the CDR header
+        log(self, msg, **kw)
+        rows.append((t0 / 1e9, (t0 - sec * 1_000_000_000 - nsec) / 1e6,
+                     (time.time_ns() - t0) / 1e6))
+
+    Channel.log = timed
+    atexit.register(lambda: Path(out).write_text(json.dumps(rows)))
+    from bsal_ros.nodes import bringup
+    return bringup.main(argv, hard_exit=False)
 
 
 class LegacyLoop:
@@ -281,10 +311,12 @@ class Processes:
 class Bridge:
     """brak_bringup on the simulated robot, every port free."""
 
-    def __init__(self, procs: Processes, foxglove: bool = True, rdi_clients: int = 0):
+    def __init__(self, procs: Processes, foxglove: bool = True, rdi_clients: int = 0,
+                 trace: tuple[str, Path] | None = None):
         self.procs = procs
-        cmd = [sys.executable, "-m", "bsal_ros.nodes.bringup", "--rci-port", "0",
-               "--rdi-realtime-port", "0", "--rdi-ca-port", "0"]
+        cmd = [sys.executable, *(["-m", "bsal_ros.nodes.bringup"] if trace is None else
+                                 [__file__, "traced", *trace]),
+               "--rci-port", "0", "--rdi-realtime-port", "0", "--rdi-ca-port", "0"]
         # the gateway serves Brak's page too (issue 51): a free port for it as well
         cmd += ["--foxglove-port", "0", "--page-port", "0"] if foxglove else ["--no-foxglove"]
         if rdi_clients > 64:        # the RDI gateway's max_clients default
@@ -320,5 +352,7 @@ class Bridge:
 if __name__ == "__main__":
     if sys.argv[1] == "publish":
         publish(float(sys.argv[2]), sys.argv[3])
+    elif sys.argv[1] == "traced":
+        sys.exit(traced(sys.argv[2], sys.argv[3], sys.argv[4:]))
     else:
         floor(sys.argv[2])
