@@ -87,24 +87,17 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bsal_ros" / "test"))    # child_process: a test helper
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
-from foxglove_rig import (ask, Bridge, CpuWindow, LegacyLoop, Processes,  # noqa: E402
-                          read_line, rss_kb, thread_cpu)
+from foxglove_rig import (ask, Bridge, CpuWindow, LegacyLoop, load, Processes,  # noqa: E402
+                          read_line, rss_kb, slope_per_min, start_peers, thread_cpu)
 
 NODE_MODULES = ROOT / "bsal_ros" / "web" / "node_modules"
 CLIENTS_JS = ROOT / "bench" / "foxglove_clients.js"
-RIG = ROOT / "bsal_ros" / "test" / "foxglove_rig.py"
 CLIENT_APP = ROOT / "legacy" / "build" / "client-app"
 PROBE = "/bench_probe"
 CLIENTS_PER_PROCESS = 50
 
 
 # ------------------------------------------------------------------ statistics
-def load() -> str:
-    """The load average now, for the heading of a part."""
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.1f} / {five:.1f} / {fifteen:.1f} (1 / 5 / 15 min)"
-
-
 def pct(xs, q):
     """The ``q`` quantile (0..1) of ``xs`` (nan when empty)."""
     if not xs:
@@ -118,16 +111,6 @@ def ratio(x, floor):
     if not floor or math.isnan(floor) or math.isnan(x):
         return "-"
     return f"{x / floor:.1f}x"
-
-
-def slope_per_min(samples):
-    """Least-squares slope of (t_s, value) samples, per minute."""
-    if len(samples) < 2:
-        return float("nan")
-    mt = statistics.fmean(t for t, _ in samples)
-    mv = statistics.fmean(v for _, v in samples)
-    den = sum((t - mt) ** 2 for t, _ in samples)
-    return 60 * sum((t - mt) * (v - mv) for t, v in samples) / den if den else float("nan")
 
 
 def node_env() -> dict:
@@ -153,16 +136,6 @@ def start_foxglove_clients(procs: Processes, url: str, n: int, churn: bool = Fal
         if not ready.get("ready"):
             raise RuntimeError(f"Foxglove clients not ready: {ready}")
     return kids
-
-
-# ------------------------------------------------------------------ ROS peers
-def start_peers(procs: Processes, rate: float):
-    """(probe publisher, floor subscriber), both ready."""
-    probe = procs.start("probe", [sys.executable, RIG, "publish", rate, PROBE], pipes=True)
-    floor = procs.start("floor", [sys.executable, RIG, "floor", PROBE], pipes=True)
-    for k in (probe, floor):
-        read_line(k, 60)
-    return probe, floor
 
 
 # ----------------------------------------------------------------- RDI clients
@@ -271,7 +244,7 @@ def part_latency(procs, args, workdir: Path):
     trace = workdir / "trace.json"
     bridge = Bridge(procs, rdi_clients=max(args.clients),
                     trace=(PROBE, trace) if args.trace else None)
-    probe, floor = start_peers(procs, args.probe_hz)
+    probe, floor = start_peers(procs, args.probe_hz, PROBE)
     time.sleep(args.settle)
     idle = CpuWindow(bridge=bridge.pid).open()
     time.sleep(args.seconds)
@@ -459,7 +432,7 @@ def part_soak(procs, args, workdir: Path):
     legacy = rec = None
     rec_status = None
     try:
-        probe, floor = start_peers(procs, args.probe_hz)
+        probe, floor = start_peers(procs, args.probe_hz, PROBE)
         steady = start_foxglove_clients(procs, bridge.url, 10)
         churner = start_foxglove_clients(procs, bridge.url, 1, churn=True)
         cmd = recorder_command(workdir / "soak.mcap")

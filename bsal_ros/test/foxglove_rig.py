@@ -36,8 +36,9 @@ stamp read in place) and the time ``log`` took; written to FILE (JSON) when
 the bridge stops.
 
 In the benchmark's process: :class:`Processes` (every child, stopped by PID),
-:class:`Bridge` (brak_bringup on free ports), :class:`CpuWindow` and
-:func:`thread_cpu` (CPU from /proc), :func:`rss_kb`, and :class:`LegacyLoop`
+:class:`Bridge` (brak_bringup on free ports), :func:`start_peers` (the probe
+and its floor), :class:`CpuWindow` and :func:`thread_cpu` (CPU from /proc),
+:func:`rss_kb`, :func:`slope_per_min`, :func:`load` and :class:`LegacyLoop`
 (legacy/build/client-app again and again).
 """
 
@@ -49,6 +50,7 @@ from pathlib import Path
 import re
 import select
 import signal
+import statistics
 import subprocess
 import sys
 import threading
@@ -206,6 +208,22 @@ class LegacyLoop:
 
 
 # ---------------------------------------------------- in the benchmark's process
+def load() -> str:
+    """The load average now, for the heading of a part."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.1f} / {five:.1f} / {fifteen:.1f} (1 / 5 / 15 min)"
+
+
+def slope_per_min(samples):
+    """Least-squares slope of (t_s, value) samples, per minute."""
+    if len(samples) < 2:
+        return float("nan")
+    mt = statistics.fmean(t for t, _ in samples)
+    mv = statistics.fmean(v for _, v in samples)
+    den = sum((t - mt) ** 2 for t, _ in samples)
+    return 60 * sum((t - mt) * (v - mv) for t, v in samples) / den if den else float("nan")
+
+
 def thread_cpu(pid: int) -> dict[str, float]:
     """CPU seconds of a process's threads, summed by thread name (digits dropped)."""
     out: dict[str, float] = {}
@@ -306,6 +324,16 @@ class Processes:
         """Stop every child still running, newest first."""
         for c in reversed(list(self.children)):
             self.stop(c)
+
+
+def start_peers(procs: Processes, rate: float, topic: str):
+    """(probe publisher, floor subscriber) of ``topic`` (this file's ``publish``
+    and ``floor``), both ready."""
+    probe = procs.start("probe", [sys.executable, __file__, "publish", rate, topic], pipes=True)
+    floor = procs.start("floor", [sys.executable, __file__, "floor", topic], pipes=True)
+    for k in (probe, floor):
+        read_line(k, 60)
+    return probe, floor
 
 
 class Bridge:
