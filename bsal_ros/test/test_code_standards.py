@@ -26,7 +26,7 @@
   (``:param x:``), what comes back (``:returns:``) and what it raises
   (``:raises E:``, where the body raises);
 - one quote style (double quotes), checked with ruff's flake8-quotes rules;
-- ``bench/`` holds benchmarks only: at most 2,500 lines of Python in all, and
+- ``bench/`` holds benchmarks only: at most 3,400 lines of Python in all, and
   no test module imports it but the benchmarks' own test
   (``test_bench_rci.py``);
 - the modules that start and stop every executable (issue 40: one plain way,
@@ -52,8 +52,10 @@ BENCH_TESTS = {"test_bench_rci.py"}
 #: bench/ holds benchmarks only (issue 40): every line of its Python, together.
 #: 2,500 when it held 2,496 lines; 2,700 once bench_ros_base.py (issue 39's figures,
 #: 180 lines, its helpers in bsal_ros/test/) came; 2,830 once bench_page.py (issue 51's
-#: figures, 124 lines, its helpers in bsal_ros/test/page_browser.py) came
-MAX_BENCH_LINES = 2830
+#: figures, 124 lines, its helpers in bsal_ros/test/page_browser.py) came; 3,400 once
+#: bench_foxglove.py (issue 50's figures, 550 lines, its processes in
+#: bsal_ros/test/foxglove_rig.py) came
+MAX_BENCH_LINES = 3400
 #: the start and stop of every executable (issue 40), under bsal_ros/nodes/
 START_STOP_MODULES = ("runtime.py", "process_exit.py", "stop_request.py")
 MAX_START_STOP_LINES = 400
