@@ -123,6 +123,7 @@ class FoxgloveGatewayNode(Node):
         self._graph_watchers = 0
         self._last_graph = None
         self.server = None
+        self._stopped = False
         self.port = 0
         self.url = ""
         self.page = None          # Brak's page (PageServer) while it serves
@@ -181,7 +182,11 @@ class FoxgloveGatewayNode(Node):
 
     def stop(self) -> None:
         """Close the server and the page, then stop any robot a client was driving
-        (after the server: no client's twist can follow the zero; idempotent)."""
+        (after the server: no client's twist can follow the zero; idempotent: the
+        stop step runs it while the executor serves, destroy_node no more)."""
+        if self._stopped:
+            return
+        self._stopped = True
         server, self.server = self.server, None
         if server is not None:
             server.stop()
@@ -192,7 +197,7 @@ class FoxgloveGatewayNode(Node):
         done = threading.Event()
         self.handoff.put(lambda: (self.publishing.stop_all("the gateway stops"), done.set()),
                          must=True)
-        if not done.wait(2.0):
+        if self.executor is None or not done.wait(2.0):
             self.publishing.stop_all("the gateway stops")     # no executor serves: here
 
     def destroy_node(self):
