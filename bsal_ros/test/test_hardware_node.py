@@ -159,8 +159,13 @@ def brak_homing_speed(env):
 
 
 def test_action_homes_with_feedback_rejects_a_second_goal(env):
+    group = env.node.homing._group
+    before = len(group.entities)
     with brak_homing_speed(env):
         homes_with_feedback_and_rejects_a_second_goal(env)
+    # the goal's check timer was not added to the server's group (rclpy keeps a
+    # reference there for good: one per goal, a soak's slow growth)
+    assert len(group.entities) == before, group.entities
 
 
 def homes_with_feedback_and_rejects_a_second_goal(env):

@@ -212,7 +212,11 @@ class HomingSupervisor:
 
             poll_s = r.device("pservo_motor", req.id).board.poll_period()
             period = min(0.05, max(0.01, poll_s / 2.0))
-            timer = self.node.create_timer(period, check, callback_group=self._group)
+            # a group of its own, dropped with the goal: rclpy's callback group
+            # keeps a weak reference to every entity ever added, dead ones too,
+            # so one timer per goal in the server's group grew it by one a goal
+            timer = self.node.create_timer(period, check,
+                                           callback_group=ReentrantCallbackGroup())
             try:
                 if parks_pending_tasks(self.node.executor):
                     outcome, st = await done
