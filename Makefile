@@ -83,9 +83,10 @@ coverage-report:
 	  exit $$rc
 
 # Only the pure layers (the tests not marked ros), all in one pytest process:
-# about 1,800 tests, 3-3.2 min of CPU; 5-16 min of wall time on 2 cores shared
-# with other suites (2026-12-07). What a module changes for the whole process
-# is put back after it (bsal_ros/test/shared_state.py, docs/DEVELOPING.md).
+# about 2,080 tests: 4 min 37 s in a clean clone's CI run on 2 idle cores,
+# 5-16 min on 2 cores shared with other suites (2026-12-07). What a module
+# changes for the whole process is put back after it
+# (bsal_ros/test/shared_state.py, docs/DEVELOPING.md).
 test-fast: setup
 	@cd bsal_ros && ../$(ENV) python -m pytest -m "not ros" $(PYTEST_ARGS)
 
