@@ -52,14 +52,12 @@ def unavailable() -> str:
         return f"playwright is not importable ({exc}): make setup installs it (requirements)"
     if not os.access(CHROMIUM, os.X_OK):
         return f"{CHROMIUM} is not installed: make setup installs Debian's chromium"
-    from bsal_ros.foxglove.page_server import page_state
+    from bsal_ros.foxglove.page_server import BUNDLE, NOT_BUILT, page_state
     from bsal_ros.paths import share_dir
     root = share_dir() / "web"          # what the bridge serves
-    state = page_state(root)
-    if state != "built":
+    if page_state(root) != "built":
         # a ROS user's colcon build copies the bundle only where npm built it
-        return (f"Brak's page is {state} in {root}: make setup builds its bundle "
-                "(or `npm ci && npm run build` in bsal_ros/web before colcon build)")
+        return NOT_BUILT.format(root=root, bundle=BUNDLE)
     return ""
 
 

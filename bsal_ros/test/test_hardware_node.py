@@ -163,8 +163,9 @@ def test_action_homes_with_feedback_rejects_a_second_goal(env):
     before = len(group.entities)
     with brak_homing_speed(env):
         homes_with_feedback_and_rejects_a_second_goal(env)
-    # the goal's check timer was not added to the server's group (rclpy keeps a
-    # reference there for good: one per goal, a soak's slow growth)
+    # the goal's check timer left the server's group with the goal (rclpy's
+    # destroy_timer keeps a reference there for good: one per goal, a soak's
+    # slow growth; nodes/ros_entities.py)
     assert len(group.entities) == before, group.entities
 
 

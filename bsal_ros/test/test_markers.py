@@ -99,6 +99,8 @@ def test_nothing_is_published_or_subscribed_while_nobody_watches(env):
     assert env.markers.published == {"sonar_cones": 0, "odom_path": 0}
     assert subscriptions(env.markers) == []
     assert env.hw.count_subscribers(f"{ns}/sonar_00") == 0
+    group = env.markers.default_callback_group
+    entities = len(group.entities)
     # a viewer comes: the sonars and the odometry are subscribed, cones and path published
     cones = env.probe.listen(MarkerArray, "sonar_cones")
     path = env.probe.listen(Path, "odom_path", qos="latched")
@@ -110,6 +112,9 @@ def test_nothing_is_published_or_subscribed_while_nobody_watches(env):
     env.probe.destroy_subscription(cones)
     env.probe.destroy_subscription(path)
     assert wait_for(lambda: subscriptions(env.markers) == []), subscriptions(env.markers)
+    # the dropped subscriptions left no reference in the node's group (each
+    # viewer that came and went would grow it by 13 for good)
+    assert len(group.entities) == entities, len(group.entities)
     published = dict(env.markers.published)
     quiet_for(env.markers)
     assert env.markers.published == published

@@ -64,6 +64,7 @@ from bsal_ros.nodes.foxglove_page import serve_page
 from bsal_ros.nodes.gateway_params import FoxgloveGatewayParams
 from bsal_ros.nodes.handoff import Handoff
 from bsal_ros.nodes.preflight import destroyed_if_refused
+from bsal_ros.nodes.ros_entities import destroy
 from bsal_ros.nodes.ros_types import interface_class, message_definitions, publisher_qos
 from bsal_ros.paths import share_dir
 
@@ -236,7 +237,7 @@ class FoxgloveGatewayNode(Node):
             elif watched and later_client and adv.latched:
                 self._replay_latched(adv)
             elif not watched and adv.subscription is not None:
-                self.destroy_subscription(adv.subscription)
+                destroy(self, adv.subscription)
                 adv.subscription = None
 
     def tell(self, message: str, level: str = "warning", key: str | None = None) -> None:
@@ -321,7 +322,7 @@ class FoxgloveGatewayNode(Node):
         self._by_channel.pop(cid, None)
         self.watchers.drop(cid)
         if adv.subscription is not None:
-            self.destroy_subscription(adv.subscription)
+            destroy(self, adv.subscription)
         adv.channel.close()
 
     def _subscribe(self, channel_id: int) -> None:

@@ -40,6 +40,8 @@ from rcl_interfaces.msg import Parameter as RosParameter, ParameterEvent, Parame
 from rcl_interfaces.srv import GetParameters, ListParameters, SetParameters
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
+from bsal_ros.nodes.ros_entities import destroy
+
 #: (client, kind of refusal) pairs remembered for "logged once" before the memory starts again
 MAX_REFUSALS = 256
 
@@ -139,7 +141,7 @@ class ParameterMirror:
         for fqn in set(self._nodes) - present:
             entry = self._nodes.pop(fqn)
             for key in ("list", "get", "set"):
-                gw.destroy_client(entry[key])
+                destroy(gw, entry[key])
             with self._lock:
                 for name in [n for n in self.values if n.startswith(fqn + ".")]:
                     del self.values[name]

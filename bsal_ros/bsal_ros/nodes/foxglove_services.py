@@ -39,6 +39,7 @@ import time
 from rclpy.serialization import deserialize_message, serialize_message
 
 from bsal_ros.foxglove.definitions import DefinitionNotFound
+from bsal_ros.nodes.ros_entities import destroy
 
 
 class ServiceRelay:
@@ -118,7 +119,7 @@ class ServiceRelay:
         if self.gw.server is not None:
             self.gw.server.remove_services([name])
         if client is not None:
-            self.gw.destroy_client(client)
+            destroy(self.gw, client)
 
     def _client(self, name: str, deadline: float):
         """The ROS client of an advertised service, made by the executor at the

@@ -37,6 +37,7 @@ from rclpy.task import Future
 
 from bsal_ros.core.result import BUSY, HARDWARE_FAULT, OK, REFUSED, Result
 from bsal_ros.nodes.hardware_msgs import result_msg
+from bsal_ros.nodes.ros_entities import destroy
 
 #: seconds a homing goal's coroutine parks the EventsExecutor's thread per step
 PARK_S = 0.001
@@ -212,11 +213,7 @@ class HomingSupervisor:
 
             poll_s = r.device("pservo_motor", req.id).board.poll_period()
             period = min(0.05, max(0.01, poll_s / 2.0))
-            # a group of its own, dropped with the goal: rclpy's callback group
-            # keeps a weak reference to every entity ever added, dead ones too,
-            # so one timer per goal in the server's group grew it by one a goal
-            timer = self.node.create_timer(period, check,
-                                           callback_group=ReentrantCallbackGroup())
+            timer = self.node.create_timer(period, check, callback_group=self._group)
             try:
                 if parks_pending_tasks(self.node.executor):
                     outcome, st = await done
@@ -224,7 +221,7 @@ class HomingSupervisor:
                     outcome, st = await ParkedWait(done)
             finally:
                 timer.cancel()
-                self.node.destroy_timer(timer)
+                destroy(self.node, timer)
             result.angle = float(st["angle"])
             result.duration_s = float(r.clock() - t0)
             reason = self.failure_reason(st, req.id) if outcome == "failed" else ""

@@ -50,6 +50,7 @@ from sensor_msgs.msg import Range
 from visualization_msgs.msg import Marker, MarkerArray
 
 from bsal_ros.core.units import quaternion_to_yaw
+from bsal_ros.nodes.ros_entities import destroy
 from bsal_ros.scene import cone_fan, cone_length, SONAR_COUNT, sonar_topic, Trail, TRAIL_SIZE
 
 #: seconds between two publications of a topic at most (5 Hz)
@@ -118,7 +119,7 @@ class Markers(Node):
             self._odom_sub = self.create_subscription(Odometry, "odom", self._on_odom, ODOM)
             self.get_logger().info("odom_path watched: odom subscribed")
         elif not on and self._odom_sub is not None:
-            self.destroy_subscription(self._odom_sub)
+            destroy(self, self._odom_sub)
             self._odom_sub = None
             self.trail.clear()
             self._path_dirty = False
@@ -138,7 +139,7 @@ class Markers(Node):
             self.get_logger().info(f"sonar_cones watched: {SONAR_COUNT} sonars subscribed")
         elif not on and self._sonar_subs:
             for sub in self._sonar_subs:
-                self.destroy_subscription(sub)
+                destroy(self, sub)
             self._sonar_subs = []
             self._ranges.clear()
             self._cones_dirty = False

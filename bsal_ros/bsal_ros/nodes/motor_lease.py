@@ -48,6 +48,8 @@ import time
 from bsal_interfaces.msg import Result
 from bsal_interfaces.srv import RenewLease
 
+from bsal_ros.nodes.ros_entities import destroy
+
 
 class MotorLeaseKeeper:
     """Renew the command leases of the motors a client keeps running.
@@ -142,8 +144,8 @@ class MotorLeaseKeeper:
             self._running.clear()
         try:
             self._timer.cancel()
-            self.node.destroy_timer(self._timer)
-            self.node.destroy_client(self._client)
+            destroy(self.node, self._timer)
+            destroy(self.node, self._client)
         except Exception:   # noqa: BLE001 - node already destroyed
             pass
 
